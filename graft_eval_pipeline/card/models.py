@@ -1,0 +1,96 @@
+"""Shared pydantic base and the card engine's input model (design 3.1).
+
+On disk every field is camelCase (the spec's JSON); in Python it is snake_case.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+RiskClass = Literal["trivial", "logic", "sensitive"]
+RISK_CLASSES: tuple[RiskClass, ...] = ("trivial", "logic", "sensitive")
+RISK_ORDER: dict[str, int] = {"trivial": 0, "logic": 1, "sensitive": 2}
+
+
+def max_risk(*classes: RiskClass | None) -> RiskClass | None:
+    """Highest class among the given ones; None when all are None."""
+    present = [c for c in classes if c is not None]
+    return max(present, key=RISK_ORDER.__getitem__) if present else None
+
+
+class CamelModel(BaseModel):
+    """Strict model: camelCase aliases on disk, unknown fields rejected."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", validate_assignment=False
+    )
+
+    def to_json_dict(self) -> dict:
+        return self.model_dump(by_alias=True, mode="json")
+
+
+FileStatus = Literal["added", "modified", "removed", "renamed", "copied", "changed", "unchanged"]
+
+
+class PullRequestInfo(CamelModel):
+    number: int = Field(ge=1)
+    title: str
+    body: str
+    additions: int = Field(ge=0)
+    deletions: int = Field(ge=0)
+    changed_files: int = Field(ge=0)
+
+
+class IssueInfo(CamelModel):
+    number: int = Field(ge=1)
+    title: str
+    body: str
+
+
+class ChangedFile(CamelModel):
+    path: str = Field(min_length=1)
+    previous_path: str | None = None
+    status: FileStatus
+    additions: int = Field(ge=0)
+    deletions: int = Field(ge=0)
+    patch: str | None = None
+
+
+class CardInputs(CamelModel):
+    """Exactly what generate_card takes; an eval case stores it unchanged (spec E2)."""
+
+    repository_full_name: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+    pr: PullRequestInfo
+    issue: IssueInfo | None = None
+    files: list[ChangedFile]
+    listing_truncated: bool = False
+    too_large: bool = False
+
+
+FailureKind = Literal["unavailable", "timeout", "rate_limited", "refusal", "invalid_output"]
+RETRYABLE_FAILURES: frozenset[str] = frozenset({"unavailable", "timeout", "rate_limited"})
+LlmPurpose = Literal["writer", "writerEscalated", "verifier"]
+
+
+class FakeJson(CamelModel):
+    """A scripted reply: writer or verifier output JSON (snake_case, as the model answers)."""
+
+    json_: dict = Field(alias="json")
+
+
+class FakeFailure(CamelModel):
+    failure: FailureKind
+
+
+FakeEntry = FakeJson | FakeFailure
+
+
+class FakeScript(CamelModel):
+    """Per-purpose scripted replies of a synthetic case; "agree" means the agreeing verifier."""
+
+    writer: FakeEntry | None = None
+    writer_escalated: FakeEntry | None = None
+    verifier: FakeEntry | Literal["agree"] | None = None

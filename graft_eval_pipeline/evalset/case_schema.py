@@ -1,0 +1,247 @@
+"""The versioned eval-case format (spec 6.1) and set metadata (spec 6.2).
+
+pydantic is the source of truth; `eval/schema/*.json` is generated from these models.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from graft_eval_pipeline.card.models import CamelModel, CardInputs, FakeScript, RiskClass
+
+CASE_SCHEMA_VERSION = 1
+DOUBLE_LABEL_TAG = "double-label"
+SYNTHETIC_SET_ID = "synthetic"
+EXPORT_TOOL = "graft-eval-export/1"
+
+CASE_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,99}$"
+SET_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
+HANDLE_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,39}$"
+TAG_PATTERN = r"^[a-z0-9-]{1,40}$"
+SHA_PATTERN = r"^[0-9a-f]{40}$"
+
+Handle = Annotated[str, StringConstraints(pattern=HANDLE_PATTERN)]
+Tag = Annotated[str, StringConstraints(pattern=TAG_PATTERN)]
+ShortText = Annotated[str, StringConstraints(max_length=300)]
+Confidence = Literal["high", "medium", "low"]
+
+
+class LabelSet(CamelModel):
+    """One labeler's judgement of one case; only risk, shouldFlag and outOfScope are scored."""
+
+    labeler: Handle
+    labeled_at: datetime
+    guide_version: Annotated[str, StringConstraints(pattern=r"^lg-\d+$")]
+    risk: RiskClass
+    out_of_scope: list[str]
+    goal: ShortText
+    key_behavior_changes: list[ShortText] = Field(max_length=10)
+    should_flag: bool
+    confidence: Confidence
+    notes: Annotated[str, StringConstraints(max_length=2000)]
+
+    @model_validator(mode="after")
+    def _sorted_unique_oos(self) -> LabelSet:
+        if self.out_of_scope != sorted(set(self.out_of_scope)):
+            raise ValueError("outOfScope must be sorted and unique")
+        return self
+
+    def scored(self) -> tuple[str, bool, tuple[str, ...]]:
+        """The fields that decide agreement (E17); free text is not comparable."""
+        return (self.risk, self.should_flag, tuple(sorted(self.out_of_scope)))
+
+
+class Redaction(CamelModel):
+    kind: str
+    count: int = Field(ge=0)
+
+
+class SyntheticSource(CamelModel):
+    kind: Literal["synthetic"]
+    author: str
+    created_at: date
+
+
+class PilotSource(CamelModel):
+    kind: Literal["pilot"]
+    set_id: Annotated[str, StringConstraints(pattern=SET_ID_PATTERN)]
+    repository: str
+    pr_number: int = Field(ge=1)
+    head_sha: Annotated[str, StringConstraints(pattern=SHA_PATTERN)]
+    base_sha: Annotated[str, StringConstraints(pattern=SHA_PATTERN)]
+    merged_at: datetime
+    exported_at: datetime
+    export_tool: Literal["graft-eval-export/1"]
+    author_kind: Literal["agent", "human"]
+    author_kind_reason: Literal["trailer", "coauthor", "login", "bot", "none"]
+    agent: str | None
+    model: str | None
+    redactions: list[Redaction]
+
+
+Source = Annotated[SyntheticSource | PilotSource, Field(discriminator="kind")]
+
+
+class FloorConfig(CamelModel):
+    extra_sensitive_globs: list[str] = Field(default_factory=list, max_length=100)
+
+
+class EvalCase(CamelModel):
+    schema_version: Literal[1]
+    id: Annotated[str, StringConstraints(pattern=CASE_ID_PATTERN)]
+    source: Source
+    tags: list[Tag] = Field(max_length=20)
+    floor_config: FloorConfig
+    inputs: CardInputs
+    labels: list[LabelSet] = Field(max_length=5)
+    adjudicated: LabelSet | None = None
+    fake_llm: FakeScript | None = None
+
+    @model_validator(mode="after")
+    def _cross_field_rules(self) -> EvalCase:
+        if len(set(self.tags)) != len(self.tags):
+            raise ValueError("tags must be unique")
+        labelers = [lbl.labeler for lbl in self.labels]
+        if len(set(labelers)) != len(labelers):
+            raise ValueError("labels must have unique labelers")
+        paths = {f.path for f in self.inputs.files}
+        for lbl in [*self.labels, *([self.adjudicated] if self.adjudicated else [])]:
+            missing = [p for p in lbl.out_of_scope if p not in paths]
+            if missing:
+                raise ValueError(f"outOfScope of labeler {lbl.labeler} names {len(missing)} path(s) "
+                                 "that are not in inputs.files")
+        src = self.source
+        if isinstance(src, SyntheticSource):
+            if not self.id.startswith("syn-"):
+                raise ValueError("a synthetic case id must start with 'syn-'")
+        else:
+            if not self.id.startswith(f"{src.set_id}--"):
+                raise ValueError(f"a pilot case id must start with '{src.set_id}--'")
+            if self.fake_llm is not None:
+                raise ValueError("fakeLlm must be null in a pilot case")
+            if self.inputs.repository_full_name != src.repository:
+                raise ValueError("inputs.repositoryFullName must equal source.repository")
+            if self.inputs.pr.number != src.pr_number:
+                raise ValueError("inputs.pr.number must equal source.prNumber")
+        return self
+
+
+class SetMeta(CamelModel):
+    """set.json: plaintext in every set; keyId detects a wrong key before any decryption."""
+
+    schema_version: Literal[1]
+    set_id: Annotated[str, StringConstraints(pattern=SET_ID_PATTERN)]
+    kind: Literal["synthetic", "pilot"]
+    description: str = ""
+    encrypted: bool
+    key_id: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{8}$")] | None
+    consent_ref: str | None
+    default_floor_config: FloorConfig = Field(default_factory=FloorConfig)
+    created_at: datetime
+
+    @model_validator(mode="after")
+    def _kind_rules(self) -> SetMeta:
+        if self.kind == "synthetic":
+            if self.encrypted or self.key_id is not None or self.consent_ref is not None:
+                raise ValueError("a synthetic set has encrypted: false, keyId: null, consentRef: null")
+        else:
+            if self.set_id == SYNTHETIC_SET_ID:
+                raise ValueError("setId 'synthetic' is reserved for the committed set")
+            if not self.encrypted or self.key_id is None:
+                raise ValueError("a pilot set has encrypted: true and a keyId")
+            if not (self.consent_ref or "").strip():
+                raise ValueError("a pilot set needs a non-empty consentRef (the pilot agreement reference)")
+        return self
+
+
+# Rules JSON Schema cannot express; listed in the generated schema's description (T2).
+CASE_RULES_NOT_IN_SCHEMA = [
+    "tags are unique",
+    "labelers are unique",
+    "outOfScope paths are sorted, unique and each in inputs.files[].path",
+    "synthetic ids start with 'syn-'; pilot ids start with '<source.setId>--'",
+    "pilot: fakeLlm is null, inputs.repositoryFullName == source.repository, "
+    "inputs.pr.number == source.prNumber",
+    "the id equals the file name without its extension",
+]
+
+
+def gold(case: EvalCase) -> LabelSet | None:
+    """E17: adjudicated wins; else the first set when all sets agree on the scored fields."""
+    if case.adjudicated is not None:
+        return case.adjudicated
+    if not case.labels:
+        return None
+    first = case.labels[0].scored()
+    return case.labels[0] if all(lbl.scored() == first for lbl in case.labels) else None
+
+
+def needs_adjudication(case: EvalCase) -> bool:
+    return case.adjudicated is None and len(case.labels) > 1 and gold(case) is None
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def case_hash(case: EvalCase) -> str:
+    """8.13: what the engine sees (id, inputs, floorConfig); labels and tags do not count."""
+    return _sha256(_canonical([case.id, case.inputs.to_json_dict(), case.floor_config.to_json_dict()]))
+
+
+def gold_digest(case: EvalCase) -> str:
+    g = gold(case)
+    if g is None:
+        return _sha256("none")
+    return _sha256(_canonical({"risk": g.risk, "shouldFlag": g.should_flag,
+                               "outOfScope": sorted(g.out_of_scope)}))
+
+
+def case_set_hash(cases: list[EvalCase]) -> str:
+    return _sha256(_canonical(sorted(f"{case_hash(c)}:{gold_digest(c)}" for c in cases)))
+
+
+def case_id_matches_file(case_id: str, file_name: str) -> bool:
+    return re.sub(r"\.case\.(json|enc)$", "", file_name) == case_id
+
+
+class CaseFormatError(ValueError):
+    """One line naming the file, the field path and the broken rule; never the field's value."""
+
+
+def describe_validation_error(err: Exception, where: str) -> str:
+    from pydantic import ValidationError
+
+    if isinstance(err, ValidationError):
+        first = err.errors(include_url=False, include_input=False)[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(root)"
+        more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
+        return f"{where}: {loc}: {first['msg']}{more}"
+    return f"{where}: {err}"
+
+
+def parse_case(text: str, where: str) -> EvalCase:
+    """Parse and validate one case document; `where` names the file in the error."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise CaseFormatError(f"{where}: not valid JSON (line {err.lineno}, column {err.colno})") from None
+    try:
+        return EvalCase.model_validate(data)
+    except Exception as err:  # pydantic ValidationError, or a ValueError from a validator
+        raise CaseFormatError(describe_validation_error(err, where)) from None
+
+
+def dump_case(case: EvalCase) -> str:
+    """Stable on-disk form: camelCase, two-space indent, trailing newline."""
+    return json.dumps(case.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
