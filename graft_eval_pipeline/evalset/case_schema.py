@@ -114,8 +114,10 @@ class EvalCase(CamelModel):
         for lbl in [*self.labels, *([self.adjudicated] if self.adjudicated else [])]:
             missing = [p for p in lbl.out_of_scope if p not in paths]
             if missing:
-                raise ValueError(f"outOfScope of labeler {lbl.labeler} names {len(missing)} path(s) "
-                                 "that are not in inputs.files")
+                raise ValueError(
+                    f"outOfScope of labeler {lbl.labeler} names {len(missing)} path(s) "
+                    "that are not in inputs.files"
+                )
         src = self.source
         if isinstance(src, SyntheticSource):
             if not self.id.startswith("syn-"):
@@ -203,8 +205,9 @@ def gold_digest(case: EvalCase) -> str:
     g = gold(case)
     if g is None:
         return _sha256("none")
-    return _sha256(_canonical({"risk": g.risk, "shouldFlag": g.should_flag,
-                               "outOfScope": sorted(g.out_of_scope)}))
+    return _sha256(
+        _canonical({"risk": g.risk, "shouldFlag": g.should_flag, "outOfScope": sorted(g.out_of_scope)})
+    )
 
 
 def case_set_hash(cases: list[EvalCase]) -> str:

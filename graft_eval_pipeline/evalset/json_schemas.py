@@ -17,16 +17,23 @@ def _schema(model: type[BaseModel], schema_id: str, title: str, rules: list[str]
     description = title
     if rules:
         description += " Rules not expressed in this schema: " + "; ".join(rules) + "."
-    return {"$schema": DRAFT, "$id": schema_id, "description": description,
-            **{k: v for k, v in body.items() if k != "description"}}
+    return {
+        "$schema": DRAFT,
+        "$id": schema_id,
+        "description": description,
+        **{k: v for k, v in body.items() if k != "description"},
+    }
 
 
 def render_schemas() -> dict[str, str]:
     """File name -> exact committed text (two-space JSON plus a trailing newline)."""
     schemas = {
         "eval-case.v1.schema.json": _schema(
-            EvalCase, "https://graft.invalid/schema/eval-case.v1.json",
-            "One Graft evaluation case (schemaVersion 1).", CASE_RULES_NOT_IN_SCHEMA),
+            EvalCase,
+            "https://graft.invalid/schema/eval-case.v1.json",
+            "One Graft evaluation case (schemaVersion 1).",
+            CASE_RULES_NOT_IN_SCHEMA,
+        ),
     }
     try:
         from graft_eval_pipeline.evalset.report_schema import REPORT_RULES_NOT_IN_SCHEMA, EvalReport
@@ -34,6 +41,9 @@ def render_schemas() -> dict[str, str]:
         pass
     else:
         schemas["eval-report.v1.schema.json"] = _schema(
-            EvalReport, "https://graft.invalid/schema/eval-report.v1.json",
-            "One Graft evaluation report (schemaVersion 1).", REPORT_RULES_NOT_IN_SCHEMA)
+            EvalReport,
+            "https://graft.invalid/schema/eval-report.v1.json",
+            "One Graft evaluation report (schemaVersion 1).",
+            REPORT_RULES_NOT_IN_SCHEMA,
+        )
     return {name: json.dumps(s, indent=2, ensure_ascii=False) + "\n" for name, s in schemas.items()}

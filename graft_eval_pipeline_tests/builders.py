@@ -1,0 +1,125 @@
+"""Builders for cases, inputs and label sets (the spec's test/helpers/eval-fixtures.ts).
+
+Every builder returns a valid object by default; keyword arguments override single fields.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from graft_eval_pipeline.card.models import CardInputs, ChangedFile, FakeScript
+from graft_eval_pipeline.evalset.case_schema import (
+    EvalCase,
+    FloorConfig,
+    LabelSet,
+    PilotSource,
+    SyntheticSource,
+)
+
+REPO = "fictional-org/shop-demo"
+FIXED_TIME = datetime(2026, 10, 15, tzinfo=UTC)
+
+
+def make_file(path: str = "src/util/format.ts", **over: Any) -> ChangedFile:
+    fields: dict[str, Any] = {
+        "path": path,
+        "previous_path": None,
+        "status": "modified",
+        "additions": 1,
+        "deletions": 1,
+        "patch": "@@ -1,1 +1,1 @@\n-const a = 1;\n+const a = 2;",
+    }
+    fields.update(over)
+    return ChangedFile(**fields)
+
+
+def make_inputs(files: list[ChangedFile] | None = None, **over: Any) -> CardInputs:
+    files = files if files is not None else [make_file()]
+    pr: dict[str, Any] = {
+        "number": 101,
+        "title": "Adjust formatting helper",
+        "body": "Small change.",
+        "additions": sum(f.additions for f in files),
+        "deletions": sum(f.deletions for f in files),
+        "changed_files": len(files),
+    }
+    pr.update(over.pop("pr", {}))
+    fields: dict[str, Any] = {
+        "repository_full_name": REPO,
+        "pr": pr,
+        "issue": None,
+        "files": files,
+        "listing_truncated": False,
+        "too_large": False,
+    }
+    fields.update(over)
+    return CardInputs.model_validate(fields)
+
+
+def make_label(labeler: str = "alice", **over: Any) -> LabelSet:
+    fields: dict[str, Any] = {
+        "labeler": labeler,
+        "labeled_at": FIXED_TIME,
+        "guide_version": "lg-1",
+        "risk": "trivial",
+        "out_of_scope": [],
+        "goal": "Adjusts a helper.",
+        "key_behavior_changes": [],
+        "should_flag": False,
+        "confidence": "high",
+        "notes": "",
+    }
+    fields.update(over)
+    return LabelSet(**fields)
+
+
+def synthetic_source() -> SyntheticSource:
+    return SyntheticSource(kind="synthetic", author="graft-team", created_at=date(2026, 10, 15))
+
+
+def pilot_source(set_id: str = "pilot-acme", pr_number: int = 101, **over: Any) -> PilotSource:
+    fields: dict[str, Any] = {
+        "kind": "pilot",
+        "set_id": set_id,
+        "repository": REPO,
+        "pr_number": pr_number,
+        "head_sha": "a" * 40,
+        "base_sha": "b" * 40,
+        "merged_at": FIXED_TIME,
+        "exported_at": FIXED_TIME,
+        "export_tool": "graft-eval-export/1",
+        "author_kind": "agent",
+        "author_kind_reason": "trailer",
+        "agent": "fictional-agent",
+        "model": None,
+        "redactions": [],
+    }
+    fields.update(over)
+    return PilotSource(**fields)
+
+
+def make_case(case_id: str = "syn-900-example", **over: Any) -> EvalCase:
+    """A synthetic case by default; pass `source=pilot_source()` and a pilot id for a pilot case."""
+    fields: dict[str, Any] = {
+        "schema_version": 1,
+        "id": case_id,
+        "source": synthetic_source(),
+        "tags": [],
+        "floor_config": FloorConfig(),
+        "inputs": make_inputs(),
+        "labels": [make_label()],
+        "adjudicated": None,
+        "fake_llm": None,
+    }
+    fields.update(over)
+    if isinstance(fields["fake_llm"], dict):
+        fields["fake_llm"] = FakeScript.model_validate(fields["fake_llm"])
+    return EvalCase(**fields)
+
+
+def make_pilot_case(set_id: str = "pilot-acme", pr_number: int = 412, **over: Any) -> EvalCase:
+    over.setdefault("source", pilot_source(set_id, pr_number))
+    over.setdefault("inputs", make_inputs(pr={"number": pr_number}))
+    over.setdefault("labels", [])
+    return make_case(f"{set_id}--shop-demo-{pr_number}", **over)
