@@ -1,0 +1,123 @@
+"""Layer and log-hygiene rules, checked by reading the source (spec U-BND-1, U-BND-2)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "graft_eval_pipeline"
+
+# layer -> packages of ours it must never import (design §2: each imports only the layers above)
+FORBIDDEN = {
+    "card": (
+        "graft_eval_pipeline.evalset",
+        "graft_eval_pipeline.github",
+        "graft_eval_pipeline.defs",
+        "graft_eval_pipeline.cli",
+        "dagster",
+    ),
+    "github": (
+        "graft_eval_pipeline.evalset",
+        "graft_eval_pipeline.defs",
+        "graft_eval_pipeline.cli",
+        "dagster",
+    ),
+    "evalset": ("graft_eval_pipeline.defs", "graft_eval_pipeline.cli", "dagster"),
+}
+
+# Output sinks: a call to one of these must not be handed case content.
+SINK_NAMES = {
+    "print",
+    "echo",
+    "secho",
+    "progress",
+    "info",
+    "debug",
+    "warning",
+    "error",
+    "exception",
+    "critical",
+    "log",
+}
+CONTENT_NAMES = {
+    "title",
+    "body",
+    "patch",
+    "goal",
+    "behavior_changes",
+    "key_behavior_changes",
+    "risk_reason",
+    "reason",
+    "out_of_scope_edits",
+}
+# The human views: `show`, labelling and adjudication print case content on purpose (E24, E25).
+CONTENT_ALLOWED = {"terminal.py", "labeling.py"}
+
+
+def _imports(tree: ast.AST) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def _sources(layer: str) -> list[Path]:
+    files = sorted((PACKAGE / layer).rglob("*.py"))
+    assert files, f"no sources found for layer {layer}"
+    return files
+
+
+def test_U_BND_1_layers_import_only_the_layers_above_them() -> None:
+    offences = []
+    for layer, forbidden in FORBIDDEN.items():
+        for path in _sources(layer):
+            for name in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+                if any(name == f or name.startswith(f + ".") for f in forbidden):
+                    offences.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert offences == []
+
+
+def test_U_BND_1_detector_sees_a_forbidden_import() -> None:
+    tree = ast.parse("from graft_eval_pipeline.defs.assets import x\nimport dagster\n")
+    assert _imports(tree) == ["graft_eval_pipeline.defs.assets", "dagster"]
+
+
+def _content_in_sink_calls(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name not in SINK_NAMES:
+            continue
+        for arg in [*node.args, *(kw.value for kw in node.keywords)]:
+            for inner in ast.walk(arg):
+                ident = (
+                    inner.attr
+                    if isinstance(inner, ast.Attribute)
+                    else inner.id
+                    if isinstance(inner, ast.Name)
+                    else None
+                )
+                if ident in CONTENT_NAMES:
+                    found.append((node.lineno, ident))
+    return found
+
+
+def test_U_BND_2_no_output_call_outside_the_human_views_mentions_case_content() -> None:
+    offences = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in CONTENT_ALLOWED:
+            continue
+        for line, ident in _content_in_sink_calls(ast.parse(path.read_text(encoding="utf-8"))):
+            offences.append(f"{path.relative_to(PACKAGE)}:{line} prints {ident}")
+    assert offences == []
+
+
+def test_U_BND_2_detector_flags_a_logged_title() -> None:
+    tree = ast.parse("click.echo(f'{case.inputs.pr.title}')\nlogger.info('n=%d', count)\n")
+    assert _content_in_sink_calls(tree) == [(1, "title")]
