@@ -11,7 +11,7 @@ import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 
 from graft_eval_pipeline.card.models import CamelModel, CardInputs, FakeScript, RiskClass
 
@@ -26,6 +26,25 @@ HANDLE_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,39}$"
 TAG_PATTERN = r"^[a-z0-9-]{1,40}$"
 SHA_PATTERN = r"^[0-9a-f]{40}$"
 
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def _iso_date(value: Any) -> Any:
+    """Spec 6.1 wants YYYY-MM-DD; pydantic alone would also take timestamps and datetimes."""
+    if isinstance(value, date) or (isinstance(value, str) and re.fullmatch(DATE_PATTERN, value)):
+        return value
+    raise ValueError("must be a date in the form YYYY-MM-DD")
+
+
+def _iso_datetime(value: Any) -> Any:
+    """ISO 8601 text only; pydantic alone would read a bare number as a Unix timestamp."""
+    if isinstance(value, datetime | str):
+        return value
+    raise ValueError("must be an ISO 8601 date-time string")
+
+
+IsoDate = Annotated[date, BeforeValidator(_iso_date)]
+IsoDateTime = Annotated[datetime, BeforeValidator(_iso_datetime)]
 Handle = Annotated[str, StringConstraints(pattern=HANDLE_PATTERN)]
 Tag = Annotated[str, StringConstraints(pattern=TAG_PATTERN)]
 ShortText = Annotated[str, StringConstraints(max_length=300)]
@@ -36,7 +55,7 @@ class LabelSet(CamelModel):
     """One labeler's judgement of one case; only risk, shouldFlag and outOfScope are scored."""
 
     labeler: Handle
-    labeled_at: datetime
+    labeled_at: IsoDateTime
     guide_version: Annotated[str, StringConstraints(pattern=r"^lg-\d+$")]
     risk: RiskClass
     out_of_scope: list[str]
@@ -65,7 +84,7 @@ class Redaction(CamelModel):
 class SyntheticSource(CamelModel):
     kind: Literal["synthetic"]
     author: str
-    created_at: date
+    created_at: IsoDate
 
 
 class PilotSource(CamelModel):
@@ -75,8 +94,8 @@ class PilotSource(CamelModel):
     pr_number: int = Field(ge=1)
     head_sha: Annotated[str, StringConstraints(pattern=SHA_PATTERN)]
     base_sha: Annotated[str, StringConstraints(pattern=SHA_PATTERN)]
-    merged_at: datetime
-    exported_at: datetime
+    merged_at: IsoDateTime
+    exported_at: IsoDateTime
     export_tool: Literal["graft-eval-export/1"]
     author_kind: Literal["agent", "human"]
     author_kind_reason: Literal["trailer", "coauthor", "login", "bot", "none"]
@@ -96,7 +115,7 @@ class EvalCase(CamelModel):
     schema_version: Literal[1]
     id: Annotated[str, StringConstraints(pattern=CASE_ID_PATTERN)]
     source: Source
-    tags: list[Tag] = Field(max_length=20)
+    tags: list[Tag] = Field(max_length=20, json_schema_extra={"uniqueItems": True})
     floor_config: FloorConfig
     inputs: CardInputs
     labels: list[LabelSet] = Field(max_length=5)
@@ -145,7 +164,7 @@ class SetMeta(CamelModel):
     key_id: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{8}$")] | None
     consent_ref: str | None
     default_floor_config: FloorConfig = Field(default_factory=FloorConfig)
-    created_at: datetime
+    created_at: IsoDateTime
 
     @model_validator(mode="after")
     def _kind_rules(self) -> SetMeta:
@@ -164,7 +183,6 @@ class SetMeta(CamelModel):
 
 # Rules JSON Schema cannot express; listed in the generated schema's description (T2).
 CASE_RULES_NOT_IN_SCHEMA = [
-    "tags are unique",
     "labelers are unique",
     "outOfScope paths are sorted, unique and each in inputs.files[].path",
     "synthetic ids start with 'syn-'; pilot ids start with '<source.setId>--'",
@@ -222,6 +240,14 @@ class CaseFormatError(ValueError):
     """One line naming the file, the field path and the broken rule; never the field's value."""
 
 
+def _rule_text(error: Any) -> str:
+    """The broken rule without the offending value (pydantic quotes a bad discriminator tag)."""
+    ctx = error.get("ctx") or {}
+    if error["type"] == "union_tag_invalid":
+        return f"{ctx.get('discriminator', 'kind')} must be one of {ctx.get('expected_tags', '')}"
+    return str(error["msg"])
+
+
 def describe_validation_error(err: Exception, where: str) -> str:
     from pydantic import ValidationError
 
@@ -229,8 +255,10 @@ def describe_validation_error(err: Exception, where: str) -> str:
         first = err.errors(include_url=False, include_input=False)[0]
         loc = ".".join(str(p) for p in first["loc"]) or "(root)"
         more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
-        return f"{where}: {loc}: {first['msg']}{more}"
-    return f"{where}: {err}"
+        text = f"{where}: {loc}: {_rule_text(first)}{more}"
+    else:
+        text = f"{where}: {err}"
+    return " ".join(text.split())
 
 
 def parse_case(text: str, where: str) -> EvalCase:
