@@ -1,0 +1,360 @@
+"""Case sets on disk (spec E4-E9, 6.2, T3): set.json, cases/, private files, atomic writes.
+
+A pilot set lives outside every git working tree and every file in it except set.json and the
+reports is an AES-256-GCM envelope whose AAD is `<setId>/<relative path>`. The synthetic set is
+plaintext. Dirs are 0700 and files 0600 in every set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from graft_eval_pipeline.evalset.case_schema import (
+    CASE_ID_PATTERN,
+    SET_ID_PATTERN,
+    SYNTHETIC_SET_ID,
+    CaseFormatError,
+    EvalCase,
+    FloorConfig,
+    SetMeta,
+    describe_validation_error,
+    dump_case,
+    parse_case,
+)
+from graft_eval_pipeline.evalset.crypto import key_id, open_envelope, seal
+from graft_eval_pipeline.evalset.errors import EvalCryptoError, EvalError, EvalLocationError
+
+SET_FILE = "set.json"
+CASES_DIR = "cases"
+PURGE_LOG = "purge-log.jsonl"
+SEALED_SUFFIX = ".enc"
+PLAIN_CASE_SUFFIX = ".case.json"
+SEALED_CASE_SUFFIX = ".case.enc"
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+KEY_MISSING = "GRAFT_EVAL_KEY is not set"
+
+
+@dataclass(frozen=True)
+class CaseSet:
+    """An opened set; `key` is None for the synthetic set and never shown in a repr."""
+
+    dir: Path
+    meta: SetMeta
+    key: bytes | None = field(default=None, repr=False)
+
+    @property
+    def set_id(self) -> str:
+        return self.meta.set_id
+
+    @property
+    def is_pilot(self) -> bool:
+        return self.meta.kind == "pilot"
+
+
+def resolve_set_dir(set_id: str, eval_dir: Path, synthetic_dir: Path) -> Path:
+    """Set id (the Dagster partition key) → folder: `synthetic` is the committed set."""
+    if set_id == SYNTHETIC_SET_ID:
+        return synthetic_dir
+    if not re.fullmatch(SET_ID_PATTERN, set_id):
+        raise EvalError(f"bad set id {set_id!r}: use lowercase letters, digits and '-' (at most 40)")
+    return eval_dir / set_id
+
+
+# --- location and atomic writes ------------------------------------------------------------
+
+
+def assert_private_location(dir: Path) -> None:
+    """E5: refuse a pilot set anywhere below a `.git` file or folder (no git binary needed)."""
+    real = Path(dir).expanduser().resolve()
+    for ancestor in (real, *real.parents):
+        if os.path.lexists(ancestor / ".git"):
+            raise EvalLocationError(
+                f"{dir} is inside a git working tree ({ancestor}): keep pilot sets outside every "
+                "repository, for example under $GRAFT_EVAL_DIR (default ~/.graft-eval)"
+            )
+
+
+def atomic_write(
+    path: Path,
+    data: bytes | str,
+    mode: int = FILE_MODE,
+    *,
+    _rename: Callable[[str, str], None] = os.replace,
+) -> None:
+    """Temp file in the same folder, fsync, rename: a reader sees the old or the new file, never half."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        _rename(tmp, str(path))
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        reason = exc.strerror or exc
+        raise EvalError(f"could not write {path}: {reason}; check free space and permissions") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(dir: Path) -> None:
+    fd = os.open(dir, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _make_private_dirs(dir: Path) -> None:
+    """Create `dir` and any missing parents with mode 0700 (umask does not loosen it)."""
+    missing = [p for p in (dir, *dir.parents) if not p.exists()]
+    for path in reversed(missing):
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
+        os.chmod(path, DIR_MODE)
+
+
+# --- create, open, purge -------------------------------------------------------------------
+
+
+def create_set(
+    dir: Path,
+    *,
+    set_id: str,
+    kind: Literal["synthetic", "pilot"],
+    description: str,
+    consent_ref: str | None,
+    default_floor_config: FloorConfig | None,
+    key: bytes | None,
+    now: datetime,
+) -> CaseSet:
+    """Write set.json and cases/ into a new (or empty) folder; a pilot set needs a key and consent."""
+    dir = Path(dir)
+    if kind == "pilot":
+        if key is None:
+            raise EvalError(f"{KEY_MISSING}: a pilot set is encrypted; create a key with `graft-eval keygen`")
+        if not (consent_ref or "").strip():
+            raise EvalError("a pilot set needs --consent-ref <pilot agreement reference> (E9)")
+        assert_private_location(dir)
+    if (dir / SET_FILE).exists():
+        raise EvalError(f"{dir} already holds a case set: open it, or pick another folder")
+    if dir.exists() and any(dir.iterdir()):
+        raise EvalError(f"{dir} is not empty: a case set needs a folder of its own (purge deletes it whole)")
+    try:
+        meta = SetMeta(
+            schema_version=1,
+            set_id=set_id,
+            kind=kind,
+            description=description,
+            encrypted=kind == "pilot",
+            key_id=key_id(key) if kind == "pilot" and key is not None else None,
+            consent_ref=consent_ref if kind == "pilot" else None,
+            default_floor_config=default_floor_config or FloorConfig(),
+            created_at=now,
+        )
+    except ValueError as err:
+        raise EvalError(describe_validation_error(err, SET_FILE)) from None
+    _make_private_dirs(dir / CASES_DIR)
+    atomic_write(dir / SET_FILE, json.dumps(meta.to_json_dict(), indent=2, ensure_ascii=False) + "\n")
+    return CaseSet(dir=dir, meta=meta, key=key if kind == "pilot" else None)
+
+
+def _read_meta(dir: Path) -> SetMeta:
+    path = Path(dir) / SET_FILE
+    if not path.is_file():
+        raise EvalError(
+            f"{dir} is not a case set (no {SET_FILE}): check --set, or create it with `graft-eval init`"
+        )
+    try:
+        return SetMeta.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise EvalError(describe_validation_error(err, str(path))) from None
+
+
+def open_set(dir: Path, key: bytes | None) -> CaseSet:
+    """Open a set; a pilot set needs the key whose keyId set.json records (checked before decrypting)."""
+    dir = Path(dir)
+    meta = _read_meta(dir)
+    if meta.kind == "synthetic":
+        return CaseSet(dir=dir, meta=meta, key=None)
+    assert_private_location(dir)
+    if key is None:
+        raise EvalError(
+            f"{KEY_MISSING}: set {meta.set_id} is encrypted; export GRAFT_EVAL_KEY from the password manager"
+        )
+    if key_id(key) != meta.key_id:
+        raise EvalCryptoError(
+            f"wrong GRAFT_EVAL_KEY for set {meta.set_id}: set.json expects key {meta.key_id}, "
+            f"the key given is {key_id(key)}; use this set's key from the password manager"
+        )
+    return CaseSet(dir=dir, meta=meta, key=key)
+
+
+def count_case_files(dir: Path) -> int:
+    cases = Path(dir) / CASES_DIR
+    if not cases.is_dir():
+        return 0
+    return sum(1 for p in cases.iterdir() if p.name.endswith((PLAIN_CASE_SUFFIX, SEALED_CASE_SUFFIX)))
+
+
+def purge_set(dir: Path, *, confirm: str, by: str, now: datetime, eval_root: Path) -> int:
+    """E7: delete a pilot set folder and log {setId, purgedAt, caseCount, by}; returns caseCount."""
+    dir = Path(dir)
+    meta = _read_meta(dir)
+    if meta.kind != "pilot":
+        raise EvalError(f"set {meta.set_id} is the committed synthetic set: purge only deletes pilot sets")
+    if confirm != meta.set_id:
+        raise EvalError(f"--confirm must equal the set id ({meta.set_id}) to purge it; nothing was deleted")
+    real, root = dir.resolve(), Path(eval_root).expanduser().resolve()
+    if real == root or real in root.parents:
+        raise EvalError(f"the purge log folder {root} is inside {dir}: set GRAFT_EVAL_DIR elsewhere")
+    case_count = count_case_files(real)
+    shutil.rmtree(real)
+    _make_private_dirs(root)
+    line = {"setId": meta.set_id, "purgedAt": now.isoformat(), "caseCount": case_count, "by": by}
+    fd = os.open(root / PURGE_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    try:
+        os.write(fd, (json.dumps(line) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return case_count
+
+
+# --- cases -----------------------------------------------------------------------------------
+
+
+def _check_case_id(case_id: str) -> None:
+    if not re.fullmatch(CASE_ID_PATTERN, case_id):
+        raise EvalError(f"bad case id {case_id!r}: ids match {CASE_ID_PATTERN}")
+
+
+def _case_files(cs: CaseSet, case_id: str) -> tuple[str, str]:
+    """(the file this set's kind uses, the file it must never hold), relative to the set."""
+    sealed, plain = f"{CASES_DIR}/{case_id}{SEALED_CASE_SUFFIX}", f"{CASES_DIR}/{case_id}{PLAIN_CASE_SUFFIX}"
+    return (sealed, plain) if cs.is_pilot else (plain, sealed)
+
+
+def _check_case_fits(cs: CaseSet, case: EvalCase, where: str) -> None:
+    source = case.source
+    if source.kind != cs.meta.kind or (source.kind == "pilot" and source.set_id != cs.set_id):
+        raise EvalError(f"{where}: a {source.kind} case does not belong in {cs.meta.kind} set {cs.set_id}")
+
+
+def list_case_ids(cs: CaseSet) -> list[str]:
+    """Sorted ids of every case file, of either kind (so a misplaced file is reported on read)."""
+    cases = cs.dir / CASES_DIR
+    if not cases.is_dir():
+        return []
+    ids = {
+        p.name.removesuffix(suffix)
+        for p in cases.iterdir()
+        for suffix in (PLAIN_CASE_SUFFIX, SEALED_CASE_SUFFIX)
+        if p.name.endswith(suffix)
+    }
+    return sorted(ids)
+
+
+def read_case(cs: CaseSet, case_id: str) -> EvalCase:
+    _check_case_id(case_id)
+    own, other = _case_files(cs, case_id)
+    if (cs.dir / other).exists():
+        what = "plaintext" if cs.is_pilot else "sealed"
+        raise EvalError(
+            f"{other}: a {what} case file does not belong in {cs.meta.kind} set {cs.set_id}; remove it"
+        )
+    text = _read_file(cs, own)
+    if text is None:
+        raise EvalError(f"case {case_id} is not in set {cs.set_id}: check the id with `graft-eval validate`")
+    try:
+        case = parse_case(text, own)
+    except CaseFormatError as err:
+        raise EvalError(str(err)) from None
+    if case.id != case_id:
+        raise EvalError(f"{own}: the case id does not match the file name; rename the file or fix the id")
+    _check_case_fits(cs, case, own)
+    return case
+
+
+def read_cases(cs: CaseSet) -> list[EvalCase]:
+    return [read_case(cs, case_id) for case_id in list_case_ids(cs)]
+
+
+def write_case(cs: CaseSet, case: EvalCase) -> None:
+    """Pilot: sealed cases/<id>.case.enc only; synthetic: plaintext cases/<id>.case.json only."""
+    _check_case_id(case.id)
+    own, _ = _case_files(cs, case.id)
+    _check_case_fits(cs, case, own)
+    _write_file(cs, own, dump_case(case))
+
+
+# --- private files (cache, Dagster assets) and reports -------------------------------------
+
+
+def _check_rel(rel: str) -> None:
+    parts = PurePosixPath(rel).parts
+    if not parts or rel.startswith("/") or "\\" in rel or ".." in parts or rel in (SET_FILE, CASES_DIR):
+        raise EvalError(f"bad path {rel!r} inside a set: use a relative path such as cache/<key>.json")
+
+
+def read_private(cs: CaseSet, rel: str) -> str | None:
+    """`<rel>.enc` (sealed) in a pilot set, `<rel>` (plain) in the synthetic set; None if absent."""
+    _check_rel(rel)
+    sealed = rel + SEALED_SUFFIX
+    own, other = (sealed, rel) if cs.is_pilot else (rel, sealed)
+    if (cs.dir / other).exists():
+        raise EvalError(
+            f"{other}: this file kind does not belong in {cs.meta.kind} set {cs.set_id}; remove it"
+        )
+    return _read_file(cs, own)
+
+
+def write_private(cs: CaseSet, rel: str, text: str) -> None:
+    _check_rel(rel)
+    _write_file(cs, rel + SEALED_SUFFIX if cs.is_pilot else rel, text)
+
+
+def write_report_file(cs_or_dir: CaseSet | Path, rel: str, text: str) -> Path:
+    """Reports are plaintext in every set (E8: they carry no case content)."""
+    _check_rel(rel)
+    base = cs_or_dir.dir if isinstance(cs_or_dir, CaseSet) else Path(cs_or_dir)
+    path = base / rel
+    _make_private_dirs(path.parent)
+    atomic_write(path, text)
+    return path
+
+
+def _read_file(cs: CaseSet, rel_file: str) -> str | None:
+    """Read one file of the set, opening the envelope in a pilot set (AAD `<setId>/<rel_file>`)."""
+    path = cs.dir / rel_file
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    if not cs.is_pilot:
+        return text
+    if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
+        raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
+    return open_envelope(text, cs.key, f"{cs.set_id}/{rel_file}")
+
+
+def _write_file(cs: CaseSet, rel_file: str, text: str) -> None:
+    path = cs.dir / rel_file
+    _make_private_dirs(path.parent)
+    if cs.is_pilot:
+        if cs.key is None:
+            raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
+        text = seal(text, cs.key, f"{cs.set_id}/{rel_file}")
+    atomic_write(path, text)
