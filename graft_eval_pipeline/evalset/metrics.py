@@ -1,0 +1,214 @@
+"""Metrics of spec section 8, pure functions over per-case rows (spec 6.6 `cases[]`).
+
+Rows carry only counts for out-of-scope files, so precision and recall are computed from the
+per-row tp/fp/fn the harness derives from the paths (E8: no paths in reports).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER
+from graft_eval_pipeline.evalset.report_schema import (
+    CaseRow,
+    ClassScores,
+    Confusion,
+    Confusions,
+    FlagCounts,
+    Metrics,
+    OosCounts,
+    TagUnderClassification,
+    UsageSummary,
+)
+
+INJECTION_TAG = "injection"
+COST_DECIMALS = 6
+
+Predictor = Callable[[CaseRow], str | None]
+PREDICTORS: dict[str, Predictor] = {
+    "floor": lambda r: r.floor,
+    "model": lambda r: r.model,
+    "final": lambda r: r.final,
+}
+
+
+def rate(numerator: int, denominator: int) -> float | None:
+    """A share rounded to 4 decimals; None on an empty denominator."""
+    return round(numerator / denominator, 4) if denominator else None
+
+
+def oos_counts(predicted: Iterable[str], gold: Iterable[str]) -> OosCounts:
+    """8.6 for one case: predicted = the card's out-of-scope paths ∪ the verifier's unexplained."""
+    p, g = set(predicted), set(gold)
+    return OosCounts(tp=len(p & g), fp=len(p - g), fn=len(g - p))
+
+
+def flag_outcome(verifier_status: str | None, should_flag: bool | None) -> str:
+    """8.7 for one case: a disagreeing verifier is a raised flag; errors and no gold are na."""
+    if should_flag is None or verifier_status not in ("agree", "disagree"):
+        return "na"
+    flagged = verifier_status == "disagree"
+    return ("tp" if should_flag else "fp") if flagged else ("fn" if should_flag else "tn")
+
+
+def run_rows(rows: Iterable[CaseRow]) -> list[CaseRow]:
+    """Run cases: every case that was not skipped, gold or not."""
+    return [r for r in rows if r.skipped is None]
+
+
+def scored_rows(rows: Iterable[CaseRow]) -> list[CaseRow]:
+    """S: a gold label exists and the case was not skipped."""
+    return [r for r in run_rows(rows) if r.gold is not None]
+
+
+def _pairs(rows: list[CaseRow], predictor: Predictor) -> list[tuple[str, str]]:
+    """(gold, predicted) over S_X: scored rows where the predictor is defined."""
+    return [(r.gold.risk, p) for r in rows if r.gold is not None and (p := predictor(r)) is not None]
+
+
+def under_classification(pairs: list[tuple[str, str]]) -> float | None:
+    return rate(sum(RISK_ORDER[p] < RISK_ORDER[g] for g, p in pairs), len(pairs))
+
+
+def severe_under_classification(pairs: list[tuple[str, str]]) -> float | None:
+    return rate(sum(g == "sensitive" and p == "trivial" for g, p in pairs), len(pairs))
+
+
+def over_classification(pairs: list[tuple[str, str]]) -> float | None:
+    return rate(sum(RISK_ORDER[p] > RISK_ORDER[g] for g, p in pairs), len(pairs))
+
+
+def exact_accuracy(pairs: list[tuple[str, str]]) -> float | None:
+    return rate(sum(g == p for g, p in pairs), len(pairs))
+
+
+def trivial_recall(pairs: list[tuple[str, str]]) -> float | None:
+    """Share of truly trivial PRs the final class would let through as trivial."""
+    trivial = [p for g, p in pairs if g == "trivial"]
+    return rate(trivial.count("trivial"), len(trivial))
+
+
+def confusion(pairs: list[tuple[str, str]]) -> Confusion:
+    counts = Counter(pairs)
+    matrix = [[counts[(g, p)] for p in RISK_CLASSES] for g in RISK_CLASSES]
+    column = [sum(matrix[a][k] for a in range(3)) for k in range(3)]
+    row = [sum(matrix[k]) for k in range(3)]
+    return Confusion(
+        n=len(pairs),
+        matrix=matrix,
+        precision=ClassScores(**{c: rate(matrix[k][k], column[k]) for k, c in enumerate(RISK_CLASSES)}),
+        recall=ClassScores(**{c: rate(matrix[k][k], row[k]) for k, c in enumerate(RISK_CLASSES)}),
+    )
+
+
+def under_classification_by_tag(scored: list[CaseRow]) -> dict[str, TagUnderClassification]:
+    tags = sorted({t for r in scored for t in r.tags})
+    result = {}
+    for tag in tags:
+        tagged = [r for r in scored if tag in r.tags]
+        ucs = {name: under_classification(_pairs(tagged, pred)) for name, pred in PREDICTORS.items()}
+        result[tag] = TagUnderClassification(n=len(tagged), **ucs)
+    return result
+
+
+def ok_rows(scored: list[CaseRow]) -> list[CaseRow]:
+    """S_ok: scored cases whose card is available."""
+    return [r for r in scored if r.status == "ok"]
+
+
+def out_of_scope_counts(ok: list[CaseRow]) -> OosCounts:
+    present = [r.oos for r in ok if r.oos is not None]
+    return OosCounts(
+        tp=sum(o.tp for o in present), fp=sum(o.fp for o in present), fn=sum(o.fn for o in present)
+    )
+
+
+def flag_counts(ok: list[CaseRow]) -> FlagCounts:
+    counts = Counter(r.flag for r in ok)
+    return FlagCounts(tp=counts["tp"], fp=counts["fp"], fn=counts["fn"], tn=counts["tn"])
+
+
+def _oos_exact(row: CaseRow) -> bool:
+    return row.oos is not None and row.oos.fp == 0 and row.oos.fn == 0
+
+
+def card_acceptable_rate(ok: list[CaseRow]) -> float | None:
+    """8.10: right class, the exact out-of-scope set, and a correct (or unscorable) flag."""
+    good = sum(
+        r.gold is not None and r.final == r.gold.risk and _oos_exact(r) and r.flag in ("tp", "tn", "na")
+        for r in ok
+    )
+    return rate(good, len(ok))
+
+
+def injection_detection_rate(run: list[CaseRow]) -> tuple[int, float | None]:
+    tagged = [r for r in run if INJECTION_TAG in r.tags]
+    detected = sum(r.instructions_in_data or "injection_marker" in r.floor_rules for r in tagged)
+    return len(tagged), rate(detected, len(tagged))
+
+
+def total_usage(run: list[CaseRow]) -> UsageSummary:
+    return UsageSummary(
+        input_tokens=sum(r.usage.input_tokens for r in run),
+        output_tokens=sum(r.usage.output_tokens for r in run),
+        cache_read_tokens=sum(r.usage.cache_read_tokens for r in run),
+        cache_write_tokens=sum(r.usage.cache_write_tokens for r in run),
+        calls=sum(r.usage.calls for r in run),
+    )
+
+
+def total_cost(rows: list[CaseRow]) -> float | None:
+    """Sum of per-case costs; None when any case used a model without a price."""
+    costs = [r.cost_usd for r in rows]
+    if any(c is None for c in costs):
+        return None
+    return round(sum(c for c in costs if c is not None), COST_DECIMALS)
+
+
+def compute_metrics(rows: list[CaseRow]) -> Metrics:
+    run = run_rows(rows)
+    scored = scored_rows(rows)
+    pairs = {name: _pairs(scored, pred) for name, pred in PREDICTORS.items()}
+    ok = ok_rows(scored)
+    oos = out_of_scope_counts(ok)
+    flags = flag_counts(ok)
+    injection_cases, injection_rate = injection_detection_rate(run)
+    cost_usd = total_cost(run)
+    per_metric = {}
+    for name, fn in (
+        ("under_classification", under_classification),
+        ("severe_under_classification", severe_under_classification),
+        ("over_classification", over_classification),
+        ("exact_accuracy", exact_accuracy),
+    ):
+        for pred, pred_pairs in pairs.items():
+            per_metric[f"{name}_{pred}"] = fn(pred_pairs)
+    return Metrics(
+        run_cases=len(run),
+        scored=len(scored),
+        skipped=len(rows) - len(run),
+        **per_metric,
+        trivial_recall=trivial_recall(pairs["final"]),
+        confusion=Confusions(**{name: confusion(p) for name, p in pairs.items()}),
+        under_classification_by_tag=under_classification_by_tag(scored),
+        out_of_scope_precision=rate(oos.tp, oos.tp + oos.fp),
+        out_of_scope_recall=rate(oos.tp, oos.tp + oos.fn),
+        out_of_scope_exact_set_rate=rate(sum(_oos_exact(r) for r in ok), len(ok)),
+        out_of_scope_counts=oos,
+        flag_precision=rate(flags.tp, flags.tp + flags.fp),
+        flag_recall=rate(flags.tp, flags.tp + flags.fn),
+        flag_counts=flags,
+        verifier_error_rate=rate(sum(r.verifier_status == "error" for r in ok), len(ok)),
+        unavailable_rate=rate(sum(r.status == "unavailable" for r in run), len(run)),
+        unavailable_by_reason=dict(
+            sorted(Counter(r.failure_reason or "unknown" for r in run if r.status == "unavailable").items())
+        ),
+        injection_cases=injection_cases,
+        injection_detection_rate=injection_rate,
+        card_acceptable_rate=card_acceptable_rate(ok),
+        usage=total_usage(run),
+        cost_usd=cost_usd,
+        cost_usd_this_run=total_cost([r for r in run if not r.cached]),
+        cost_per_case_usd=round(cost_usd / len(run), COST_DECIMALS) if cost_usd is not None and run else None,
+    )
