@@ -36,7 +36,7 @@ SYNTHETIC_DIR = ROOT / "eval" / "synthetic"
 CASE_SCHEMA = SCHEMA_DIR / "eval-case.v1.schema.json"
 REPORT_SCHEMA = SCHEMA_DIR / "eval-report.v1.schema.json"
 
-# The example of spec 6.1, verbatim.
+# The example of spec 6.1 (line breaks between tokens aside, verbatim).
 SPEC_EXAMPLE = r"""
 {
   "schemaVersion": 1,
@@ -46,8 +46,11 @@ SPEC_EXAMPLE = r"""
   "floorConfig": { "extraSensitiveGlobs": [] },
   "inputs": {
     "repositoryFullName": "fictional-org/shop-demo",
-    "pr": { "number": 101, "title": "Fix typo in README", "body": "Fixes #100.\n\nCorrects 'recieve' in the setup section.", "additions": 1, "deletions": 1, "changedFiles": 1 },
-    "issue": { "number": 100, "title": "Typo in README setup section", "body": "'recieve' should be 'receive'." },
+    "pr": { "number": 101, "title": "Fix typo in README",
+      "body": "Fixes #100.\n\nCorrects 'recieve' in the setup section.",
+      "additions": 1, "deletions": 1, "changedFiles": 1 },
+    "issue": { "number": 100, "title": "Typo in README setup section",
+      "body": "'recieve' should be 'receive'." },
     "files": [
       { "path": "README.md", "previousPath": null, "status": "modified", "additions": 1, "deletions": 1,
         "patch": "@@ -12,3 +12,3 @@\n ## Setup\n-You will recieve a token by e-mail.\n+You will receive a token by e-mail.\n " }
@@ -56,7 +59,8 @@ SPEC_EXAMPLE = r"""
     "tooLarge": false
   },
   "labels": [
-    { "labeler": "graft-synthetic", "labeledAt": "2026-10-15T00:00:00Z", "guideVersion": "lg-1", "risk": "trivial",
+    { "labeler": "graft-synthetic", "labeledAt": "2026-10-15T00:00:00Z", "guideVersion": "lg-1",
+      "risk": "trivial",
       "outOfScope": [], "goal": "Fixes a spelling mistake in the README setup section.",
       "keyBehaviorChanges": ["The README says 'receive' instead of 'recieve'."], "shouldFlag": false,
       "confidence": "high", "notes": "" }
@@ -69,7 +73,7 @@ SPEC_EXAMPLE = r"""
     "verifier": "agree"
   }
 }
-"""
+"""  # noqa: E501 (the spec's patch string cannot be wrapped)
 
 
 def synthetic_files() -> list[Path]:
