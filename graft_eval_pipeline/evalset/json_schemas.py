@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from graft_eval_pipeline.evalset.case_schema import CASE_RULES_NOT_IN_SCHEMA, EvalCase
+from graft_eval_pipeline.evalset.report_schema import REPORT_RULES_NOT_IN_SCHEMA, EvalReport
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -34,16 +35,11 @@ def render_schemas() -> dict[str, str]:
             "One Graft evaluation case (schemaVersion 1).",
             CASE_RULES_NOT_IN_SCHEMA,
         ),
-    }
-    try:
-        from graft_eval_pipeline.evalset.report_schema import REPORT_RULES_NOT_IN_SCHEMA, EvalReport
-    except ImportError:  # the report model lands with the harness
-        pass
-    else:
-        schemas["eval-report.v1.schema.json"] = _schema(
+        "eval-report.v1.schema.json": _schema(
             EvalReport,
             "https://graft.invalid/schema/eval-report.v1.json",
             "One Graft evaluation report (schemaVersion 1).",
             REPORT_RULES_NOT_IN_SCHEMA,
-        )
+        ),
+    }
     return {name: json.dumps(s, indent=2, ensure_ascii=False) + "\n" for name, s in schemas.items()}

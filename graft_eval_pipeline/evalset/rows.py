@@ -1,0 +1,67 @@
+"""One report row per case from the engine's result (spec 6.6 `cases[]`, E21).
+
+Paths enter a row only as out-of-scope counts (E8); cost is priced per call and model.
+"""
+
+from __future__ import annotations
+
+from graft_eval_pipeline.card.models import max_risk
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.case_schema import EvalCase, gold
+from graft_eval_pipeline.evalset.metrics import flag_outcome, oos_counts
+from graft_eval_pipeline.evalset.pricing import cost
+from graft_eval_pipeline.evalset.report_schema import CaseRow, GoldSummary, UsageSummary
+
+ROW_COST_DECIMALS = 8
+
+
+def case_cost(result: CardResult) -> float | None:
+    """E21: each call priced at its own model's rates; None when a model has no price."""
+    costs = [cost(call.model, call.usage) for call in result.calls]
+    if any(c is None for c in costs):
+        return None
+    return round(sum(c for c in costs if c is not None), ROW_COST_DECIMALS)
+
+
+def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
+    """One report row: classes, rule ids, counts and cost; paths only enter as counts."""
+    label = gold(case)
+    ok = result.status == "ok"
+    verifier_status = result.verifier.status if result.verifier is not None else None
+    oos = None
+    if label is not None and ok:
+        predicted = [e.path for e in result.card.out_of_scope_edits] if result.card is not None else []
+        predicted += result.verifier.unexplained if result.verifier is not None else []
+        oos = oos_counts(predicted, label.out_of_scope)
+    risk = result.risk
+    usage = result.usage
+    return CaseRow(
+        id=case.id,
+        tags=list(case.tags),
+        gold=None
+        if label is None
+        else GoldSummary(
+            risk=label.risk, should_flag=label.should_flag, out_of_scope_count=len(label.out_of_scope)
+        ),
+        floor=risk.floor,
+        model=max_risk(risk.writer, risk.first_pass, risk.verifier),
+        final=risk.final,
+        status=result.status,
+        failure_reason=result.failure_reason,
+        verifier_status=verifier_status,
+        raised_by=list(result.raised_by),
+        floor_rules=list(result.floor_rules),
+        instructions_in_data=result.instructions_in_data,
+        oos=oos,
+        flag=flag_outcome(verifier_status, label.should_flag if label else None) if ok else "na",
+        usage=UsageSummary(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            calls=len(result.calls),
+        ),
+        cost_usd=case_cost(result),
+        cached=cached,
+        skipped=None,
+    )
