@@ -104,6 +104,13 @@ def test_U_STORE_1_outside_ok_with_private_modes(tmp_path: Path, key: bytes) -> 
     assert meta["defaultFloorConfig"] == {"extraSensitiveGlobs": ["services/billing/**"]}
 
 
+def test_U_STORE_1_existing_empty_folder_tightened_to_0700(tmp_path: Path, key: bytes) -> None:
+    folder = tmp_path / "pilot-acme"
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    assert _mode(_pilot(folder, key).dir) == 0o700
+
+
 def test_U_STORE_2_pilot_needs_consent_ref(tmp_path: Path, key: bytes) -> None:
     for consent in (None, "", "   "):
         with pytest.raises(EvalError, match="consent-ref"):

@@ -168,6 +168,7 @@ def create_set(
     except ValueError as err:
         raise EvalError(describe_validation_error(err, SET_FILE)) from None
     _make_private_dirs(dir / CASES_DIR)
+    os.chmod(dir, DIR_MODE)  # the folder may have existed (empty) with looser modes
     atomic_write(dir / SET_FILE, json.dumps(meta.to_json_dict(), indent=2, ensure_ascii=False) + "\n")
     return CaseSet(dir=dir, meta=meta, key=key if kind == "pilot" else None)
 
