@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from graft_eval_pipeline.card.models import RISK_CLASSES
 from graft_eval_pipeline.evalset.case_schema import EvalCase, SetMeta, case_set_hash, needs_adjudication
-from graft_eval_pipeline.evalset.errors import EvalError
+from graft_eval_pipeline.evalset.errors import EvalError, EvalLocationError
 from graft_eval_pipeline.evalset.metrics import compute_metrics
 from graft_eval_pipeline.evalset.report_schema import (
     REPORT_SCHEMA_VERSION,
@@ -35,7 +35,7 @@ from graft_eval_pipeline.evalset.report_schema import (
     SetSummary,
     ThresholdResult,
 )
-from graft_eval_pipeline.evalset.store import DIR_MODE, FILE_MODE, atomic_write
+from graft_eval_pipeline.evalset.store import DIR_MODE, FILE_MODE, assert_private_location, atomic_write
 
 REPORT_FILE = "report.json"
 MARKDOWN_FILE = "report.md"
@@ -689,3 +689,46 @@ def write_run_outputs(out_dir: Path, report: EvalReport, markdown: str) -> dict[
         atomic_write(out_dir / name, data, FILE_MODE)
         paths[name] = out_dir / name
     return paths
+
+
+@dataclass(frozen=True)
+class CheckedRun:
+    """A report with its thresholds checked against an optional baseline, ready to write."""
+
+    report: EvalReport
+    diff: BaselineDiff | None
+    markdown: str
+
+    @property
+    def failed(self) -> bool:
+        return check_failed(self.report.thresholds)
+
+    def summary(self) -> str:
+        return summary_text(self.report, self.diff, self.report.thresholds)
+
+
+def check_run(
+    report: EvalReport,
+    baseline: EvalReport | None,
+    thresholds: dict[str, ThresholdBlock],
+    strict: bool,
+) -> CheckedRun:
+    """Diff against the baseline, check the thresholds, render report.md (CLI and main job)."""
+    diff = diff_reports(baseline, report) if baseline is not None else None
+    checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict))
+    return CheckedRun(checked, diff, render_markdown(checked, diff))
+
+
+def save_baseline(path: Path, report: EvalReport) -> None:
+    """Write a report as a baseline; a pilot baseline never goes into a git working tree (E5)."""
+    path = Path(path)
+    if report.set.kind == "pilot":
+        try:
+            assert_private_location(path.parent)
+        except EvalLocationError:
+            raise EvalLocationError(
+                f"refusing to save a pilot baseline to {path}: it is inside a git working tree; "
+                "use the set's own baseline.json"
+            ) from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, dump_report(report), FILE_MODE if report.set.kind == "pilot" else 0o644)
