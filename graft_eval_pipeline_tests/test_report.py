@@ -389,3 +389,20 @@ def test_summary_text_lists_failures_and_hidden_changes() -> None:
     assert "syn-903-c: final sensitive → trivial" in text
     assert "… and" in text and len(text.splitlines()) <= 40
     assert isinstance(diff, BaselineDiff)
+
+
+def test_save_baseline_refuses_a_pilot_baseline_inside_a_git_tree(tmp_path: Path) -> None:
+    from graft_eval_pipeline.evalset.errors import EvalLocationError
+    from graft_eval_pipeline.evalset.report import save_baseline
+
+    cases, rows = content_cases()
+    report = make_report(rows, cases=cases, meta=PILOT_META)
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    with pytest.raises(EvalLocationError, match="inside a git working tree"):
+        save_baseline(tmp_path / "repo" / "baselines" / "pilot.json", report)
+    assert not (tmp_path / "repo" / "baselines").exists()
+    save_baseline(tmp_path / "outside" / "baseline.json", report)
+    assert load_report(tmp_path / "outside" / "baseline.json") == report
+    synthetic = make_report(three_rows())
+    save_baseline(tmp_path / "repo" / "baselines" / "synthetic.json", synthetic)
+    assert load_report(tmp_path / "repo" / "baselines" / "synthetic.json") == synthetic

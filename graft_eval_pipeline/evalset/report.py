@@ -730,5 +730,6 @@ def save_baseline(path: Path, report: EvalReport) -> None:
                 f"refusing to save a pilot baseline to {path}: it is inside a git working tree; "
                 "use the set's own baseline.json"
             ) from None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, dump_report(report), FILE_MODE if report.set.kind == "pilot" else 0o644)
+    pilot = report.set.kind == "pilot"
+    path.parent.mkdir(mode=DIR_MODE if pilot else 0o755, parents=True, exist_ok=True)
+    atomic_write(path, dump_report(report), FILE_MODE if pilot else 0o644)
