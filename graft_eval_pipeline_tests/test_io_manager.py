@@ -9,7 +9,8 @@ import dagster as dg
 import pytest
 
 from graft_eval_pipeline.card.models import CamelModel
-from graft_eval_pipeline.defs.io_manager import SealedIOManager, sealed_io_manager
+from graft_eval_pipeline.defs.io_manager import SealedIOManager
+from graft_eval_pipeline.defs.resources import CaseSetsResource, case_sets_resource
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.store import create_set
 from graft_eval_pipeline_tests.builders import FIXED_TIME
@@ -41,12 +42,19 @@ def _instance(*set_ids: str) -> dg.DagsterInstance:
     return instance
 
 
-def _io(tmp_path: Path) -> SealedIOManager:
-    return SealedIOManager(
+def _sets(tmp_path: Path, eval_key: str | dg.EnvVar | None) -> CaseSetsResource:
+    return CaseSetsResource(
         eval_dir=str(tmp_path / "eval-root"),
         synthetic_dir=str(tmp_path / "repo" / "eval" / "synthetic"),
-        eval_key=dg.EnvVar("GRAFT_EVAL_KEY"),
+        eval_key=eval_key,
     )
+
+
+KEY_FROM_ENV = dg.EnvVar("GRAFT_EVAL_KEY")
+
+
+def _io(tmp_path: Path, eval_key: str | dg.EnvVar | None = KEY_FROM_ENV) -> SealedIOManager:
+    return SealedIOManager(sets=_sets(tmp_path, eval_key))
 
 
 def _make_set(tmp_path: Path, set_id: str, key: bytes | None) -> Path:
@@ -124,27 +132,21 @@ def test_synthetic_round_trip_is_plain_json(tmp_path: Path, monkeypatch: pytest.
 
 def test_synthetic_materializes_without_a_key(tmp_path: Path) -> None:
     _make_set(tmp_path, "synthetic", None)
-    manager = sealed_io_manager({"GRAFT_EVAL_DIR": str(tmp_path / "eval-root")})
-    assert manager.eval_key is None
+    sets = case_sets_resource({"GRAFT_EVAL_DIR": str(tmp_path / "eval-root")})
+    assert sets.eval_key is None
     result = dg.materialize(
         [upstream_summary, downstream_digest],
         partition_key="synthetic",
         instance=_instance("synthetic"),
-        resources={
-            "io_manager": SealedIOManager(
-                eval_dir=str(tmp_path / "eval-root"),
-                synthetic_dir=str(tmp_path / "repo" / "eval" / "synthetic"),
-                eval_key=manager.eval_key,
-            )
-        },
+        resources={"io_manager": _io(tmp_path, sets.eval_key)},
     )
     assert result.success
 
 
 def test_factory_wires_the_key_through_env_var() -> None:
-    manager = sealed_io_manager({"GRAFT_EVAL_KEY": "set", "GRAFT_EVAL_DIR": "/somewhere"})
-    assert isinstance(manager.eval_key, dg.EnvVar) and manager.eval_key.env_var_name == "GRAFT_EVAL_KEY"
-    assert isinstance(manager.eval_dir, dg.EnvVar) and manager.eval_dir.env_var_name == "GRAFT_EVAL_DIR"
+    sets = case_sets_resource({"GRAFT_EVAL_KEY": "set", "GRAFT_EVAL_DIR": "/somewhere"})
+    assert isinstance(sets.eval_key, dg.EnvVar) and sets.eval_key.env_var_name == "GRAFT_EVAL_KEY"
+    assert isinstance(sets.eval_dir, dg.EnvVar) and sets.eval_dir.env_var_name == "GRAFT_EVAL_DIR"
 
 
 def test_file_copied_to_another_set_fails_to_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,11 +181,7 @@ def test_wrong_key_fails_with_the_clear_message(tmp_path: Path, monkeypatch: pyt
 def test_pilot_without_key_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GRAFT_EVAL_KEY", raising=False)
     _make_set(tmp_path, "pilot-acme", parse_key(generate_key()))
-    manager = SealedIOManager(
-        eval_dir=str(tmp_path / "eval-root"),
-        synthetic_dir=str(tmp_path / "repo" / "eval" / "synthetic"),
-        eval_key=sealed_io_manager({}).eval_key,
-    )
+    manager = _io(tmp_path, case_sets_resource({}).eval_key)
     result = dg.materialize(
         [upstream_summary],
         partition_key="pilot-acme",

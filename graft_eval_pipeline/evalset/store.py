@@ -70,6 +70,20 @@ def resolve_set_dir(set_id: str, eval_dir: Path, synthetic_dir: Path) -> Path:
     return eval_dir / set_id
 
 
+def discover_set_ids(eval_dir: Path, synthetic_dir: Path) -> list[str]:
+    """The synthetic set (when present) and every folder of eval_dir holding a set.json, sorted."""
+    found = {SYNTHETIC_SET_ID} if (synthetic_dir / SET_FILE).is_file() else set()
+    if eval_dir.is_dir():
+        found |= {
+            p.name
+            for p in eval_dir.iterdir()
+            if (p / SET_FILE).is_file()
+            and re.fullmatch(SET_ID_PATTERN, p.name)
+            and p.name != SYNTHETIC_SET_ID
+        }
+    return sorted(found)
+
+
 # --- location and atomic writes ------------------------------------------------------------
 
 

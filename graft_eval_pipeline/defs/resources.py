@@ -1,0 +1,52 @@
+"""Where case sets live, and the key that opens the pilot ones.
+
+One resource serves the assets, the sealed IO manager and the sensors, so they all resolve a
+partition key (set id) to the same folder. The key comes only from GRAFT_EVAL_KEY via
+`dagster.EnvVar`, never from run config or metadata.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import dagster as dg
+
+from graft_eval_pipeline.evalset.crypto import parse_key
+from graft_eval_pipeline.evalset.env import DEFAULT_EVAL_DIR
+from graft_eval_pipeline.evalset.store import CaseSet, discover_set_ids, open_set, resolve_set_dir
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SYNTHETIC_DIR = REPO_ROOT / "eval" / "synthetic"
+KEY_VAR = "GRAFT_EVAL_KEY"
+DIR_VAR = "GRAFT_EVAL_DIR"
+
+
+class CaseSetsResource(dg.ConfigurableResource):
+    """Resolves set ids to folders and opens them."""
+
+    eval_dir: str = DEFAULT_EVAL_DIR
+    synthetic_dir: str = str(SYNTHETIC_DIR)
+    eval_key: str | None = None
+
+    def set_dir(self, set_id: str) -> Path:
+        return resolve_set_dir(set_id, Path(self.eval_dir).expanduser(), Path(self.synthetic_dir))
+
+    def open(self, set_id: str) -> CaseSet:
+        return open_set(self.set_dir(set_id), parse_key(self.eval_key) if self.eval_key else None)
+
+    def discover(self) -> list[str]:
+        """Every set id on this machine: the committed synthetic set and each pilot set folder."""
+        return discover_set_ids(Path(self.eval_dir).expanduser(), Path(self.synthetic_dir))
+
+
+def case_sets_resource(environ: Mapping[str, str] = os.environ) -> CaseSetsResource:
+    """GRAFT_EVAL_KEY and GRAFT_EVAL_DIR wired through EnvVar, each only when set.
+
+    Dagster fails every run on an unset EnvVar, and the synthetic set must run without a key.
+    """
+    return CaseSetsResource(
+        eval_dir=dg.EnvVar(DIR_VAR) if environ.get(DIR_VAR) else DEFAULT_EVAL_DIR,
+        eval_key=dg.EnvVar(KEY_VAR) if environ.get(KEY_VAR) else None,
+    )
