@@ -1,0 +1,427 @@
+"""A fake GitHub REST API for the export tests (spec T8): a small Starlette app with state.
+
+Serves the routes the export reads (pull list with `Link` pagination, pull, commits, files,
+issue) and the App token exchange, with GitHub's `x-ratelimit-*` headers (named and shaped as
+in the recorded octokit fixture, `data/octokit-fixtures`) on a decrementing budget: at zero it
+answers 403 "API rate limit exceeded" until the injected clock passes the reset. Failures can be
+injected per route (404, 429 with retry-after, secondary-limit 403, ...) and every request is
+logged. Unit tests reach it in-process through `SyncASGITransport`; the CLI test serves it with
+uvicorn on a loopback port (`serve`). Never the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import httpx
+import uvicorn
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+DOCS_URL = "https://docs.github.com/rest"
+T0 = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def iso(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sha(n: int, salt: str = "a") -> str:
+    return (f"{n:x}" + salt * 40)[:40]
+
+
+@dataclass
+class FakeFile:
+    filename: str
+    status: str = "modified"
+    additions: int = 1
+    deletions: int = 1
+    patch: str | None = "@@ -1 +1 @@\n-old line\n+new line"
+    previous_filename: str | None = None
+
+    def json(self) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            "sha": sha(len(self.filename), "f"),
+            "filename": self.filename,
+            "status": self.status,
+            "additions": self.additions,
+            "deletions": self.deletions,
+            "changes": self.additions + self.deletions,
+        }
+        if self.patch is not None:
+            item["patch"] = self.patch
+        if self.previous_filename is not None:
+            item["previous_filename"] = self.previous_filename
+        return item
+
+
+@dataclass
+class FakeCommit:
+    message: str
+    author_login: str | None = "octocat"
+    author_type: str = "User"
+    email: str = "octocat@example.invalid"
+
+    def json(self, n: int) -> dict[str, Any]:
+        author = {"login": self.author_login, "type": self.author_type} if self.author_login else None
+        return {
+            "sha": sha(n, "c"),
+            "commit": {"message": self.message, "author": {"name": "A", "email": self.email}},
+            "author": author,
+        }
+
+
+@dataclass
+class FakePull:
+    number: int
+    title: str = "Fictional change"
+    body: str = ""
+    user_login: str = "octocat"
+    user_type: str = "User"
+    updated_at: datetime = T0
+    merged_at: datetime | None = T0
+    files: list[FakeFile] = field(default_factory=lambda: [FakeFile("src/app.py")])
+    commits: list[FakeCommit] = field(default_factory=lambda: [FakeCommit("Change things")])
+    changed_files: int | None = None  # GitHub's count; defaults to len(files)
+
+    def summary(self, repo: str) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "title": self.title,
+            "body": self.body,
+            "state": "closed",
+            "user": {"login": self.user_login, "type": self.user_type},
+            "created_at": iso(self.updated_at - timedelta(days=1)),
+            "updated_at": iso(self.updated_at),
+            "closed_at": iso(self.merged_at or self.updated_at),
+            "merged_at": iso(self.merged_at) if self.merged_at else None,
+            "head": {"sha": sha(self.number, "e"), "ref": f"branch-{self.number}"},
+            "base": {"sha": sha(self.number, "b"), "ref": "main", "repo": {"full_name": repo}},
+        }
+
+    def detail(self, repo: str) -> dict[str, Any]:
+        return {
+            **self.summary(repo),
+            "merged": self.merged_at is not None,
+            "additions": sum(f.additions for f in self.files),
+            "deletions": sum(f.deletions for f in self.files),
+            "changed_files": self.changed_files if self.changed_files is not None else len(self.files),
+            "commits": len(self.commits),
+        }
+
+
+@dataclass
+class FakeIssue:
+    number: int
+    title: str = "Fictional issue"
+    body: str = ""
+
+
+@dataclass
+class RateBudget:
+    limit: int = 5000
+    remaining: int = 5000
+    reset: float = 0.0
+
+
+@dataclass
+class Failure:
+    method: str
+    path: re.Pattern[str]
+    status: int
+    times: int | None  # None: every time
+    headers: dict[str, str]
+    message: str
+
+
+def _b64url_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class FakeGitHub:
+    """State and ASGI app of the fake; `log` holds (method, path with query) per request."""
+
+    def __init__(
+        self,
+        repo: str = "fictional-org/shop-demo",
+        *,
+        clock: Callable[[], float] = time.time,
+        token: str | None = "test-token",
+        app_id: str | None = None,
+        app_public_key: rsa.RSAPublicKey | None = None,
+        budget: RateBudget | None = None,
+    ) -> None:
+        self.repo = repo
+        self.clock = clock
+        self.token = token
+        self.app_id = app_id
+        self.app_public_key = app_public_key
+        self.budget = budget or RateBudget(reset=clock() + 3600)
+        self.pulls: dict[int, FakePull] = {}
+        self.issues: dict[int, FakeIssue] = {}
+        self.failures: list[Failure] = []
+        self.log: list[tuple[str, str]] = []
+        self.installation_tokens: list[str] = []
+        self.app = Starlette(routes=[Route("/{path:path}", self._dispatch, methods=["GET", "POST"])])
+        self._lock = threading.Lock()
+        self._routes: list[tuple[str, re.Pattern[str], Callable[..., Response]]] = [
+            ("GET", re.compile(r"/repos/(?P<repo>[^/]+/[^/]+)/pulls"), self._list_pulls),
+            ("GET", re.compile(r"/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<n>\d+)"), self._get_pull),
+            ("GET", re.compile(r"/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<n>\d+)/commits"), self._commits),
+            ("GET", re.compile(r"/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<n>\d+)/files"), self._files),
+            ("GET", re.compile(r"/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<n>\d+)"), self._get_issue),
+            ("POST", re.compile(r"/app/installations/(?P<id>\d+)/access_tokens"), self._access_token),
+        ]
+
+    # --- set-up ---------------------------------------------------------------------------
+
+    def add_pull(self, pull: FakePull) -> FakePull:
+        self.pulls[pull.number] = pull
+        return pull
+
+    def add_issue(self, issue: FakeIssue) -> FakeIssue:
+        self.issues[issue.number] = issue
+        return issue
+
+    def fail(
+        self,
+        path: str,
+        status: int,
+        *,
+        method: str = "GET",
+        times: int | None = 1,
+        headers: dict[str, str] | None = None,
+        message: str = "Injected failure",
+    ) -> None:
+        """Answer `status` for requests whose path fully matches the regex `path`."""
+        self.failures.append(Failure(method, re.compile(path), status, times, headers or {}, message))
+
+    def transport(self) -> SyncASGITransport:
+        return SyncASGITransport(self.app)
+
+    def paths(self, pattern: str = ".*") -> list[str]:
+        """Logged paths (without query) that fully match `pattern`."""
+        rx = re.compile(pattern)
+        return [p.split("?")[0] for _, p in self.log if rx.fullmatch(p.split("?")[0])]
+
+    # --- request handling -------------------------------------------------------------------
+
+    def _rate_headers(self) -> dict[str, str]:
+        b = self.budget
+        return {
+            "X-RateLimit-Limit": str(b.limit),
+            "X-RateLimit-Remaining": str(b.remaining),
+            "X-RateLimit-Reset": str(int(b.reset)),
+            "X-RateLimit-Used": str(b.limit - b.remaining),
+            "X-RateLimit-Resource": "core",
+        }
+
+    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+        body = {"message": message, "documentation_url": DOCS_URL}
+        return JSONResponse(body, status_code=status, headers={**self._rate_headers(), **(headers or {})})
+
+    def _injected(self, method: str, path: str) -> Response | None:
+        for failure in self.failures:
+            if failure.method == method and failure.path.fullmatch(path) and failure.times != 0:
+                if failure.times is not None:
+                    failure.times -= 1
+                return self._error(failure.status, failure.message, failure.headers)
+        return None
+
+    def _spend_budget(self) -> bool:
+        b = self.budget
+        if b.remaining == 0 and self.clock() >= b.reset:
+            b.remaining, b.reset = b.limit, self.clock() + 3600
+        if b.remaining == 0:
+            return False
+        b.remaining -= 1
+        return True
+
+    def _authorized(self, request: Request, path: str) -> bool:
+        header = request.headers.get("authorization", "")
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() not in ("bearer", "token"):
+            return False
+        if path.startswith("/app/"):
+            return self._valid_app_jwt(value)
+        return value == self.token or value in self.installation_tokens
+
+    def _valid_app_jwt(self, jwt: str) -> bool:
+        if self.app_public_key is None:
+            return False
+        try:
+            header, payload, signature = jwt.split(".")
+            self.app_public_key.verify(
+                _b64url_decode(signature),
+                f"{header}.{payload}".encode(),
+                padding.PKCS1v15(),
+                hashes.SHA256(),
+            )
+        except Exception:
+            return False
+        claims = json.loads(_b64url_decode(payload))
+        now = self.clock()
+        return claims.get("iss") == self.app_id and claims["iat"] <= now < claims["exp"]
+
+    async def _dispatch(self, request: Request) -> Response:
+        path = request.url.path
+        query = request.url.query
+        with self._lock:
+            self.log.append((request.method, f"{path}?{query}" if query else path))
+            injected = self._injected(request.method, path)
+            if injected is not None:
+                return injected
+            if not self._spend_budget():
+                return self._error(403, "API rate limit exceeded for installation ID 1.")
+            if not self._authorized(request, path):
+                return self._error(401, "Bad credentials")
+            for method, rx, handler in self._routes:
+                match = rx.fullmatch(path)
+                if match and method == request.method:
+                    if "repo" in match.groupdict() and match["repo"] != self.repo:
+                        return self._error(404, "Not Found")
+                    response = handler(request, match)
+                    response.headers.update(self._rate_headers())
+                    return response
+            return self._error(404, "Not Found")
+
+    def _page(self, request: Request, items: list[Any], default_per_page: int = 30) -> Response:
+        """One page plus a `Link` header with prev/next/last/first, as GitHub sends it."""
+        params = dict(parse_qsl(request.url.query))
+        per_page = min(int(params.get("per_page", default_per_page)), 100)
+        page = int(params.get("page", 1))
+        last = max(1, -(-len(items) // per_page))
+        chunk = items[(page - 1) * per_page : page * per_page]
+
+        def url(n: int) -> str:
+            return str(request.url.replace(query=urlencode({**params, "page": n})))
+
+        links = []
+        if page > 1:
+            links.append(f'<{url(page - 1)}>; rel="prev"')
+        if page < last:
+            links += [f'<{url(page + 1)}>; rel="next"', f'<{url(last)}>; rel="last"']
+        if page > 1:
+            links.append(f'<{url(1)}>; rel="first"')
+        headers = {"Link": ", ".join(links)} if links else {}
+        return JSONResponse(chunk, headers=headers)
+
+    def _pull_or_none(self, match: re.Match[str]) -> FakePull | None:
+        return self.pulls.get(int(match["n"]))
+
+    def _list_pulls(self, request: Request, match: re.Match[str]) -> Response:
+        params = dict(parse_qsl(request.url.query))
+        pulls = sorted(
+            self.pulls.values(), key=lambda p: p.updated_at, reverse=params.get("direction") != "asc"
+        )
+        if params.get("state") != "closed":
+            return self._error(422, "the fake serves state=closed only")
+        return self._page(request, [p.summary(self.repo) for p in pulls])
+
+    def _get_pull(self, request: Request, match: re.Match[str]) -> Response:
+        pull = self._pull_or_none(match)
+        return JSONResponse(pull.detail(self.repo)) if pull else self._error(404, "Not Found")
+
+    def _commits(self, request: Request, match: re.Match[str]) -> Response:
+        pull = self._pull_or_none(match)
+        if pull is None:
+            return self._error(404, "Not Found")
+        return self._page(request, [c.json(i) for i, c in enumerate(pull.commits)])
+
+    def _files(self, request: Request, match: re.Match[str]) -> Response:
+        pull = self._pull_or_none(match)
+        if pull is None:
+            return self._error(404, "Not Found")
+        return self._page(request, [f.json() for f in pull.files[:3000]])
+
+    def _get_issue(self, request: Request, match: re.Match[str]) -> Response:
+        n = int(match["n"])
+        if n in self.issues:
+            issue = self.issues[n]
+            return JSONResponse({"number": n, "title": issue.title, "body": issue.body, "state": "closed"})
+        if n in self.pulls:
+            pull = self.pulls[n]
+            return JSONResponse({"number": n, "title": pull.title, "body": pull.body, "pull_request": {}})
+        return self._error(404, "Not Found")
+
+    def _access_token(self, request: Request, match: re.Match[str]) -> Response:
+        token = f"ghs_fakeinstallation{len(self.installation_tokens):020d}"
+        self.installation_tokens.append(token)
+        expires = datetime.fromtimestamp(self.clock() + 3600, UTC)
+        return JSONResponse({"token": token, "expires_at": iso(expires)}, status_code=201)
+
+
+class SyncASGITransport(httpx.BaseTransport):
+    """Runs an ASGI app in-process for a synchronous httpx client (httpx's own is async only)."""
+
+    def __init__(self, app: Any) -> None:
+        self._inner = httpx.ASGITransport(app=app)
+        self._loop = asyncio.new_event_loop()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        inner_request = httpx.Request(
+            request.method, request.url, headers=request.headers, content=request.read()
+        )
+
+        async def run() -> httpx.Response:
+            response = await self._inner.handle_async_request(inner_request)
+            content = await response.aread()
+            return httpx.Response(response.status_code, headers=response.headers, content=content)
+
+        return self._loop.run_until_complete(run())
+
+    def close(self) -> None:
+        self._loop.close()
+
+
+@contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Serve `app` with uvicorn on 127.0.0.1 (a free port) in a thread; yields the base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the fake GitHub server did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+class FakeClock:
+    """Injected time for client and fake: `sleep` advances `now` and is recorded."""
+
+    def __init__(self, start: float) -> None:
+        self.t = start
+        self.sleeps: list[float] = []
+
+    def now(self) -> float:
+        return self.t
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.t += seconds

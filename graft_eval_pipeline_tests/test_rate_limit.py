@@ -1,0 +1,148 @@
+"""GitHub rate limiting (spec E15, U-RL-1..5) with an injected clock; no network, no real sleep."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from graft_eval_pipeline.github.errors import GitHubAbort, GitHubError
+from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
+from graft_eval_pipeline_tests.fake_github import FakeClock
+
+T = 1_800_000_000.0
+
+
+def response(status: int = 200, **headers: str) -> httpx.Response:
+    body = {"message": headers.pop("message", "ok")}
+    return httpx.Response(status, headers=headers, json=body)
+
+
+def sender(responses: list[httpx.Response]) -> tuple[Callable[[], httpx.Response], list[int]]:
+    """A send() that answers the given responses in order and counts calls."""
+    it: Iterator[httpx.Response] = iter(responses)
+    calls: list[int] = []
+
+    def send() -> httpx.Response:
+        calls.append(1)
+        return next(it)
+
+    return send, calls
+
+
+def limiter(clock: FakeClock, **options: float) -> RateLimiter:
+    return RateLimiter(RateLimitOptions(**options), sleep=clock.sleep, now=clock.now)  # type: ignore[arg-type]
+
+
+def budget(remaining: int, reset: float) -> dict[str, str]:
+    return {"x-ratelimit-remaining": str(remaining), "x-ratelimit-reset": str(int(reset))}
+
+
+def test_U_RL_1_low_remaining_waits_until_reset_plus_one_second_before_the_next_request() -> None:
+    clock = FakeClock(T)
+    rl = limiter(clock, min_remaining=50)
+    send, _ = sender([response(**budget(10, T + 120)), response(**budget(4999, T + 3600))])
+    rl.call(send)
+    assert clock.sleeps == []  # nothing is due until another request is made
+    rl.call(send)
+    assert clock.sleeps == [121.0]
+    assert rl.stats.waits == 1 and rl.stats.requests == 2
+
+
+def test_U_RL_1_remaining_above_the_minimum_never_waits() -> None:
+    clock = FakeClock(T)
+    rl = limiter(clock, min_remaining=50)
+    send, _ = sender([response(**budget(51, T + 120)), response(**budget(50, T + 120))])
+    rl.call(send)
+    rl.call(send)
+    assert clock.sleeps == []
+
+
+def test_U_RL_2_429_with_retry_after_sleeps_and_retries() -> None:
+    clock = FakeClock(T)
+    rl = limiter(clock)
+    send, calls = sender([response(429, **{"retry-after": "3"}), response(200)])
+    assert rl.call(send).status_code == 200
+    assert clock.sleeps == [3.0]
+    assert len(calls) == 2
+
+
+def test_U_RL_2_secondary_limit_403_with_retry_after_is_honoured() -> None:
+    clock = FakeClock(T)
+    rl = limiter(clock)
+    secondary = response(
+        403, message="You have exceeded a secondary rate limit. Please wait.", **{"retry-after": "60"}
+    )
+    send, _ = sender([secondary, response(200)])
+    assert rl.call(send).status_code == 200
+    assert clock.sleeps == [60.0]
+
+
+def test_U_RL_2_a_plain_403_is_not_retried() -> None:
+    clock = FakeClock(T)
+    rl = limiter(clock)
+    send, calls = sender([response(403, message="Resource not accessible by integration")])
+    assert rl.call(send).status_code == 403
+    assert clock.sleeps == [] and len(calls) == 1
+
+
+def test_U_RL_3_four_403s_at_zero_remaining_retry_three_times_then_propagate_as_rate_limited() -> None:
+    from graft_eval_pipeline.github.auth import TokenAuth
+    from graft_eval_pipeline.github.client import GitHubClient
+
+    clock = FakeClock(T)
+    rl = limiter(clock)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        # the reset is always 30 s ahead of the injected clock: the limit never lifts
+        return response(403, message="API rate limit exceeded", **budget(0, clock.now() + 30))
+
+    gh = GitHubClient(auth=TokenAuth("t"), limiter=rl, transport=httpx.MockTransport(handler))
+    with pytest.raises(GitHubError) as err:
+        gh.get_json("/repos/o/r/pulls/1")
+    assert err.value.kind == "rate_limited" and err.value.status == 403
+    assert clock.sleeps == [31.0, 31.0, 31.0]
+    assert rl.stats.requests == 4
+
+
+def test_U_RL_4_a_wait_over_max_wait_aborts_without_sleeping() -> None:
+    clock = FakeClock(T)
+    rl = limiter(clock, max_wait_s=15 * 60)
+    send, calls = sender([response(429, **{"retry-after": "3600"})])
+    with pytest.raises(GitHubAbort) as err:
+        rl.call(send)
+    assert err.value.reason == "rate_limit_wait"
+    assert clock.sleeps == [] and len(calls) == 1
+
+
+def test_U_RL_4_budget_pause_over_max_wait_aborts_before_the_next_request() -> None:
+    clock = FakeClock(T)
+    rl = limiter(clock, max_wait_s=60, min_remaining=50)
+    send, calls = sender([response(**budget(0, T + 3000))])
+    rl.call(send)
+    with pytest.raises(GitHubAbort) as err:
+        rl.call(send)
+    assert err.value.reason == "rate_limit_wait"
+    assert clock.sleeps == [] and len(calls) == 1
+
+
+def test_U_RL_5_max_requests_caps_the_run() -> None:
+    clock = FakeClock(T)
+    rl = limiter(clock, max_requests=3)
+    send, calls = sender([response() for _ in range(4)])
+    for _ in range(3):
+        rl.call(send)
+    with pytest.raises(GitHubAbort) as err:
+        rl.call(send)
+    assert err.value.reason == "max_requests"
+    assert len(calls) == 3
+
+
+def test_U_RL_5_retries_count_against_max_requests() -> None:
+    clock = FakeClock(T)
+    rl = limiter(clock, max_requests=2)
+    send, calls = sender([response(429, **{"retry-after": "1"})] * 3)
+    with pytest.raises(GitHubAbort) as err:
+        rl.call(send)
+    assert err.value.reason == "max_requests" and len(calls) == 2
