@@ -1,0 +1,196 @@
+"""The rule-based risk floor (design 3.2): a minimum class from paths, sizes and markers.
+
+The floor never reads model output, so a model that is fooled or down cannot lower it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import get_args
+
+from graft_eval_pipeline.card.globs import (
+    AUTH_SECRETS_GLOBS,
+    BINARY_EXTENSIONS,
+    CI_CONFIG_GLOBS,
+    DEPENDENCY_GLOBS,
+    INFRA_GLOBS,
+    MIGRATION_GLOBS,
+    POLICY_FILE_GLOBS,
+    TEST_GLOBS,
+    GlobIndex,
+    glob_matcher,
+)
+from graft_eval_pipeline.card.models import RISK_ORDER, CardInputs, RiskClass
+from graft_eval_pipeline.card.result import FloorRuleId
+
+FLOOR_RULE_IDS: tuple[FloorRuleId, ...] = get_args(FloorRuleId)
+"""R1..R15, in rule order."""
+PATH_RULE_IDS: tuple[FloorRuleId, ...] = FLOOR_RULE_IDS[:8]
+"""R1..R8: the rules that read only the file list (the sampler's "sensitive" stratum)."""
+
+RULE_CLASS: dict[FloorRuleId, RiskClass] = {
+    "ci_config": "sensitive",
+    "policy_file": "sensitive",
+    "dependency_manifest": "sensitive",
+    "infra": "sensitive",
+    "auth_secrets": "sensitive",
+    "migration": "sensitive",
+    "configured_path": "sensitive",
+    "test_deleted": "sensitive",
+    "test_shrunk": "logic",
+    "binary": "logic",
+    "size_large": "logic",
+    "size_huge": "sensitive",
+    "listing_truncated": "sensitive",
+    "partial_view": "logic",
+    "injection_marker": "logic",
+}
+
+SIZE_LARGE_LINES = 300
+SIZE_HUGE_LINES = 1_500
+SIZE_HUGE_FILES = 50
+TEST_SHRUNK_LINES = 5
+
+# Bit i of a path's mask is set when list i matches; the order follows R1..R6, then tests.
+_PATH_LISTS: tuple[tuple[FloorRuleId, tuple[str, ...]], ...] = (
+    ("ci_config", CI_CONFIG_GLOBS),
+    ("policy_file", POLICY_FILE_GLOBS),
+    ("dependency_manifest", DEPENDENCY_GLOBS),
+    ("infra", INFRA_GLOBS),
+    ("auth_secrets", AUTH_SECRETS_GLOBS),
+    ("migration", MIGRATION_GLOBS),
+)
+_TEST_BIT = 1 << len(_PATH_LISTS)
+_INDEX = GlobIndex([globs for _, globs in _PATH_LISTS] + [TEST_GLOBS])
+_SHRINKABLE = frozenset({"modified", "changed", "renamed"})
+
+
+@dataclass(frozen=True, slots=True)
+class FloorResult:
+    """`fired_by` names the first path or source ("title", "body", "issue", "pr", "listing")
+    that fired each rule; it is for display in `show`, never for reports."""
+
+    risk: RiskClass
+    rules: tuple[FloorRuleId, ...]
+    fired_by: dict[FloorRuleId, str] = field(default_factory=dict)
+
+
+# R15. Every branch holds one of the keywords, so text without any of them (after lower-casing)
+# skips the regex: a diff is scanned a few times at memory speed instead of once at regex speed.
+_INJECTION_KEYWORDS = ("instruction", "review", "classif", "graft", "trivial")
+_INJECTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override) (?:all |any )?(?:of )?(?:the |your |my )?"
+    r"(?:previous|prior|above|earlier|preceding|former|original|system) instructions?\b"
+    r"|\bnote to (?:the |all |any )?(?:ai|llm|automated|bot|model) ?(?:code )?review(?:er|ers|bot|bots)?\b"
+    r"|\b(?:ai|llm|automated|bot) (?:code )?reviewers? ?[:,-] ?(?:please )?"
+    r"(?:approve|accept|lgtm|pass|ignore|skip|classify|mark|rate|treat)\b"
+    r"|\bclassify (?:this|the|it)(?: (?:pr|pull request|change|changes|diff|patch|commit|one))? as\b"
+    r"|\b(?:mark|label|rate|treat|flag) (?:this|the) (?:pr|pull request|change|changes|diff|patch) as "
+    r"trivial\b"
+    r"|\bgraft ?[:,] ?(?:please )?(?:approve|classify|mark|ignore|skip|treat|rate)\b"
+)
+
+
+@cache
+def _format_chars() -> dict[int, None]:
+    """Unicode category Cf (zero-width, bidi controls, tags) -> deleted, for str.translate."""
+    planes = (*range(0x20000), *range(0xE0000, 0xE1000))
+    return {cp: None for cp in planes if unicodedata.category(chr(cp)) == "Cf"}
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, drop format characters, lower-case, fold white space (design 3.2, R15)."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).translate(_format_chars())
+    return " ".join(text.lower().split())
+
+
+def _could_inject(text: str) -> bool:
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(k in low for k in _INJECTION_KEYWORDS)
+
+
+def addresses_ai_reviewer(text: str) -> bool:
+    """True when the text, normalized, holds an instruction addressed to an AI reviewer."""
+    return _could_inject(text) and _INJECTION.search(normalize_text(text)) is not None
+
+
+def _added_lines(patch: str) -> str:
+    return "\n".join(line[1:] for line in patch.split("\n") if line.startswith("+"))
+
+
+def _injection_source(inputs: CardInputs) -> str | None:
+    texts = [("title", inputs.pr.title), ("body", inputs.pr.body)]
+    if inputs.issue is not None:
+        texts += [("issue", inputs.issue.title), ("issue", inputs.issue.body)]
+    for source, text in texts:
+        if addresses_ai_reviewer(text):
+            return source
+    for f in inputs.files:
+        if f.patch and _could_inject(f.patch) and addresses_ai_reviewer(_added_lines(f.patch)):
+            return f.path
+    return None
+
+
+def _is_binary(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[1].lower() in BINARY_EXTENSIONS
+
+
+def compute_risk_floor(
+    inputs: CardInputs,
+    extra_sensitive_globs: Sequence[str] = (),
+    *,
+    cut_paths: frozenset[str] = frozenset(),
+) -> FloorResult:
+    """The floor of one PR. `cut_paths` are the files whose patch `prepare` shortened (R14)."""
+    fired: dict[FloorRuleId, str] = {}
+
+    def fire(rule: FloorRuleId, source: str) -> None:
+        fired.setdefault(rule, source)
+
+    configured = glob_matcher(extra_sensitive_globs)
+    for f in inputs.files:
+        test_bits = []
+        for path in (f.path, f.previous_path) if f.previous_path else (f.path,):
+            mask = _INDEX.mask(path)
+            test_bits.append(bool(mask & _TEST_BIT))
+            for i, (rule, _) in enumerate(_PATH_LISTS):
+                if mask >> i & 1:
+                    fire(rule, path)
+            if configured(path):
+                fire("configured_path", path)
+        is_test = test_bits[0]
+        was_test = test_bits[-1]
+        if (f.status == "removed" and is_test) or (f.status == "renamed" and was_test and not is_test):
+            fire("test_deleted", f.path)
+        if f.status in _SHRINKABLE and is_test and f.deletions - f.additions >= TEST_SHRUNK_LINES:
+            fire("test_shrunk", f.path)
+        if f.patch is None:
+            if _is_binary(f.path):
+                fire("binary", f.path)
+            elif not inputs.too_large:
+                fire("partial_view", f.path)
+        elif f.path in cut_paths and not inputs.too_large:
+            fire("partial_view", f.path)
+
+    lines = inputs.pr.additions + inputs.pr.deletions
+    if lines > SIZE_HUGE_LINES or inputs.pr.changed_files > SIZE_HUGE_FILES:
+        fire("size_huge", "pr")
+    elif lines > SIZE_LARGE_LINES:
+        fire("size_large", "pr")
+    if inputs.listing_truncated:
+        fire("listing_truncated", "listing")
+    source = _injection_source(inputs)
+    if source is not None:
+        fire("injection_marker", source)
+
+    rules = tuple(r for r in FLOOR_RULE_IDS if r in fired)
+    risk: RiskClass = max((RULE_CLASS[r] for r in rules), key=RISK_ORDER.__getitem__, default="trivial")
+    return FloorResult(risk=risk, rules=rules, fired_by={r: fired[r] for r in rules})
