@@ -178,6 +178,7 @@ class FakeGitHub:
         self.failures: list[Failure] = []
         self.log: list[tuple[str, str]] = []
         self.installation_tokens: list[str] = []
+        self.max_per_page = 100  # lower it to get several pages from a few items
         self.app = Starlette(routes=[Route("/{path:path}", self._dispatch, methods=["GET", "POST"])])
         self._lock = threading.Lock()
         self._routes: list[tuple[str, re.Pattern[str], Callable[..., Response]]] = [
@@ -304,7 +305,7 @@ class FakeGitHub:
     def _page(self, request: Request, items: list[Any], default_per_page: int = 30) -> Response:
         """One page plus a `Link` header with prev/next/last/first, as GitHub sends it."""
         params = dict(parse_qsl(request.url.query))
-        per_page = min(int(params.get("per_page", default_per_page)), 100)
+        per_page = min(int(params.get("per_page", default_per_page)), self.max_per_page)
         page = int(params.get("page", 1))
         last = max(1, -(-len(items) // per_page))
         chunk = items[(page - 1) * per_page : page * per_page]
