@@ -10,17 +10,19 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import click
 
+from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.case_schema import EvalCase, FloorConfig, gold, needs_adjudication
 from graft_eval_pipeline.evalset.crypto import generate_key
 from graft_eval_pipeline.evalset.env import EvalEnv
-from graft_eval_pipeline.evalset.errors import CheckFailed, EvalError
+from graft_eval_pipeline.evalset.errors import CheckFailed, EvalAbort, EvalError
 from graft_eval_pipeline.evalset.store import (
     PURGE_LOG,
     CaseSet,
@@ -178,6 +180,362 @@ def purge(set_dir: Path, confirm: str) -> None:
     count = purge_set(set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir)
     click.echo(f"purged set {confirm}: {count} cases deleted; logged in {env.eval_dir / PURGE_LOG}")
     click.echo("now delete any other copies (backups, synced folders, other machines)")
+
+
+# --- labelling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
+
+HANDLE_OPTION = click.option("--as", "handle", required=True, help="Your labeler handle (never an e-mail).")
+
+
+@cli.command()
+@SET_OPTION
+@HANDLE_OPTION
+@click.option("--case", "case_id", default=None, help="Label this case (replaces your own set on it).")
+@click.option("--double-only", is_flag=True, help="Only cases tagged double-label.")
+@click.option(
+    "--apply",
+    "apply_file",
+    default=None,
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Write label sets from a labels.json file instead of asking.",
+)
+def label(
+    set_dir: Path, handle: str, case_id: str | None, double_only: bool, apply_file: Path | None
+) -> None:
+    """Label cases blind (E25): the PR only, never the floor, a card or other labels."""
+    from graft_eval_pipeline.evalset import labeling
+
+    cs = _open_case_set(set_dir)
+    if apply_file is not None:
+        if case_id is not None or double_only:
+            raise click.UsageError("--apply takes every case in the file: drop --case and --double-only")
+        ids = labeling.apply_label_file(cs, apply_file, handle=handle, now=datetime.now(UTC))
+        click.echo(f"wrote {len(ids)} label set(s) by {handle}")
+        return
+    written = labeling.run_label_session(
+        cs,
+        handle=handle,
+        inp=sys.stdin,
+        out=sys.stdout,
+        now=lambda: datetime.now(UTC),
+        case_id=case_id,
+        double_only=double_only,
+    )
+    click.echo(f"{written} case(s) labelled by {handle}")
+
+
+@cli.command("assign-double")
+@SET_OPTION
+@click.option("--fraction", type=click.FloatRange(0, 1), required=True, help="Share of cases, e.g. 0.2.")
+@click.option("--min", "minimum", type=click.IntRange(min=0), default=20, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: int) -> None:
+    """Tag max(min, ceil(fraction × n)) cases double-label, stratified and seeded; idempotent."""
+    from graft_eval_pipeline.evalset import labeling
+
+    ids = labeling.assign_double(_open_case_set(set_dir), fraction=fraction, minimum=minimum, seed=seed)
+    if ids:
+        click.echo(f"tagged {len(ids)} case(s) double-label: {', '.join(ids)}")
+    else:
+        click.echo("no case tagged: enough cases already carry double-label")
+
+
+@cli.command()
+@SET_OPTION
+@HANDLE_OPTION
+@click.option("--case", "case_id", default=None, help="Adjudicate this case only.")
+def adjudicate(set_dir: Path, handle: str, case_id: str | None) -> None:
+    """Settle disagreeing label sets (E17); shows the sets side by side, never model output."""
+    from graft_eval_pipeline.evalset import labeling
+
+    written = labeling.run_adjudication_session(
+        _open_case_set(set_dir),
+        handle=handle,
+        inp=sys.stdin,
+        out=sys.stdout,
+        now=lambda: datetime.now(UTC),
+        case_id=case_id,
+    )
+    click.echo(f"{written} case(s) adjudicated by {handle}")
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def agreement(set_dir: Path, as_json: bool) -> None:
+    """Cohen's kappa per labeler pair (spec 8.1): ids and numbers only."""
+    import json
+
+    from graft_eval_pipeline.evalset.kappa import agreement as compute_agreement
+    from graft_eval_pipeline.evalset.kappa import render_agreement
+    from graft_eval_pipeline.evalset.store import read_cases
+
+    report = compute_agreement(read_cases(_open_case_set(set_dir)))
+    if as_json:
+        click.echo(json.dumps(report.to_json_dict(), indent=2))
+    else:
+        click.echo(render_agreement(report), nl=False)
+
+
+# --- run and ci: harness, report, baseline, thresholds (spec T13, T14, E18-E23) -------------
+
+SYNTHETIC_DIR = REPO_ROOT / "eval" / "synthetic"
+SYNTHETIC_BASELINE = REPO_ROOT / "eval" / "baselines" / "synthetic.json"
+THRESHOLDS_FILE = REPO_ROOT / "eval" / "thresholds.json"
+
+
+def _case_filter(
+    cs: CaseSet, case_ids: str | None, tag: str | None
+) -> Callable[[str, list[str]], bool] | None:
+    """--cases and --tag; an unknown id is a usage error, not an empty run."""
+    wanted = set(_comma_list(case_ids))
+    unknown = sorted(wanted - set(list_case_ids(cs)))
+    if unknown:
+        raise EvalError(f"--cases: {len(unknown)} id(s) not in set {cs.set_id}: {', '.join(unknown)}")
+    if not wanted and tag is None:
+        return None
+    return lambda case_id, tags: (not wanted or case_id in wanted) and (tag is None or tag in tags)
+
+
+def _run_and_report(
+    set_dir: Path,
+    *,
+    case_ids: str | None = None,
+    tag: str | None = None,
+    baseline: Path | None = None,
+    save_baseline_to: Path | None = None,
+    check: bool = False,
+    strict: bool = False,
+    out: Path | None = None,
+    concurrency: int | None = None,
+) -> None:
+    import asyncio
+
+    from graft_eval_pipeline.evalset.harness import RunOptions, run_eval
+    from graft_eval_pipeline.evalset.report import (
+        REPORT_FILE,
+        check_run,
+        default_baseline_path,
+        default_out_dir,
+        load_report,
+        load_thresholds,
+        save_baseline,
+        write_run_outputs,
+    )
+
+    cs = _open_case_set(set_dir)
+    if baseline is not None and not baseline.is_file():
+        raise EvalError(f"--baseline {baseline} does not exist: create it with --save-baseline")
+    baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
+    thresholds = load_thresholds(THRESHOLDS_FILE)
+    env = _eval_env()
+    options = RunOptions(
+        set=cs,
+        mode="fake",
+        models=Models(fast=env.model_fast, strong=env.model_strong),
+        timeout_ms=env.timeout_ms,
+        concurrency=concurrency,
+        case_filter=_case_filter(cs, case_ids, tag),
+        progress=lambda line: click.echo(line, err=True),
+    )
+    outcome = asyncio.run(run_eval(options))
+    if outcome.report is None:
+        raise EvalAbort(outcome.aborted or "aborted", f"run aborted: {outcome.aborted}")
+    previous = load_report(baseline_path) if baseline_path.is_file() else None
+    checked = check_run(outcome.report, previous, thresholds, strict)
+    out_dir = out or default_out_dir(cs.dir, checked.report)
+    write_run_outputs(out_dir, checked.report, checked.markdown)
+    if save_baseline_to is not None:
+        save_baseline(save_baseline_to, checked.report)
+    click.echo(checked.summary(), nl=False)
+    click.echo(f"report: {out_dir / REPORT_FILE}")
+    if save_baseline_to is not None:
+        click.echo(f"baseline saved: {save_baseline_to}")
+    if check and checked.failed:
+        raise CheckFailed("a threshold or the baseline match failed (see above)")
+
+
+RUN_OUTPUT_OPTIONS = [
+    click.option("--baseline", type=click.Path(path_type=Path), default=None, help="Baseline report."),
+    click.option("--save-baseline", "save_baseline_to", type=click.Path(path_type=Path), default=None),
+    click.option("--strict", is_flag=True, help="Provisional threshold failures also exit 1."),
+    click.option("--out", type=click.Path(path_type=Path), default=None, help="Default <set>/runs/<runId>/."),
+    click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Cases in flight (8 fake)."),
+]
+
+
+def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
+    for option in reversed(RUN_OUTPUT_OPTIONS):
+        command = option(command)
+    return command
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--cases", "case_ids", default=None, help="Comma-separated case ids.")
+@click.option("--tag", default=None, help="Only cases with this tag.")
+@click.option("--check", is_flag=True, help="Exit 1 when a threshold or the baseline match fails.")
+@_run_output_options
+def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **outputs: Any) -> None:
+    """Run the card engine over a set (fake LLM), write report.json/.md, diff and check."""
+    _run_and_report(set_dir, case_ids=case_ids, tag=tag, check=check, **outputs)
+
+
+@cli.command()
+@_run_output_options
+def ci(baseline: Path | None, **outputs: Any) -> None:
+    """= run --set eval/synthetic --baseline eval/baselines/synthetic.json --check."""
+    _run_and_report(SYNTHETIC_DIR, baseline=baseline or SYNTHETIC_BASELINE, check=True, **outputs)
+
+
+# --- export (spec E9-E16, section 7) ---------------------------------------------------------
+
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def _duration_s(text: str) -> float:
+    """--max-wait: `15m`, `90s`, `1h`, `500ms` or plain seconds."""
+    import re
+
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*", text)
+    if not match:
+        raise click.BadParameter(
+            f"{text!r} is not a duration such as 15m, 90s or 1h", param_hint="--max-wait"
+        )
+    return float(match.group(1)) * _DURATION_UNITS[match.group(2) or "s"]
+
+
+def _merge_bound(text: str, option: str, *, end_of_day: bool) -> datetime:
+    """--from/--to: a date (whole UTC days, --to inclusive) or an ISO time (UTC when no offset)."""
+    from datetime import date, timedelta
+
+    try:
+        if len(text) == 10:
+            day = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
+            return day + timedelta(days=1, microseconds=-1) if end_of_day else day
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a date (YYYY-MM-DD) or ISO time", param_hint=option
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class _StageProgress:
+    """One click progress bar per export stage, on stderr; the CLI uses it on a TTY only."""
+
+    def __init__(self) -> None:
+        self._stage: str | None = None
+        self._bar: Any = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage != self._stage:
+            self.close()
+            self._stage = stage
+            self._bar = click.progressbar(length=total, label=stage, file=sys.stderr)
+            self._bar.__enter__()
+        self._bar.update(1)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
+@cli.command("export")
+@SET_OPTION
+@click.option("--repo", required=True, help="owner/name of the pilot repository.")
+@click.option("--from", "merged_from", required=True, help="Merged on or after (YYYY-MM-DD or ISO time).")
+@click.option("--to", "merged_to", required=True, help="Merged on or before (YYYY-MM-DD inclusive, or ISO).")
+@click.option("--author", type=click.Choice(["agent", "bot", "any"]), default="agent", show_default=True)
+@click.option("--agent-logins", default=None, help="Comma-separated (default GRAFT_AGENT_LOGINS).")
+@click.option(
+    "--agent-coauthor-emails", default=None, help="Comma-separated (default GRAFT_AGENT_COAUTHOR_EMAILS)."
+)
+@click.option("--sample", "sample_size", type=click.IntRange(min=1), default=40, show_default=True)
+@click.option("--min-per-stratum", type=click.IntRange(min=0), default=2, show_default=True)
+@click.option("--max-candidates", type=click.IntRange(min=1), default=400, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option(
+    "--redact", "redact_kinds", type=click.Choice(["emails"]), multiple=True, help="Also redact e-mails."
+)
+@click.option("--redact-host", multiple=True, help="Redact this host and its subdomains (repeatable).")
+@click.option("--redact-pattern", multiple=True, help="Redact this regular expression (repeatable).")
+@click.option("--auth", "auth_mode", type=click.Choice(["app", "token"]), default="app", show_default=True)
+@click.option("--installation-id", type=click.IntRange(min=1), default=None, help="GitHub App installation.")
+@click.option("--min-remaining", type=click.IntRange(min=0), default=50, show_default=True)
+@click.option("--max-wait", default="15m", show_default=True, help="Longest rate-limit wait before aborting.")
+@click.option("--max-requests", type=click.IntRange(min=1), default=5000, show_default=True)
+@click.option("--dry-run", is_flag=True, help="Stage 1 and the sample only: print strata and PR numbers.")
+def export_command(
+    set_dir: Path,
+    repo: str,
+    merged_from: str,
+    merged_to: str,
+    author: Literal["agent", "bot", "any"],
+    agent_logins: str | None,
+    agent_coauthor_emails: str | None,
+    sample_size: int,
+    min_per_stratum: int,
+    max_candidates: int,
+    seed: int,
+    redact_kinds: tuple[str, ...],
+    redact_host: tuple[str, ...],
+    redact_pattern: tuple[str, ...],
+    auth_mode: Literal["app", "token"],
+    installation_id: int | None,
+    min_remaining: int,
+    max_wait: str,
+    max_requests: int,
+    dry_run: bool,
+) -> None:
+    """Export merged agent PRs from GitHub into unlabeled, encrypted cases of a pilot set."""
+    import re
+
+    from graft_eval_pipeline.evalset.export import ExportOptions, github_client, run_export
+    from graft_eval_pipeline.evalset.redact import RedactOptions
+    from graft_eval_pipeline.github.rate_limit import RateLimitOptions
+
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
+        raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
+    env = _eval_env()
+    options = ExportOptions(
+        repo=repo,
+        merged_from=_merge_bound(merged_from, "--from", end_of_day=False),
+        merged_to=_merge_bound(merged_to, "--to", end_of_day=True),
+        author=author,
+        agent_logins=tuple(_comma_list(agent_logins)) if agent_logins is not None else env.agent_logins,
+        agent_coauthor_emails=(
+            tuple(_comma_list(agent_coauthor_emails))
+            if agent_coauthor_emails is not None
+            else env.agent_coauthor_emails
+        ),
+        sample=sample_size,
+        min_per_stratum=min_per_stratum,
+        max_candidates=max_candidates,
+        seed=seed,
+        redact=RedactOptions(emails="emails" in redact_kinds, hosts=redact_host, patterns=redact_pattern),
+        dry_run=dry_run,
+    )
+    limits = RateLimitOptions(
+        min_remaining=min_remaining, max_wait_s=_duration_s(max_wait), max_requests=max_requests
+    )
+    cs = _open_case_set(set_dir)
+    progress = _StageProgress() if sys.stderr.isatty() else None
+    with github_client(env, auth=auth_mode, installation_id=installation_id, limits=limits) as gh:
+        try:
+            run_export(gh, cs, options, now=lambda: datetime.now(UTC), emit=click.echo, progress=progress)
+        except EvalError:
+            stats = gh.limiter.stats
+            click.echo(
+                f"stopped after {stats.requests} requests; rate-limit waits: {stats.waits} "
+                f"({stats.waited_s:.0f} s); re-run the same command to resume",
+                err=True,
+            )
+            raise
+        finally:
+            if progress is not None:
+                progress.close()
 
 
 def main(argv: list[str] | None = None) -> int:
