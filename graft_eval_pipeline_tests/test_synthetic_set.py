@@ -15,8 +15,17 @@ from typing import get_args
 
 import pytest
 
-from graft_eval_pipeline.card.models import FakeFailure, FakeScript
-from graft_eval_pipeline.card.result import CardResult, FloorRuleId
+from graft_eval_pipeline.card import (
+    FLOOR_RULE_IDS,
+    CardResult,
+    FakeScript,
+    FloorRuleId,
+    GenerateOptions,
+    Models,
+    generate_card,
+    llm_for_case,
+)
+from graft_eval_pipeline.card.models import FakeFailure
 from graft_eval_pipeline.evalset.case_schema import EvalCase, gold
 from graft_eval_pipeline.evalset.redact import RedactOptions, redact_inputs
 from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, open_set, read_cases
@@ -138,7 +147,6 @@ def cases(synthetic_set: CaseSet) -> list[EvalCase]:
 @pytest.fixture(scope="module")
 def results(cases: list[EvalCase]) -> dict[str, CardResult]:
     """Every case through generate_card with its scripted model, as the harness runs it."""
-    from graft_eval_pipeline.card import GenerateOptions, generate_card, llm_for_case
 
     async def run_all() -> dict[str, CardResult]:
         out = {}
@@ -213,7 +221,7 @@ def test_U_SYN_4_scripts_without_failures_give_ok_cards_and_a_verdict(
 
 def test_U_SYN_5_floor_rules_of_the_run_cover_every_rule(results: dict[str, CardResult]) -> None:
     fired = {rule for result in results.values() for rule in result.floor_rules}
-    assert fired == set(get_args(FloorRuleId))
+    assert fired == set(get_args(FloorRuleId)) == set(FLOOR_RULE_IDS)
     assert len(fired) == 15
 
 
@@ -231,8 +239,6 @@ def test_U_SYN_6_floor_and_final_equal_the_table(case_id: str, results: dict[str
 def test_U_SYN_6_the_floor_selects_the_writer_of_the_table(
     case_id: str, results: dict[str, CardResult]
 ) -> None:
-    from graft_eval_pipeline.card import Models
-
     tier = {Models().fast: "fast", Models().strong: "strong"}
     calls = tuple(f"{c.purpose}:{tier.get(c.model, c.model)}" for c in results[case_id].calls)
     assert calls == TABLE[case_id].calls
