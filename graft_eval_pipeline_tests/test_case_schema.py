@@ -99,7 +99,8 @@ def test_U_CASE_1_spec_example_parses() -> None:
     case = parse_case(SPEC_EXAMPLE, "example.case.json")
     assert case.id == "syn-001-docs-typo"
     assert case.fake_llm is not None and case.fake_llm.verifier == "agree"
-    assert gold(case) is not None and gold(case).risk == "trivial"
+    label = gold(case)
+    assert label is not None and label.risk == "trivial"
 
 
 def test_U_CASE_2_pilot_fake_llm_and_id_prefixes_rejected() -> None:
@@ -180,7 +181,7 @@ def test_U_CASE_8_case_hash_covers_what_the_engine_sees() -> None:
     same = base.model_copy(update={"labels": [make_label("zed", risk="sensitive")], "tags": ["other"]})
     assert case_hash(same) == case_hash(base)
     file = base.inputs.files[0]
-    edited_patch = file.model_copy(update={"patch": file.patch + " "})
+    edited_patch = file.model_copy(update={"patch": f"{file.patch} "})
     edited = base.model_copy(update={"inputs": base.inputs.model_copy(update={"files": [edited_patch]})})
     assert case_hash(edited) != case_hash(base)
     globbed = base.model_copy(
@@ -218,7 +219,7 @@ def sample_report() -> dict[str, Any]:
 
     meta = SetMeta.model_validate_json((SYNTHETIC_DIR / "set.json").read_text(encoding="utf-8"))
     cases = [parse_case(p.read_text(encoding="utf-8"), p.name) for p in synthetic_files()[:2]]
-    rows = [make_row(c.id, gold=gold(c).risk) for c in cases]
+    rows = [make_row(c.id, gold=label.risk) for c in cases if (label := gold(c)) is not None]
     report = build_report(
         meta=meta,
         cases=cases,
