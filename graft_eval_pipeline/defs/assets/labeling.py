@@ -1,0 +1,91 @@
+"""Labelling assets: import dropped label files, and measure inter-labeler agreement."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import dagster as dg
+
+from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
+from graft_eval_pipeline.defs.partitions import case_set_partitions
+from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.evalset.kappa import TARGET_RISK_KAPPA, AgreementReport, agreement
+from graft_eval_pipeline.evalset.labeling import import_label_inbox
+from graft_eval_pipeline.evalset.store import read_cases
+
+
+@dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=["exported_cases"])
+def label_import(context: dg.AssetExecutionContext, case_sets: CaseSetsResource) -> dg.MaterializeResult:
+    """Merges label files from `<set>/labels-inbox/` into the cases; bad files stay, named."""
+    result = import_label_inbox(case_sets.open(context.partition_key), now=datetime.now(UTC))
+    if result.bad_files:
+        context.log.warning(
+            f"{len(result.bad_files)} label file(s) left in labels-inbox: "
+            + ", ".join(sorted(result.bad_files))
+        )
+    return dg.MaterializeResult(
+        metadata={
+            "imported_files": len(result.imported_files),
+            "bad_files": dg.MetadataValue.json(result.bad_files),
+            "labels_by_labeler": dg.MetadataValue.json(result.labels_by_labeler),
+            "cases": result.case_count,
+            "gold": result.gold_count,
+            "needs_adjudication": len(result.needs_adjudication),
+        }
+    )
+
+
+@dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[label_import])
+def labeler_agreement(
+    context: dg.AssetExecutionContext, case_sets: CaseSetsResource
+) -> dg.Output[AgreementReport]:
+    """Cohen's kappa per labeler pair (spec 8.1): ids and numbers only."""
+    report = agreement(read_cases(case_sets.open(context.partition_key)))
+    rows = [
+        dg.TableRecord(
+            {
+                "pair": " / ".join(p.labelers),
+                "shared": p.shared_cases,
+                "risk_kappa": p.risk.kappa,
+                "risk_weighted_kappa": p.risk.weighted_kappa,
+                "flag_kappa": p.should_flag.kappa,
+                "oos_kappa": p.out_of_scope.kappa,
+            }
+        )
+        for p in report.pairs
+    ]
+    return dg.Output(
+        report,
+        metadata={
+            "pairs": len(report.pairs),
+            "skipped_pairs": len(report.skipped_pairs),
+            "agreement": dg.MetadataValue.table(
+                rows,
+                schema=dg.TableSchema(
+                    columns=[
+                        dg.TableColumn("pair", "string"),
+                        dg.TableColumn("shared", "int"),
+                        dg.TableColumn("risk_kappa", "float"),
+                        dg.TableColumn("risk_weighted_kappa", "float"),
+                        dg.TableColumn("flag_kappa", "float"),
+                        dg.TableColumn("oos_kappa", "float"),
+                    ]
+                ),
+            ),
+        },
+    )
+
+
+@dg.asset_check(asset=labeler_agreement, partitions_def=case_set_partitions)
+def risk_kappa_meets_target(labeler_agreement: AgreementReport) -> dg.AssetCheckResult:
+    """Warns below the guide's target: revise the guide and relabel before trusting metrics."""
+    low = [
+        " / ".join(p.labelers)
+        for p in labeler_agreement.pairs
+        if p.risk.kappa is not None and p.risk.kappa < TARGET_RISK_KAPPA
+    ]
+    return dg.AssetCheckResult(
+        passed=not low,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={"target": TARGET_RISK_KAPPA, "pairs_below_target": dg.MetadataValue.json(low)},
+    )
