@@ -10,12 +10,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 import dagster as dg
 
 from graft_eval_pipeline.evalset.crypto import parse_key
-from graft_eval_pipeline.evalset.env import DEFAULT_EVAL_DIR
+from graft_eval_pipeline.evalset.env import DEFAULT_EVAL_DIR, EvalEnv
+from graft_eval_pipeline.evalset.export import github_client
 from graft_eval_pipeline.evalset.store import CaseSet, discover_set_ids, open_set, resolve_set_dir
+from graft_eval_pipeline.github.client import GitHubClient
+from graft_eval_pipeline.github.rate_limit import RateLimitOptions
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SYNTHETIC_DIR = REPO_ROOT / "eval" / "synthetic"
@@ -50,3 +54,22 @@ def case_sets_resource(environ: Mapping[str, str] = os.environ) -> CaseSetsResou
         eval_dir=dg.EnvVar(DIR_VAR) if environ.get(DIR_VAR) else DEFAULT_EVAL_DIR,
         eval_key=dg.EnvVar(KEY_VAR) if environ.get(KEY_VAR) else None,
     )
+
+
+class GitHubResource(dg.ConfigurableResource):
+    """The export's GitHub access (E15, E16): credentials come from the environment, never config."""
+
+    auth: Literal["app", "token"] = "app"
+    installation_id: int | None = None
+    min_remaining: int = 50
+    max_wait_s: float = 15 * 60
+    max_requests: int = 5000
+
+    def env(self) -> EvalEnv:
+        return EvalEnv.from_environ(os.environ)
+
+    def client(self) -> GitHubClient:
+        limits = RateLimitOptions(
+            min_remaining=self.min_remaining, max_wait_s=self.max_wait_s, max_requests=self.max_requests
+        )
+        return github_client(self.env(), auth=self.auth, installation_id=self.installation_id, limits=limits)

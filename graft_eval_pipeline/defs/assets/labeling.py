@@ -1,7 +1,9 @@
 """Labelling assets: import dropped label files, and measure inter-labeler agreement."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
+# from the real annotations.
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import dagster as dg
@@ -35,11 +37,31 @@ def label_import(context: dg.AssetExecutionContext, case_sets: CaseSetsResource)
     )
 
 
-@dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[label_import])
+AGREEMENT_COLUMNS = dg.TableSchema(
+    columns=[
+        dg.TableColumn("pair", "string"),
+        dg.TableColumn("shared", "int"),
+        dg.TableColumn("risk_kappa", "float"),
+        dg.TableColumn("risk_weighted_kappa", "float"),
+        dg.TableColumn("flag_kappa", "float"),
+        dg.TableColumn("oos_kappa", "float"),
+    ]
+)
+
+
+@dg.asset(
+    partitions_def=case_set_partitions,
+    group_name=EVALUATION_GROUP,
+    deps=[label_import],
+    check_specs=[dg.AssetCheckSpec("risk_kappa_meets_target", asset="labeler_agreement")],
+)
 def labeler_agreement(
     context: dg.AssetExecutionContext, case_sets: CaseSetsResource
-) -> dg.Output[AgreementReport]:
-    """Cohen's kappa per labeler pair (spec 8.1): ids and numbers only."""
+) -> Iterator[dg.Output[AgreementReport] | dg.AssetCheckResult]:
+    """Cohen's kappa per labeler pair (spec 8.1), ids and numbers only.
+
+    The check warns below the guide's target: revise the guide and relabel before trusting metrics.
+    """
     report = agreement(read_cases(case_sets.open(context.partition_key)))
     rows = [
         dg.TableRecord(
@@ -54,37 +76,21 @@ def labeler_agreement(
         )
         for p in report.pairs
     ]
-    return dg.Output(
+    yield dg.Output(
         report,
         metadata={
             "pairs": len(report.pairs),
             "skipped_pairs": len(report.skipped_pairs),
-            "agreement": dg.MetadataValue.table(
-                rows,
-                schema=dg.TableSchema(
-                    columns=[
-                        dg.TableColumn("pair", "string"),
-                        dg.TableColumn("shared", "int"),
-                        dg.TableColumn("risk_kappa", "float"),
-                        dg.TableColumn("risk_weighted_kappa", "float"),
-                        dg.TableColumn("flag_kappa", "float"),
-                        dg.TableColumn("oos_kappa", "float"),
-                    ]
-                ),
-            ),
+            "agreement": dg.MetadataValue.table(rows, schema=AGREEMENT_COLUMNS),
         },
     )
-
-
-@dg.asset_check(asset=labeler_agreement, partitions_def=case_set_partitions)
-def risk_kappa_meets_target(labeler_agreement: AgreementReport) -> dg.AssetCheckResult:
-    """Warns below the guide's target: revise the guide and relabel before trusting metrics."""
     low = [
         " / ".join(p.labelers)
-        for p in labeler_agreement.pairs
+        for p in report.pairs
         if p.risk.kappa is not None and p.risk.kappa < TARGET_RISK_KAPPA
     ]
-    return dg.AssetCheckResult(
+    yield dg.AssetCheckResult(
+        check_name="risk_kappa_meets_target",
         passed=not low,
         severity=dg.AssetCheckSeverity.WARN,
         metadata={"target": TARGET_RISK_KAPPA, "pairs_below_target": dg.MetadataValue.json(low)},

@@ -1,0 +1,151 @@
+"""Export assets for pilot partitions: candidates (stage 1) → sample → exported cases (stage 2).
+
+Thin shells over `evalset/export.py`; the intermediates pass through the sealed IO manager and
+their metadata carries counts, strata and request figures only (never titles or paths).
+"""
+
+# No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
+# from the real annotations.
+
+from datetime import UTC, date, datetime, time
+from typing import Literal
+
+import dagster as dg
+from pydantic import Field
+
+from graft_eval_pipeline.defs.jobs import EXPORT_GROUP
+from graft_eval_pipeline.defs.partitions import case_set_partitions
+from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
+from graft_eval_pipeline.evalset.export import (
+    CandidateList,
+    ExportResult,
+    ExportSample,
+    check_export_allowed,
+    choose_sample,
+    collect_candidates,
+    export_sampled,
+)
+from graft_eval_pipeline.evalset.redact import RedactOptions
+
+
+class CandidatesConfig(dg.Config):
+    """The `graft-eval export` flags that choose the candidates (E10, E11, E13)."""
+
+    repo: str
+    merged_from: str  # YYYY-MM-DD, inclusive
+    merged_to: str  # YYYY-MM-DD, inclusive
+    author: Literal["agent", "bot", "any"] = "agent"
+    agent_logins: list[str] = Field(default_factory=list)
+    agent_coauthor_emails: list[str] = Field(default_factory=list)
+    max_candidates: int = 400
+
+
+class SampleConfig(dg.Config):
+    sample: int = 40
+    min_per_stratum: int = 2
+    seed: int = 1
+
+
+class RedactConfig(dg.Config):
+    """Secrets are always redacted; these add e-mails, hosts and custom patterns (E14)."""
+
+    redact_emails: bool = False
+    redact_hosts: list[str] = Field(default_factory=list)
+    redact_patterns: list[str] = Field(default_factory=list)
+
+
+def _day_bounds(first: str, last: str) -> tuple[datetime, datetime]:
+    start = datetime.combine(date.fromisoformat(first), time.min, UTC)
+    end = datetime.combine(date.fromisoformat(last), time.max, UTC)
+    return start, end
+
+
+@dg.asset(partitions_def=case_set_partitions, group_name=EXPORT_GROUP)
+def export_candidates(
+    context: dg.AssetExecutionContext,
+    config: CandidatesConfig,
+    case_sets: CaseSetsResource,
+    github: GitHubResource,
+) -> dg.Output[CandidateList]:
+    """Stage 1: merged PRs in the window, classified, with paths and counts only."""
+    cs = case_sets.open(context.partition_key)
+    check_export_allowed(cs)
+    merged_from, merged_to = _day_bounds(config.merged_from, config.merged_to)
+    gh = github.client()
+    result = collect_candidates(
+        gh,
+        config.repo,
+        merged_from,
+        merged_to,
+        author=config.author,
+        agent_logins=tuple(config.agent_logins or github.env().agent_logins),
+        agent_coauthor_emails=tuple(config.agent_coauthor_emails or github.env().agent_coauthor_emails),
+        max_candidates=config.max_candidates,
+        extra_sensitive_globs=tuple(cs.meta.default_floor_config.extra_sensitive_globs),
+    )
+    return dg.Output(
+        result,
+        metadata={
+            "merged_in_range": result.listed,
+            "candidates": len(result.candidates),
+            "dropped_by_author": result.dropped_by_author,
+            "gone": len(result.missing),
+            "requests": result.requests,
+            "rate_limit_waits": gh.limiter.stats.waits,
+        },
+    )
+
+
+@dg.asset(partitions_def=case_set_partitions, group_name=EXPORT_GROUP)
+def export_sample(config: SampleConfig, export_candidates: CandidateList) -> dg.Output[ExportSample]:
+    """Stratified, seeded sample (E12); records each stratum's population for reweighting."""
+    sample = choose_sample(export_candidates.candidates, config.sample, config.min_per_stratum, config.seed)
+    strata = [
+        dg.TableRecord({"stratum": key, "population": c.population, "sampled": c.sampled})
+        for key, c in sample.strata.items()
+    ]
+    return dg.Output(
+        sample,
+        metadata={
+            "sampled": len(sample.picks),
+            "strata": dg.MetadataValue.table(
+                strata,
+                schema=dg.TableSchema(
+                    columns=[
+                        dg.TableColumn("stratum", "string"),
+                        dg.TableColumn("population", "int"),
+                        dg.TableColumn("sampled", "int"),
+                    ]
+                ),
+            ),
+        },
+    )
+
+
+@dg.asset(partitions_def=case_set_partitions, group_name=EXPORT_GROUP)
+def exported_cases(
+    context: dg.AssetExecutionContext,
+    config: RedactConfig,
+    export_sample: ExportSample,
+    case_sets: CaseSetsResource,
+    github: GitHubResource,
+) -> dg.Output[ExportResult]:
+    """Stage 2 for the sample: fetch with patches, redact, write sealed cases; resumable."""
+    cs = case_sets.open(context.partition_key)
+    gh = github.client()
+    redact = RedactOptions(
+        emails=config.redact_emails, hosts=tuple(config.redact_hosts), patterns=tuple(config.redact_patterns)
+    )
+    result = export_sampled(gh, cs, export_sample.picks, redact=redact, now=lambda: datetime.now(UTC))
+    return dg.Output(
+        result,
+        metadata={
+            "exported": len(result.exported),
+            "already_present": len(result.skipped_existing),
+            "gone": len(result.missing),
+            "redactions": sum(item.redactions for item in result.exported),
+            "requests": result.requests,
+            "rate_limit_waits": gh.limiter.stats.waits,
+            "case_ids": dg.MetadataValue.json([item.case_id for item in result.exported]),
+        },
+    )
