@@ -65,6 +65,8 @@ _PATH_LISTS: tuple[tuple[FloorRuleId, tuple[str, ...]], ...] = (
     ("migration", MIGRATION_GLOBS),
 )
 _TEST_BIT = 1 << len(_PATH_LISTS)
+_RULE_BITS = _TEST_BIT - 1
+_BIT_RULES = tuple((1 << i, rule) for i, (rule, _) in enumerate(_PATH_LISTS))
 _INDEX = GlobIndex([globs for _, globs in _PATH_LISTS] + [TEST_GLOBS])
 _SHRINKABLE = frozenset({"modified", "changed", "renamed"})
 
@@ -79,9 +81,9 @@ class FloorResult:
     fired_by: dict[FloorRuleId, str] = field(default_factory=dict)
 
 
-# R15. Every branch holds one of the keywords, so text without any of them (after lower-casing)
-# skips the regex: a diff is scanned a few times at memory speed instead of once at regex speed.
-_INJECTION_KEYWORDS = ("instruction", "review", "classif", "graft", "trivial")
+# R15. Every branch holds "instruction", "review" or "classif", so text without any of them
+# (after lower-casing) skips the regex: a diff is scanned four times at memory speed instead of
+# once at regex speed.
 _INJECTION = re.compile(
     r"\b(?:ignore|disregard|forget|override) (?:all |any )?(?:of )?(?:the |your |my )?"
     r"(?:previous|prior|above|earlier|preceding|former|original|system) instructions?\b"
@@ -89,9 +91,6 @@ _INJECTION = re.compile(
     r"|\b(?:ai|llm|automated|bot) (?:code )?reviewers? ?[:,-] ?(?:please )?"
     r"(?:approve|accept|lgtm|pass|ignore|skip|classify|mark|rate|treat)\b"
     r"|\bclassify (?:this|the|it)(?: (?:pr|pull request|change|changes|diff|patch|commit|one))? as\b"
-    r"|\b(?:mark|label|rate|treat|flag) (?:this|the) (?:pr|pull request|change|changes|diff|patch) as "
-    r"trivial\b"
-    r"|\bgraft ?[:,] ?(?:please )?(?:approve|classify|mark|ignore|skip|treat|rate)\b"
 )
 
 
@@ -110,10 +109,11 @@ def normalize_text(text: str) -> str:
 
 
 def _could_inject(text: str) -> bool:
+    """False when no phrase can match: plain ASCII without any keyword (the common case)."""
     if not text.isascii():
         return True
     low = text.lower()
-    return any(k in low for k in _INJECTION_KEYWORDS)
+    return "instruction" in low or "review" in low or "classif" in low
 
 
 def addresses_ai_reviewer(text: str) -> bool:
@@ -151,45 +151,44 @@ def compute_risk_floor(
 ) -> FloorResult:
     """The floor of one PR. `cut_paths` are the files whose patch `prepare` shortened (R14)."""
     fired: dict[FloorRuleId, str] = {}
-
-    def fire(rule: FloorRuleId, source: str) -> None:
-        fired.setdefault(rule, source)
-
-    configured = glob_matcher(extra_sensitive_globs)
+    configured = glob_matcher(extra_sensitive_globs) if extra_sensitive_globs else None
+    mask_of = _INDEX.mask
     for f in inputs.files:
-        test_bits = []
-        for path in (f.path, f.previous_path) if f.previous_path else (f.path,):
-            mask = _INDEX.mask(path)
-            test_bits.append(bool(mask & _TEST_BIT))
-            for i, (rule, _) in enumerate(_PATH_LISTS):
-                if mask >> i & 1:
-                    fire(rule, path)
-            if configured(path):
-                fire("configured_path", path)
-        is_test = test_bits[0]
-        was_test = test_bits[-1]
-        if (f.status == "removed" and is_test) or (f.status == "renamed" and was_test and not is_test):
-            fire("test_deleted", f.path)
-        if f.status in _SHRINKABLE and is_test and f.deletions - f.additions >= TEST_SHRUNK_LINES:
-            fire("test_shrunk", f.path)
+        masks = [(f.path, mask_of(f.path))]
+        if f.previous_path:
+            masks.append((f.previous_path, mask_of(f.previous_path)))
+        for path, mask in masks:
+            if mask & _RULE_BITS:
+                for bit, rule in _BIT_RULES:
+                    if mask & bit:
+                        fired.setdefault(rule, path)
+            if configured is not None and configured(path):
+                fired.setdefault("configured_path", path)
+        is_test = masks[0][1] & _TEST_BIT
+        was_test = masks[-1][1] & _TEST_BIT
+        status = f.status
+        if (status == "removed" and is_test) or (status == "renamed" and was_test and not is_test):
+            fired.setdefault("test_deleted", f.path)
+        if status in _SHRINKABLE and is_test and f.deletions - f.additions >= TEST_SHRUNK_LINES:
+            fired.setdefault("test_shrunk", f.path)
         if f.patch is None:
             if _is_binary(f.path):
-                fire("binary", f.path)
+                fired.setdefault("binary", f.path)
             elif not inputs.too_large:
-                fire("partial_view", f.path)
+                fired.setdefault("partial_view", f.path)
         elif f.path in cut_paths and not inputs.too_large:
-            fire("partial_view", f.path)
+            fired.setdefault("partial_view", f.path)
 
     lines = inputs.pr.additions + inputs.pr.deletions
     if lines > SIZE_HUGE_LINES or inputs.pr.changed_files > SIZE_HUGE_FILES:
-        fire("size_huge", "pr")
+        fired["size_huge"] = "pr"
     elif lines > SIZE_LARGE_LINES:
-        fire("size_large", "pr")
+        fired["size_large"] = "pr"
     if inputs.listing_truncated:
-        fire("listing_truncated", "listing")
+        fired["listing_truncated"] = "listing"
     source = _injection_source(inputs)
     if source is not None:
-        fire("injection_marker", source)
+        fired["injection_marker"] = source
 
     rules = tuple(r for r in FLOOR_RULE_IDS if r in fired)
     risk: RiskClass = max((RULE_CLASS[r] for r in rules), key=RISK_ORDER.__getitem__, default="trivial")

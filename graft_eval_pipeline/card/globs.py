@@ -348,6 +348,7 @@ BINARY_EXTENSIONS: frozenset[str] = frozenset(
 _WILDCARDS = ("*", "?", "[")
 _LITERAL_RUN = re.compile(r"[^*?\[\]]+")
 _CHAR_CLASS = re.compile(r"\[[^\]]*\]")
+_NEGATED_CLASS = re.compile(r"\[![^\]]*\]")
 
 
 def _literal(text: str) -> bool:
@@ -455,6 +456,14 @@ class _Index:
         self.prefixes = _groups(prefixes)
         self.path_prefixes = _groups(path_prefixes)
         self.path_suffixes = _groups(path_suffixes)
+        # One C call each decides whether a group loop can find anything (usually not).
+        self.any_suffix = tuple(t for t, _ in suffixes)
+        self.any_prefix = tuple(t for t, _ in prefixes)
+        self.any_path_prefix = tuple(t for t, _ in path_prefixes)
+        self.any_path_suffix = tuple(t for t, _ in path_suffixes)
+        self.any_ps_prefix = tuple(pre for pre, _, _ in self.prefix_suffix)
+        parts = "|".join(re.escape(part) for part, _ in self.name_parts)
+        self.any_part = re.compile(parts).search if parts else None
         self.empty = not patterns
 
     def _add_regex(self, pattern: str, *, on_path: bool, bit: int) -> None:
@@ -466,29 +475,35 @@ class _Index:
         m = self.names.get(name, 0) | self.paths.get(path, 0)
         for d in dirs:
             m |= self.dir_names.get(d, 0)
-        for bit, texts in self.suffixes:
-            if name.endswith(texts):
-                m |= bit
-        for bit, texts in self.prefixes:
-            if name.startswith(texts):
-                m |= bit
-        for bit, texts in self.path_prefixes:
-            if path.startswith(texts):
-                m |= bit
-        for bit, texts in self.path_suffixes:
-            if path.endswith(texts):
-                m |= bit
-        for part, bit in self.name_parts:
-            if part in name:
-                m |= bit
+        if name.endswith(self.any_suffix):
+            for bit, texts in self.suffixes:
+                if name.endswith(texts):
+                    m |= bit
+        if name.startswith(self.any_prefix):
+            for bit, texts in self.prefixes:
+                if name.startswith(texts):
+                    m |= bit
+        if path.startswith(self.any_path_prefix):
+            for bit, texts in self.path_prefixes:
+                if path.startswith(texts):
+                    m |= bit
+        if path.endswith(self.any_path_suffix):
+            for bit, texts in self.path_suffixes:
+                if path.endswith(texts):
+                    m |= bit
+        if self.any_part is not None and self.any_part(name):
+            for part, bit in self.name_parts:
+                if part in name:
+                    m |= bit
         if self.dir_parts:
             rooted = "/" + path
             for part, bit in self.dir_parts:
                 if part in rooted:
                     m |= bit
-        for pre, suf, bit in self.prefix_suffix:
-            if len(name) >= len(pre) + len(suf) and name.startswith(pre) and name.endswith(suf):
-                m |= bit
+        if name.startswith(self.any_ps_prefix):
+            for pre, suf, bit in self.prefix_suffix:
+                if len(name) >= len(pre) + len(suf) and name.startswith(pre) and name.endswith(suf):
+                    m |= bit
         for required, fullmatch, on_path, bit in self.regexes:
             subject = path if on_path else name
             if required in subject and fullmatch(subject) is not None:
@@ -506,15 +521,19 @@ class GlobIndex:
         tagged = [
             (e, 1 << i) for i, globs in enumerate(lists) for g in globs for e in _expand_braces(g.lstrip("/"))
         ]
+        exact = [(p, bit) for p, bit in tagged if p != p.lower()]
         self._folded = _Index([(p, bit) for p, bit in tagged if p == p.lower()])
-        self._exact = _Index([(p, bit) for p, bit in tagged if p != p.lower()])
+        self._exact = _Index(exact)
+        # An exact glob whose capitals are all literal (or in a positive class) cannot match a
+        # path without capitals, which saves the second pass for most paths.
+        self._exact_needs_upper = all(_NEGATED_CLASS.sub("", p) != p.lower() for p, _ in exact)
 
     def mask(self, path: str) -> int:
         low = path.lower()
         dirs = low.split("/")
         name = dirs.pop()
         m = self._folded.mask(low, name, dirs)
-        if not self._exact.empty:
+        if not self._exact.empty and not (self._exact_needs_upper and low == path):
             exact_dirs = path.split("/")
             m |= self._exact.mask(path, exact_dirs.pop(), exact_dirs)
         return m

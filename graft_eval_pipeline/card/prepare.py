@@ -11,6 +11,8 @@ import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
 
 from graft_eval_pipeline.card import globs
 from graft_eval_pipeline.card.floor import FloorResult, compute_risk_floor
@@ -26,9 +28,7 @@ from graft_eval_pipeline.card.prompts import (
     WRITER_OUTPUT_SCHEMA,
     WRITER_SYSTEM_PROMPT,
     canonical_json,
-    rendered_chars,
-    verifier_blocks,
-    writer_blocks,
+    user_prompt_chars,
 )
 
 CUT_MARK = " […]"
@@ -123,31 +123,10 @@ def _prepare_text(inputs: CardInputs, limit: int) -> tuple[CardInputs, bool]:
     return inputs.model_copy(update={"pr": pr, "issue": new_issue}), True
 
 
-def _input_hash(inputs: CardInputs, options: PrepareOptions) -> str:
-    """SHA-256 of canonical JSON. Patches enter as their own SHA-256, which commits to them
-    just as well and spares JSON-escaping up to 120,000 characters per case."""
-    issue = inputs.issue
-    document = {
-        "inputs": {
-            "repositoryFullName": inputs.repository_full_name,
-            "pr": inputs.pr.to_json_dict(),
-            "issue": issue.to_json_dict() if issue else None,
-            "files": [
-                {
-                    "path": f.path,
-                    "previousPath": f.previous_path,
-                    "status": f.status,
-                    "additions": f.additions,
-                    "deletions": f.deletions,
-                    "patchSha256": None
-                    if f.patch is None
-                    else hashlib.sha256(f.patch.encode("utf-8", "surrogatepass")).hexdigest(),
-                }
-                for f in inputs.files
-            ],
-            "listingTruncated": inputs.listing_truncated,
-            "tooLarge": inputs.too_large,
-        },
+@lru_cache(maxsize=64)
+def _settings(options: PrepareOptions) -> dict[str, Any]:
+    """Everything besides the inputs that changes what the models answer (read-only)."""
+    return {
         "promptVersion": PROMPT_VERSION,
         "models": asdict(options.models),
         "efforts": asdict(options.efforts),
@@ -156,6 +135,35 @@ def _input_hash(inputs: CardInputs, options: PrepareOptions) -> str:
             "builtInSha256": _BUILTIN_GLOBS_DIGEST,
             "configured": list(options.extra_sensitive_globs),
         },
+    }
+
+
+def _input_hash(inputs: CardInputs, options: PrepareOptions) -> str:
+    """SHA-256 of canonical JSON. A patch enters as its own SHA-256, which commits to it just as
+    well and spares JSON-escaping up to 120,000 characters per case; a file is the array
+    [path, previousPath, status, additions, deletions, patchSha256 | null]."""
+    issue = inputs.issue
+    files = [
+        [
+            f.path,
+            f.previous_path,
+            f.status,
+            f.additions,
+            f.deletions,
+            None if f.patch is None else hashlib.sha256(f.patch.encode("utf-8", "surrogatepass")).hexdigest(),
+        ]
+        for f in inputs.files
+    ]
+    document = {
+        "inputs": {
+            "repositoryFullName": inputs.repository_full_name,
+            "pr": inputs.pr.to_json_dict(),
+            "issue": issue.to_json_dict() if issue else None,
+            "files": files,
+            "listingTruncated": inputs.listing_truncated,
+            "tooLarge": inputs.too_large,
+        },
+        **_settings(options),
     }
     return hashlib.sha256(canonical_json(document).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -169,10 +177,9 @@ def _estimate(inputs: CardInputs, floor: FloorResult, cut_paths: frozenset[str],
     out = MAX_OUTPUT_TOKENS x (writer calls + 1).
     """
     writer_calls = 2 if floor.risk == "trivial" else 1
-    writer_chars = _WRITER_FIXED_CHARS + rendered_chars(writer_blocks(inputs, floor, cut_paths, text_cut))
-    verifier_chars = _VERIFIER_FIXED_CHARS + rendered_chars(
-        verifier_blocks(inputs, cut_paths, *_LONGEST_CARD)
-    )
+    writer_user, verifier_user = user_prompt_chars(inputs, floor, cut_paths, text_cut, *_LONGEST_CARD)
+    writer_chars = _WRITER_FIXED_CHARS + writer_user
+    verifier_chars = _VERIFIER_FIXED_CHARS + verifier_user
     tokens_in = math.ceil((writer_calls * writer_chars + verifier_chars) / CHARS_PER_TOKEN)
     return tokens_in + MAX_OUTPUT_TOKENS * (writer_calls + 1)
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graft_eval_pipeline.card.floor import FloorResult
-from graft_eval_pipeline.card.models import CardInputs
+from graft_eval_pipeline.card.models import CardInputs, ChangedFile
 
 PROMPT_VERSION = "intent-v1"
 
@@ -303,36 +303,60 @@ def render(blocks: Sequence[Block]) -> str:
 
 
 def rendered_chars(blocks: Sequence[Block]) -> int:
-    """Length of `render(blocks)` before escaping (each escape adds three characters)."""
     return sum(len(text) for text, _ in blocks)
 
 
+def _file_list_line(i: int, f: ChangedFile, cut_paths: frozenset[str]) -> str:
+    moved = f" (from {f.previous_path})" if f.previous_path else ""
+    flag = " [no patch]" if f.patch is None else " [patch cut]" if f.path in cut_paths else ""
+    return f"{i}. {f.status} {f.path}{moved} +{f.additions} -{f.deletions}{flag}\n"
+
+
+def _file_list_head(inputs: CardInputs) -> str:
+    return (
+        f'<file_list changed_files="{inputs.pr.changed_files}" listed="{len(inputs.files)}" '
+        f'listing_truncated="{str(inputs.listing_truncated).lower()}">\n'
+    )
+
+
+_DIFF_OPEN = "</file_list>\n<diff>\n"
+_DIFF_CLOSE = "</diff>\n"
+_PATCH_PATH = "\npath: "
+_PATCH_CLOSE = "\n</file>\n"
+
+
+def _patch_open(i: int) -> str:
+    return f'<file n="{i}">'
+
+
 def _file_blocks(inputs: CardInputs, cut_paths: frozenset[str]) -> list[Block]:
-    pr = inputs.pr
-    blocks: list[Block] = [
-        (
-            f'<file_list changed_files="{pr.changed_files}" listed="{len(inputs.files)}" '
-            f'listing_truncated="{str(inputs.listing_truncated).lower()}">\n',
-            False,
-        )
-    ]
+    blocks: list[Block] = [(_file_list_head(inputs), False)]
+    blocks += [(_file_list_line(i, f, cut_paths), True) for i, f in enumerate(inputs.files, 1)]
+    blocks.append((_DIFF_OPEN, False))
     for i, f in enumerate(inputs.files, 1):
-        moved = f" (from {f.previous_path})" if f.previous_path else ""
-        flag = " [no patch]" if f.patch is None else " [patch cut]" if f.path in cut_paths else ""
-        blocks.append((f"{i}. {f.status} {f.path}{moved} +{f.additions} -{f.deletions}{flag}\n", True))
-    blocks.append(("</file_list>\n<diff>\n", False))
-    for i, f in enumerate(inputs.files, 1):
-        if f.patch is None:
-            continue
-        blocks += [(f'<file n="{i}">\npath: ', False), (f.path, True), ("\n", False)]
-        blocks += [(f.patch, True), ("\n</file>\n", False)]
-    blocks.append(("</diff>\n", False))
+        if f.patch is not None:
+            blocks += [(_patch_open(i) + _PATCH_PATH, False), (f.path, True), ("\n", False)]
+            blocks += [(f.patch, True), (_PATCH_CLOSE, False)]
+    blocks.append((_DIFF_CLOSE, False))
     return blocks
 
 
-def writer_blocks(
-    inputs: CardInputs, floor: FloorResult, cut_paths: frozenset[str], text_cut: bool
-) -> list[Block]:
+def _file_chars(inputs: CardInputs, cut_paths: frozenset[str]) -> int:
+    """`rendered_chars(_file_blocks(...))` without building the blocks (the estimate is hot)."""
+    total = len(_file_list_head(inputs)) + len(_DIFF_OPEN) + len(_DIFF_CLOSE)
+    fixed = len(_PATCH_PATH) + 1 + len(_PATCH_CLOSE)
+    for i, f in enumerate(inputs.files, 1):
+        total += len(_file_list_line(i, f, cut_paths))
+        if f.patch is not None:
+            total += len(_patch_open(i)) + fixed + len(f.path) + len(f.patch)
+    return total
+
+
+_WRITER_TAIL = "Write the intent card for this pull request.\n"
+_VERIFIER_TAIL = "Check the card against the diff.\n"
+
+
+def _writer_head(inputs: CardInputs, floor: FloorResult, text_cut: bool) -> list[Block]:
     pr = inputs.pr
     blocks: list[Block] = [
         ("<repository>", False),
@@ -362,14 +386,10 @@ def writer_blocks(
         blocks.append(("Title, description and issue were shortened; a […] marks each cut.\n", False))
     rules = ", ".join(floor.rules) if floor.rules else "no rule fired"
     blocks.append((f'<risk_floor class="{floor.risk}">{rules}</risk_floor>\n', False))
-    blocks += _file_blocks(inputs, cut_paths)
-    blocks.append(("Write the intent card for this pull request.\n", False))
     return blocks
 
 
-def verifier_blocks(
-    inputs: CardInputs, cut_paths: frozenset[str], goal: str, behavior_changes: Sequence[str]
-) -> list[Block]:
+def _verifier_head(inputs: CardInputs, goal: str, behavior_changes: Sequence[str]) -> list[Block]:
     issue = inputs.issue
     blocks: list[Block] = [
         ("<stated_goal>\n<pr_title>", False),
@@ -383,21 +403,37 @@ def verifier_blocks(
     for i, change in enumerate(behavior_changes, 1):
         blocks += [(f'<claim id="b{i}">', False), (change, True), ("</claim>\n", False)]
     blocks.append(("</claims>\n", False))
-    blocks += _file_blocks(inputs, cut_paths)
-    blocks.append(("Check the card against the diff.\n", False))
     return blocks
 
 
 def writer_user_prompt(
     inputs: CardInputs, floor: FloorResult, cut_paths: frozenset[str], text_cut: bool = False
 ) -> str:
-    return render(writer_blocks(inputs, floor, cut_paths, text_cut))
+    blocks = _writer_head(inputs, floor, text_cut) + _file_blocks(inputs, cut_paths)
+    return render(blocks) + _WRITER_TAIL
 
 
 def verifier_user_prompt(
     inputs: CardInputs, cut_paths: frozenset[str], goal: str, behavior_changes: Sequence[str]
 ) -> str:
-    return render(verifier_blocks(inputs, cut_paths, goal, behavior_changes))
+    blocks = _verifier_head(inputs, goal, behavior_changes) + _file_blocks(inputs, cut_paths)
+    return render(blocks) + _VERIFIER_TAIL
+
+
+def user_prompt_chars(
+    inputs: CardInputs,
+    floor: FloorResult,
+    cut_paths: frozenset[str],
+    text_cut: bool,
+    goal: str,
+    behavior_changes: Sequence[str],
+) -> tuple[int, int]:
+    """Lengths of the writer and verifier user prompts before escaping (each escape adds three
+    characters), without building them: the file list and diff are counted once."""
+    files = _file_chars(inputs, cut_paths)
+    writer = rendered_chars(_writer_head(inputs, floor, text_cut)) + files + len(_WRITER_TAIL)
+    verifier = rendered_chars(_verifier_head(inputs, goal, behavior_changes)) + files + len(_VERIFIER_TAIL)
+    return writer, verifier
 
 
 def claim_ids(verifier_user: str) -> list[str]:
