@@ -154,6 +154,8 @@ def test_custom_patterns_run_per_line_and_a_bad_pattern_is_a_usage_error() -> No
     )
     assert out.split("\n")[1:] == ["+ref [REDACTED:custom]", "-[REDACTED:custom]"]
     assert counts == Counter({"custom": 2})
+    anchored, _ = redact("@@ -1 +1 @@\n+ACME-1 ACME-2", RedactOptions(patterns=(r"^ACME-\d",)), is_patch=True)
+    assert anchored.split("\n")[1] == "+[REDACTED:custom] ACME-2"  # ^ is the start of the line's text
     with pytest.raises(EvalError):
         redact("x", RedactOptions(patterns=("(",)))
 

@@ -5,10 +5,11 @@ and the diff prefix (`+`, `-`, space) of a patch line is never touched, so a pat
 count and its shape; paths, statuses and counts are not looked at. Only `{kind, count}` is
 recorded, never a value.
 
-Speed: each pattern starts with a literal so `re` can skip ahead with its fast prefix search
-(a leading `\\b` would defeat it); the word boundary is checked by a look-behind after the first
-character instead. Case-insensitive keywords are searched in a lower-cased copy when lowering keeps
-the length (offsets then agree). Matches become spans that are resolved once (leftmost wins, ties
+Speed: a pattern runs only when its literal needle occurs (`in` is several times faster than a
+regex scan), and each pattern starts with that literal so `re` can skip ahead with its prefix
+search (a leading `\\b` would defeat it); the word boundary is a look-behind after the literal.
+Case-insensitive keywords are searched in a lower-cased copy when lowering keeps the length
+(offsets then agree). Matches become spans that are resolved once (leftmost wins, ties
 by kind priority) and spliced in a single pass.
 """
 
@@ -26,32 +27,40 @@ from graft_eval_pipeline.evalset.errors import EvalError
 
 _A = re.ASCII  # JavaScript semantics: \b, \s and [A-Za-z] are ASCII-only
 
-# Secret patterns of 6.4, searched in the original text; group "v" (when present) is the value.
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("aws_key", re.compile(r"A(?<![A-Za-z0-9_]A)(?:KIA|SIA)[0-9A-Z]{16}\b", _A)),
+# Secret patterns of 6.4: (kind, needles, pattern). A pattern only runs when one of its literal
+# needles occurs (`in` is several times faster than a regex scan); no needles means always.
+_SECRET_RULES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    ("aws_key", ("AKIA", "ASIA"), re.compile(r"A[KS]IA(?<![A-Za-z0-9_]A[KS]IA)[0-9A-Z]{16}\b", _A)),
+    ("github_token", (), re.compile(r"gh(?<![A-Za-z0-9_]gh)[pousr]_[A-Za-z0-9]{36,}\b", _A)),
     (
         "github_token",
-        re.compile(r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{60,})\b", _A),
+        ("github_pat_",),
+        re.compile(r"github_pat_(?<![A-Za-z0-9_]github_pat_)[A-Za-z0-9_]{60,}\b", _A),
     ),
-    ("anthropic_key", re.compile(r"s(?<![A-Za-z0-9_]s)k-ant-[A-Za-z0-9_-]{20,}", _A)),
-    ("slack_token", re.compile(r"x(?<![A-Za-z0-9_]x)ox[abprs]-[A-Za-z0-9-]{10,}", _A)),
+    ("anthropic_key", ("sk-ant-",), re.compile(r"sk-ant-(?<![A-Za-z0-9_]sk-ant-)[A-Za-z0-9_-]{20,}", _A)),
+    ("slack_token", ("xox",), re.compile(r"xox(?<![A-Za-z0-9_]xox)[abprs]-[A-Za-z0-9-]{10,}", _A)),
     (
         "jwt",
-        re.compile(r"e(?<![A-Za-z0-9_]e)yJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", _A),
+        ("eyJ",),
+        re.compile(
+            r"eyJ(?<![A-Za-z0-9_]eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", _A
+        ),
     ),
 )
 
 # assignment: (password|passwd|secret|token|api[_-]?key) then `:`/`=` then an 8+ character value.
-# One pattern per keyword so each keeps a literal prefix; searched lower-cased.
+# One pattern per keyword so each keeps a literal prefix; searched lower-cased, gated by its needle.
 _VALUE = r"[^\S\n]*[:=][^\S\n]*([\"']?)(?P<v>[^\s\"']{8,})\1"
 _ASSIGNMENT_SOURCES = (
-    r"passw(?<![a-z0-9_]passw)(?:or)?d\b",
-    r"secret(?<![a-z0-9_]secret)\b",
-    r"token(?<![a-z0-9_]token)\b",
-    r"api(?<![a-z0-9_]api)[_-]?key\b",
+    ("passw", r"passw(?<![a-z0-9_]passw)(?:or)?d\b"),
+    ("secret", r"secret(?<![a-z0-9_]secret)\b"),
+    ("token", r"token(?<![a-z0-9_]token)\b"),
+    ("api", r"api(?<![a-z0-9_]api)[_-]?key\b"),
 )
-_ASSIGNMENT_LOWER = tuple(re.compile(src + _VALUE, _A) for src in _ASSIGNMENT_SOURCES)
-_ASSIGNMENT_ANYCASE = tuple(re.compile(src + _VALUE, _A | re.IGNORECASE) for src in _ASSIGNMENT_SOURCES)
+_ASSIGNMENT_LOWER = tuple((n, re.compile(src + _VALUE, _A)) for n, src in _ASSIGNMENT_SOURCES)
+_ASSIGNMENT_ANYCASE = tuple(
+    (n, re.compile(src + _VALUE, _A | re.IGNORECASE)) for n, src in _ASSIGNMENT_SOURCES
+)
 
 _PRIVATE_KEY_HINT = "PRIVATE KEY-----"
 _PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
@@ -69,10 +78,19 @@ _SUBDOMAINS_BEFORE = re.compile(r"(?:[a-z0-9][a-z0-9-]*\.)+$", _A)
 _PRIORITY = {
     kind: rank
     for rank, kind in enumerate(
-        ("private_key", *(k for k, _ in _SECRET_PATTERNS), "assignment", "email", "host", "custom")
+        (
+            "private_key",
+            *dict.fromkeys(k for k, _, _ in _SECRET_RULES),
+            "assignment",
+            "email",
+            "host",
+            "custom",
+        )
     )
 }
 _DIFF_PREFIXES = frozenset("+- ")
+# Custom pattern syntax whose meaning depends on where the line starts: ^, \A, \Z, look-behind.
+_NEEDS_LINE_CONTEXT = re.compile(r"\^|\\A|\\Z|\(\?<[=!]")
 
 
 @dataclass(frozen=True)
@@ -83,12 +101,16 @@ class RedactOptions:
     hosts: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        _compile(self)  # a bad --redact-pattern fails here, before any request
+
 
 @dataclass(frozen=True)
 class _Compiled:
     hosts_lower: tuple[re.Pattern[str], ...]
     hosts_anycase: tuple[re.Pattern[str], ...]
-    custom: tuple[re.Pattern[str], ...]
+    # (per-line pattern, whole-text probe or None when the pattern needs line context)
+    custom: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...]
 
 
 @cache
@@ -97,7 +119,10 @@ def _compile(options: RedactOptions) -> _Compiled:
         re.escape(h.strip().lower().rstrip(".")) + r"(?![a-z0-9-]|\.[a-z0-9])" for h in options.hosts
     ]
     try:
-        custom = tuple(re.compile(p) for p in options.patterns)
+        custom = tuple(
+            (re.compile(p), None if _NEEDS_LINE_CONTEXT.search(p) else re.compile(p, re.MULTILINE))
+            for p in options.patterns
+        )
     except re.error as err:
         raise EvalError(f"--redact-pattern is not a valid regular expression ({err}): fix it") from None
     return _Compiled(
@@ -167,14 +192,25 @@ def _hosts(haystack: str, patterns: Iterable[re.Pattern[str]], spans: _Spans) ->
             spans.add(start, match.end(), "host")
 
 
-def _custom(text: str, is_patch: bool, patterns: Iterable[re.Pattern[str]], spans: _Spans) -> None:
-    """User patterns run line by line (after the diff prefix) so they cannot swallow a newline."""
-    patterns = tuple(patterns)
+def _custom(
+    text: str,
+    is_patch: bool,
+    patterns: Iterable[tuple[re.Pattern[str], re.Pattern[str] | None]],
+    spans: _Spans,
+) -> None:
+    """User patterns run line by line (after the diff prefix) so they cannot swallow a newline.
+
+    A whole-text probe first skips texts without a hit; a pattern that anchors at the start of
+    the line or the text, or looks behind, could see the diff prefix there, so it is always run.
+    """
+    active = [line_pattern for line_pattern, probe in patterns if probe is None or probe.search(text)]
+    if not active:
+        return
     offset = 0
     for line in text.split("\n"):
         skip = 1 if is_patch and line[:1] in _DIFF_PREFIXES else 0
         content = line[skip:]
-        for pattern in patterns:
+        for pattern in active:
             for match in pattern.finditer(content):
                 spans.add(offset + skip + match.start(), offset + skip + match.end(), "custom")
         offset += len(line) + 1
@@ -204,15 +240,17 @@ def redact_text(text: str, options: RedactOptions, counts: Counter[str], *, is_p
     spans = _Spans()
     if _PRIVATE_KEY_HINT in text:
         _private_key_lines(text, is_patch, spans)
-    for kind, pattern in _SECRET_PATTERNS:
-        for match in pattern.finditer(text):
-            spans.add(match.start(), match.end(), kind)
+    for kind, needles, pattern in _SECRET_RULES:
+        if not needles or any(n in text for n in needles):
+            for match in pattern.finditer(text):
+                spans.add(match.start(), match.end(), kind)
     lower = text.lower()
     same_offsets = len(lower) == len(text)
     haystack = lower if same_offsets else text
-    for pattern in _ASSIGNMENT_LOWER if same_offsets else _ASSIGNMENT_ANYCASE:
-        for match in pattern.finditer(haystack):
-            spans.add(match.start("v"), match.end("v"), "assignment")
+    for needle, pattern in _ASSIGNMENT_LOWER if same_offsets else _ASSIGNMENT_ANYCASE:
+        if needle in lower:
+            for match in pattern.finditer(haystack):
+                spans.add(match.start("v"), match.end("v"), "assignment")
     if options.emails and "@" in text:
         _emails(text, is_patch, spans)
     if compiled.hosts_lower:
