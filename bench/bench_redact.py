@@ -142,8 +142,8 @@ def measure(patches: list[str], options: RedactOptions) -> tuple[float, float, C
 
 def detect_secrets_seconds(patches: list[str]) -> float | None:
     try:
-        from detect_secrets.core.scan import scan_line
-        from detect_secrets.settings import default_settings
+        from detect_secrets.core.scan import scan_line  # type: ignore[import-not-found]
+        from detect_secrets.settings import default_settings  # type: ignore[import-not-found]
     except ImportError:
         return None
     started = time.perf_counter()

@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import graft_eval_pipeline.evalset.export as export
-from graft_eval_pipeline.evalset.case_schema import FloorConfig
+from graft_eval_pipeline.evalset.case_schema import FloorConfig, PilotSource
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.errors import EvalAbort, EvalError
 from graft_eval_pipeline.evalset.export import (
@@ -197,6 +197,7 @@ def test_U_EXP_4_written_case_is_sealed_valid_unlabeled_with_source_from_the_api
     Draft202012Validator(json.loads(CASE_SCHEMA.read_text(encoding="utf-8"))).validate(case.to_json_dict())
     assert case.labels == [] and case.adjudicated is None and case.fake_llm is None
     src = case.source
+    assert isinstance(src, PilotSource)
     detail = pull.detail(REPO)
     assert (src.repository, src.pr_number, src.head_sha, src.base_sha) == (
         REPO,
@@ -329,6 +330,7 @@ def test_U_EXP_10_a_token_in_the_body_is_redacted_in_the_case(tmp_path: Path) ->
     env.run(redact=RedactOptions(emails=True))
     case = read_case(env.cs, f"{SET_ID}--shop-demo-1")
     assert token not in case.model_dump_json() and "ops@corp.example" not in case.inputs.pr.body
+    assert isinstance(case.source, PilotSource)
     assert [r.to_json_dict() for r in case.source.redactions] == [
         {"kind": "email", "count": 1},
         {"kind": "github_token", "count": 1},

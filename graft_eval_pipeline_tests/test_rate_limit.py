@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -14,9 +15,8 @@ from graft_eval_pipeline_tests.fake_github import FakeClock
 T = 1_800_000_000.0
 
 
-def response(status: int = 200, **headers: str) -> httpx.Response:
-    body = {"message": headers.pop("message", "ok")}
-    return httpx.Response(status, headers=headers, json=body)
+def response(status: int = 200, headers: dict[str, str] | None = None, message: str = "ok") -> httpx.Response:
+    return httpx.Response(status, headers=headers or {}, json={"message": message})
 
 
 def sender(responses: list[httpx.Response]) -> tuple[Callable[[], httpx.Response], list[int]]:
@@ -31,8 +31,8 @@ def sender(responses: list[httpx.Response]) -> tuple[Callable[[], httpx.Response
     return send, calls
 
 
-def limiter(clock: FakeClock, **options: float) -> RateLimiter:
-    return RateLimiter(RateLimitOptions(**options), sleep=clock.sleep, now=clock.now)  # type: ignore[arg-type]
+def limiter(clock: FakeClock, **options: Any) -> RateLimiter:
+    return RateLimiter(RateLimitOptions(**options), sleep=clock.sleep, now=clock.now)
 
 
 def budget(remaining: int, reset: float) -> dict[str, str]:
@@ -42,7 +42,7 @@ def budget(remaining: int, reset: float) -> dict[str, str]:
 def test_U_RL_1_low_remaining_waits_until_reset_plus_one_second_before_the_next_request() -> None:
     clock = FakeClock(T)
     rl = limiter(clock, min_remaining=50)
-    send, _ = sender([response(**budget(10, T + 120)), response(**budget(4999, T + 3600))])
+    send, _ = sender([response(headers=budget(10, T + 120)), response(headers=budget(4999, T + 3600))])
     rl.call(send)
     assert clock.sleeps == []  # nothing is due until another request is made
     rl.call(send)
@@ -53,7 +53,7 @@ def test_U_RL_1_low_remaining_waits_until_reset_plus_one_second_before_the_next_
 def test_U_RL_1_remaining_above_the_minimum_never_waits() -> None:
     clock = FakeClock(T)
     rl = limiter(clock, min_remaining=50)
-    send, _ = sender([response(**budget(51, T + 120)), response(**budget(50, T + 120))])
+    send, _ = sender([response(headers=budget(51, T + 120)), response(headers=budget(50, T + 120))])
     rl.call(send)
     rl.call(send)
     assert clock.sleeps == []
@@ -62,7 +62,7 @@ def test_U_RL_1_remaining_above_the_minimum_never_waits() -> None:
 def test_U_RL_2_429_with_retry_after_sleeps_and_retries() -> None:
     clock = FakeClock(T)
     rl = limiter(clock)
-    send, calls = sender([response(429, **{"retry-after": "3"}), response(200)])
+    send, calls = sender([response(429, {"retry-after": "3"}), response(200)])
     assert rl.call(send).status_code == 200
     assert clock.sleeps == [3.0]
     assert len(calls) == 2
@@ -72,7 +72,7 @@ def test_U_RL_2_secondary_limit_403_with_retry_after_is_honoured() -> None:
     clock = FakeClock(T)
     rl = limiter(clock)
     secondary = response(
-        403, message="You have exceeded a secondary rate limit. Please wait.", **{"retry-after": "60"}
+        403, {"retry-after": "60"}, message="You have exceeded a secondary rate limit. Please wait."
     )
     send, _ = sender([secondary, response(200)])
     assert rl.call(send).status_code == 200
@@ -96,7 +96,7 @@ def test_U_RL_3_four_403s_at_zero_remaining_retry_three_times_then_propagate_as_
 
     def handler(request: httpx.Request) -> httpx.Response:
         # the reset is always 30 s ahead of the injected clock: the limit never lifts
-        return response(403, message="API rate limit exceeded", **budget(0, clock.now() + 30))
+        return response(403, budget(0, clock.now() + 30), message="API rate limit exceeded")
 
     gh = GitHubClient(auth=TokenAuth("t"), limiter=rl, transport=httpx.MockTransport(handler))
     with pytest.raises(GitHubError) as err:
@@ -109,7 +109,7 @@ def test_U_RL_3_four_403s_at_zero_remaining_retry_three_times_then_propagate_as_
 def test_U_RL_4_a_wait_over_max_wait_aborts_without_sleeping() -> None:
     clock = FakeClock(T)
     rl = limiter(clock, max_wait_s=15 * 60)
-    send, calls = sender([response(429, **{"retry-after": "3600"})])
+    send, calls = sender([response(429, {"retry-after": "3600"})])
     with pytest.raises(GitHubAbort) as err:
         rl.call(send)
     assert err.value.reason == "rate_limit_wait"
@@ -119,7 +119,7 @@ def test_U_RL_4_a_wait_over_max_wait_aborts_without_sleeping() -> None:
 def test_U_RL_4_budget_pause_over_max_wait_aborts_before_the_next_request() -> None:
     clock = FakeClock(T)
     rl = limiter(clock, max_wait_s=60, min_remaining=50)
-    send, calls = sender([response(**budget(0, T + 3000))])
+    send, calls = sender([response(headers=budget(0, T + 3000))])
     rl.call(send)
     with pytest.raises(GitHubAbort) as err:
         rl.call(send)
@@ -142,7 +142,7 @@ def test_U_RL_5_max_requests_caps_the_run() -> None:
 def test_U_RL_5_retries_count_against_max_requests() -> None:
     clock = FakeClock(T)
     rl = limiter(clock, max_requests=2)
-    send, calls = sender([response(429, **{"retry-after": "1"})] * 3)
+    send, calls = sender([response(429, {"retry-after": "1"})] * 3)
     with pytest.raises(GitHubAbort) as err:
         rl.call(send)
     assert err.value.reason == "max_requests" and len(calls) == 2

@@ -28,7 +28,6 @@ from typing import Any, Literal
 from graft_eval_pipeline.card.models import CamelModel, CardInputs
 from graft_eval_pipeline.evalset.case_schema import (
     CASE_ID_PATTERN,
-    EXPORT_TOOL,
     EvalCase,
     PilotSource,
     Redaction,
@@ -347,7 +346,7 @@ def build_case(
             base_sha=pr["base"]["sha"],
             merged_at=parse_time(pr["merged_at"]),
             exported_at=exported_at,
-            export_tool=EXPORT_TOOL,
+            export_tool="graft-eval-export/1",
             author_kind=candidate.author_kind,
             author_kind_reason=candidate.author_kind_reason,
             agent=candidate.agent,

@@ -41,7 +41,12 @@ def list_merged_pulls(
     Stops at the first PR updated before `from`: merged_at is never after updated_at, so no
     later page can hold a PR merged in range.
     """
-    params = {"state": "closed", "sort": "updated", "direction": "desc", "per_page": PER_PAGE}
+    params: dict[str, str | int] = {
+        "state": "closed",
+        "sort": "updated",
+        "direction": "desc",
+        "per_page": PER_PAGE,
+    }
     for page, _ in gh.pages(f"{_repo_path(repo)}/pulls", params):
         for pr in page:
             if parse_time(pr["updated_at"]) < merged_from:
