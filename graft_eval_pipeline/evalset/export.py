@@ -120,6 +120,7 @@ class ExportedCase(CamelModel):
     pr_number: int
     stratum: str
     redactions: int
+    redactions_by_kind: dict[str, int]
 
 
 class ExportResult(CamelModel):
@@ -400,6 +401,7 @@ def export_sampled(
                         pr_number=candidate.pr_number,
                         stratum=candidate.stratum,
                         redactions=sum(r.count for r in redactions),
+                        redactions_by_kind={r.kind: r.count for r in redactions},
                     )
                     exported.append(item)
                     if on_exported:

@@ -54,6 +54,14 @@ class RedactConfig(dg.Config):
     redact_patterns: list[str] = Field(default_factory=list)
 
 
+def _redactions_by_kind(result: ExportResult) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for item in result.exported:
+        for kind, count in item.redactions_by_kind.items():
+            totals[kind] = totals.get(kind, 0) + count
+    return dict(sorted(totals.items()))
+
+
 def _day_bounds(first: str, last: str) -> tuple[datetime, datetime]:
     start = datetime.combine(date.fromisoformat(first), time.min, UTC)
     end = datetime.combine(date.fromisoformat(last), time.max, UTC)
@@ -143,7 +151,7 @@ def exported_cases(
             "exported": len(result.exported),
             "already_present": len(result.skipped_existing),
             "gone": len(result.missing),
-            "redactions": sum(item.redactions for item in result.exported),
+            "redactions_by_kind": dg.MetadataValue.json(_redactions_by_kind(result)),
             "requests": result.requests,
             "rate_limit_waits": gh.limiter.stats.waits,
             "case_ids": dg.MetadataValue.json([item.case_id for item in result.exported]),
