@@ -21,7 +21,7 @@ import statistics
 import time
 
 from graft_eval_pipeline.card.floor import compute_risk_floor
-from graft_eval_pipeline.card.models import CardInputs, ChangedFile
+from graft_eval_pipeline.card.models import CardInputs, ChangedFile, PullRequestInfo
 from graft_eval_pipeline.card.options import PrepareOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 
@@ -110,14 +110,14 @@ def make_cases(n: int, seed: int, uniform_files: bool = False) -> list[CardInput
         cases.append(
             CardInputs(
                 repository_full_name="fictional-org/shop-demo",
-                pr={
-                    "number": 100 + i,
-                    "title": "Adjust " + rng.choice(NAMES),
-                    "body": " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 120))),
-                    "additions": sum(f.additions for f in files),
-                    "deletions": sum(f.deletions for f in files),
-                    "changed_files": len(files),
-                },
+                pr=PullRequestInfo(
+                    number=100 + i,
+                    title="Adjust " + rng.choice(NAMES),
+                    body=" ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 120))),
+                    additions=sum(f.additions for f in files),
+                    deletions=sum(f.deletions for f in files),
+                    changed_files=len(files),
+                ),
                 files=files,
             )
         )

@@ -18,7 +18,10 @@ RISK_ORDER: dict[str, int] = {"trivial": 0, "logic": 1, "sensitive": 2}
 def max_risk(*classes: RiskClass | None) -> RiskClass | None:
     """Highest class among the given ones; None when all are None."""
     present = [c for c in classes if c is not None]
-    return max(present, key=RISK_ORDER.__getitem__) if present else None
+    if not present:
+        return None
+    highest: RiskClass = max(present, key=RISK_ORDER.__getitem__)
+    return highest
 
 
 class CamelModel(BaseModel):
