@@ -55,6 +55,12 @@ def test_a_patch_over_the_file_limit_is_cut_at_a_line_break_and_lifts_the_floor(
     assert inputs.files[0].patch == big
 
 
+def test_a_patch_that_is_one_long_line_is_cut_hard() -> None:
+    minified = "@@ -1 +1 @@\n+" + "x" * 30_000
+    prepared = prepare_card_inputs(make_inputs([make_file("web/app.min.js", patch=minified)]), OPTIONS)
+    assert prepared.inputs.files[0].patch == minified[:20_000]
+
+
 def test_patch_at_the_limit_is_not_cut() -> None:
     inputs = make_inputs([make_file(patch=_patch(20_000))])
     assert prepare_card_inputs(inputs, OPTIONS).cut_paths == frozenset()

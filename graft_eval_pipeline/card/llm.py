@@ -38,6 +38,7 @@ class Usage(CamelModel):
 class LlmRequest:
     """One structured call: the client must answer JSON matching `output_schema`.
 
+    `timeout_ms` bounds the whole call, retries included (`generate_card` enforces it too).
     `effort` is None when the API default applies; clients for models without an effort
     setting ignore it.
     """

@@ -85,10 +85,10 @@ def _caps(lengths: Sequence[int], budget: int) -> list[int]:
 
 
 def _cut_patch(patch: str, cap: int) -> str:
-    """At most `cap` characters, ending at a line break when there is one."""
+    """At most `cap` characters, ending at a line break unless that would drop over half."""
     head = patch[:cap]
     newline = head.rfind("\n")
-    return head[:newline] if newline > 0 else head
+    return head[:newline] if newline > cap // 2 else head
 
 
 def _cut_text(text: str, cap: int) -> str:
