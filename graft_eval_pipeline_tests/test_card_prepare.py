@@ -101,6 +101,11 @@ def test_configured_globs_reach_the_floor() -> None:
     inputs = make_inputs([make_file("services/billing/invoice.ts")])
     options = PrepareOptions(extra_sensitive_globs=("services/billing/**",))
     assert prepare_card_inputs(inputs, options).floor.rules == ("configured_path",)
+    from_case = PrepareOptions(extra_sensitive_globs=["services/billing/**"])  # type: ignore[arg-type]
+    assert from_case == options
+    assert (
+        prepare_card_inputs(inputs, from_case).input_hash == prepare_card_inputs(inputs, options).input_hash
+    )
 
 
 def test_input_hash_is_stable_hex() -> None:

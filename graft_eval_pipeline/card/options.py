@@ -44,6 +44,11 @@ class PrepareOptions:
     limits: Limits = field(default_factory=Limits)
     extra_sensitive_globs: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # A list (from a case's floorConfig) would make the options unhashable; the input
+        # hash caches per options object.
+        object.__setattr__(self, "extra_sensitive_globs", tuple(self.extra_sensitive_globs))
+
 
 @dataclass(frozen=True, slots=True)
 class GenerateOptions(PrepareOptions):
