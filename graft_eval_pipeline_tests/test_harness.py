@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import shutil
 from datetime import UTC, datetime
@@ -122,6 +123,7 @@ def test_one_case_raising_aborts_the_run_naming_the_case(monkeypatch) -> None:
     with pytest.raises(EvalError, match=r"case syn-005-policy-file: the card engine raised KeyError") as err:
         asyncio.run(run_eval(options(SYNTHETIC)))
     assert "boom" not in str(err.value)
+    assert gc.isenabled()  # the collector pause of a fake run ends with the run, even an aborted one
 
 
 def test_U_HAR_10_case_floor_config_reaches_the_floor(monkeypatch) -> None:
@@ -150,6 +152,7 @@ def test_progress_lines_hold_ids_and_classes_only() -> None:
     assert "syn-016-too-large floor sensitive final sensitive unavailable (too_large)" in lines
     assert "syn-001-docs-typo floor trivial final trivial ok" in lines
     assert report.run.duration_ms == 0 and report.created_at == NOW
+    assert gc.isenabled()
 
 
 def test_E_SYN_1_synthetic_run_equals_the_baseline_and_passes_every_threshold(synthetic_report) -> None:

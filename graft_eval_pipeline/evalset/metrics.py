@@ -6,7 +6,7 @@ per-row tp/fp/fn the harness derives from the paths (E8: no paths in reports).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER
@@ -103,10 +103,13 @@ def confusion(pairs: list[tuple[str, str]]) -> Confusion:
 
 
 def under_classification_by_tag(scored: list[CaseRow]) -> dict[str, TagUnderClassification]:
-    tags = sorted({t for r in scored for t in r.tags})
+    by_tag: dict[str, list[CaseRow]] = defaultdict(list)
+    for row in scored:
+        for tag in row.tags:
+            by_tag[tag].append(row)
     result = {}
-    for tag in tags:
-        tagged = [r for r in scored if tag in r.tags]
+    for tag in sorted(by_tag):
+        tagged = by_tag[tag]
         ucs = {name: under_classification(_pairs(tagged, pred)) for name, pred in PREDICTORS.items()}
         result[tag] = TagUnderClassification(n=len(tagged), **ucs)
     return result
