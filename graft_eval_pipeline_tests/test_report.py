@@ -406,3 +406,14 @@ def test_save_baseline_refuses_a_pilot_baseline_inside_a_git_tree(tmp_path: Path
     synthetic = make_report(three_rows())
     save_baseline(tmp_path / "repo" / "baselines" / "synthetic.json", synthetic)
     assert load_report(tmp_path / "repo" / "baselines" / "synthetic.json") == synthetic
+
+
+def test_reports_validate_against_the_committed_report_schema() -> None:
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(
+        json.loads((REPO_ROOT / "eval/schema/eval-report.v1.schema.json").read_text())
+    )
+    validator.validate(json.loads((REPO_ROOT / "eval/baselines/synthetic.json").read_text()))
+    cases, rows = content_cases()
+    validator.validate(json.loads(dump_report(make_report(rows, cases=cases, meta=PILOT_META))))
