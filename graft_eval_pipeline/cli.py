@@ -17,12 +17,11 @@ from typing import Any, Literal
 
 import click
 
-from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.case_schema import EvalCase, FloorConfig, gold, needs_adjudication
 from graft_eval_pipeline.evalset.crypto import generate_key
 from graft_eval_pipeline.evalset.env import EvalEnv
-from graft_eval_pipeline.evalset.errors import CheckFailed, EvalAbort, EvalError
+from graft_eval_pipeline.evalset.errors import CheckFailed, EvalError
 from graft_eval_pipeline.evalset.store import (
     PURGE_LOG,
     CaseSet,
@@ -281,20 +280,6 @@ def agreement(set_dir: Path, as_json: bool) -> None:
 
 SYNTHETIC_DIR = REPO_ROOT / "eval" / "synthetic"
 SYNTHETIC_BASELINE = REPO_ROOT / "eval" / "baselines" / "synthetic.json"
-THRESHOLDS_FILE = REPO_ROOT / "eval" / "thresholds.json"
-
-
-def _case_filter(
-    cs: CaseSet, case_ids: str | None, tag: str | None
-) -> Callable[[str, list[str]], bool] | None:
-    """--cases and --tag; an unknown id is a usage error, not an empty run."""
-    wanted = set(_comma_list(case_ids))
-    unknown = sorted(wanted - set(list_case_ids(cs)))
-    if unknown:
-        raise EvalError(f"--cases: {len(unknown)} id(s) not in set {cs.set_id}: {', '.join(unknown)}")
-    if not wanted and tag is None:
-        return None
-    return lambda case_id, tags: (not wanted or case_id in wanted) and (tag is None or tag in tags)
 
 
 def _run_and_report(
@@ -309,46 +294,37 @@ def _run_and_report(
     out: Path | None = None,
     concurrency: int | None = None,
 ) -> None:
-    import asyncio
-
-    from graft_eval_pipeline.evalset.harness import RunOptions, run_eval
+    from graft_eval_pipeline.evalset.harness import RunOptions, case_filter_for, run_eval
     from graft_eval_pipeline.evalset.report import (
         REPORT_FILE,
-        check_run,
-        default_baseline_path,
-        default_out_dir,
-        load_report,
+        THRESHOLDS_FILE,
         load_thresholds,
+        publish_run,
         save_baseline,
-        write_run_outputs,
     )
 
     cs = _open_case_set(set_dir)
     if baseline is not None and not baseline.is_file():
         raise EvalError(f"--baseline {baseline} does not exist: create it with --save-baseline")
-    baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
     thresholds = load_thresholds(THRESHOLDS_FILE)
     env = _eval_env()
     options = RunOptions(
         set=cs,
         mode="fake",
-        models=Models(fast=env.model_fast, strong=env.model_strong),
+        models=env.models(),
         timeout_ms=env.timeout_ms,
         concurrency=concurrency,
-        case_filter=_case_filter(cs, case_ids, tag),
+        case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
         progress=lambda line: click.echo(line, err=True),
     )
-    outcome = asyncio.run(run_eval(options))
-    if outcome.report is None:
-        raise EvalAbort(outcome.aborted or "aborted", f"run aborted: {outcome.aborted}")
-    previous = load_report(baseline_path) if baseline_path.is_file() else None
-    checked = check_run(outcome.report, previous, thresholds, strict)
-    out_dir = out or default_out_dir(cs.dir, checked.report)
-    write_run_outputs(out_dir, checked.report, checked.markdown)
+    published = publish_run(
+        cs, run_eval(options), thresholds=thresholds, strict=strict, baseline=baseline, out=out
+    )
+    checked = published.checked
     if save_baseline_to is not None:
         save_baseline(save_baseline_to, checked.report)
     click.echo(checked.summary(), nl=False)
-    click.echo(f"report: {out_dir / REPORT_FILE}")
+    click.echo(f"report: {published.out_dir / REPORT_FILE}")
     if save_baseline_to is not None:
         click.echo(f"baseline saved: {save_baseline_to}")
     if check and checked.failed:

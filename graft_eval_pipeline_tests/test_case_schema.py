@@ -207,7 +207,7 @@ def test_U_CASE_9_synthetic_cases_valid_against_committed_case_schema() -> None:
 def sample_report() -> dict[str, Any]:
     """A report built by the report code over two hand-made rows of the synthetic set."""
     from graft_eval_pipeline.evalset.metrics import compute_metrics
-    from graft_eval_pipeline.evalset.report import build_report, with_thresholds
+    from graft_eval_pipeline.evalset.report import build_report, set_summary, with_thresholds
     from graft_eval_pipeline.evalset.report_schema import (
         GitInfo,
         ModelPair,
@@ -215,23 +215,24 @@ def sample_report() -> dict[str, Any]:
         RunInfo,
         ThresholdResult,
     )
+    from graft_eval_pipeline.evalset.rows import HarnessRun
     from graft_eval_pipeline_tests.row_builders import make_row
 
     meta = SetMeta.model_validate_json((SYNTHETIC_DIR / "set.json").read_text(encoding="utf-8"))
     cases = [parse_case(p.read_text(encoding="utf-8"), p.name) for p in synthetic_files()[:2]]
     rows = [make_row(c.id, gold=label.risk) for c in cases if (label := gold(c)) is not None]
-    report = build_report(
-        meta=meta,
-        cases=cases,
-        rows=rows,
-        metrics=compute_metrics(rows),
+    harness = HarnessRun(
+        set=set_summary(meta, cases, rows),
         prompt=PromptInfo(prompt_version="intent-v1", prompt_fingerprint="0" * 64),
         models=ModelPair(fast="claude-haiku-5-5", strong="claude-sonnet-5-5"),
         llm="fake",
         run=RunInfo(complete=True, skipped_budget=0, cached_results=0, duration_ms=12),
         created_at=datetime(2026, 10, 15, 10, tzinfo=UTC),
         git=GitInfo(commit=None, dirty=None),
+        rows=rows,
+        results={},
     )
+    report = build_report(harness, compute_metrics(rows))
     threshold = ThresholdResult(name="underClassificationFinal", value=0.0, limit="max 0", passed=True)
     return with_thresholds(report, [threshold]).to_json_dict()
 

@@ -44,9 +44,7 @@ def options(set_dir: Path, **over) -> RunOptions:
 
 
 def run(opts: RunOptions) -> EvalReport:
-    outcome = asyncio.run(run_eval(opts))
-    assert outcome.aborted is None and outcome.report is not None
-    return outcome.report
+    return run_eval(opts)
 
 
 def copy_synthetic(tmp_path: Path) -> Path:
@@ -107,7 +105,7 @@ def test_U_HAR_9_a_bad_case_aborts_with_its_id_before_any_call(tmp_path, monkeyp
 
     monkeypatch.setattr(harness, "generate_card", counting)
     with pytest.raises(EvalError, match="syn-031-broken"):
-        asyncio.run(run_eval(options(set_dir)))
+        run_eval(options(set_dir))
     assert calls == []
 
 
@@ -121,7 +119,7 @@ def test_one_case_raising_aborts_the_run_naming_the_case(monkeypatch) -> None:
 
     monkeypatch.setattr(harness, "generate_card", buggy)
     with pytest.raises(EvalError, match=r"case syn-005-policy-file: the card engine raised KeyError") as err:
-        asyncio.run(run_eval(options(SYNTHETIC)))
+        run_eval(options(SYNTHETIC))
     assert "boom" not in str(err.value)
     assert gc.isenabled()  # the collector pause of a fake run ends with the run, even an aborted one
 
@@ -142,7 +140,7 @@ def test_U_HAR_10_case_floor_config_reaches_the_floor(monkeypatch) -> None:
 
 def test_live_mode_is_a_clear_configuration_error_for_now() -> None:
     with pytest.raises(EvalError, match="live mode is not available yet"):
-        asyncio.run(run_eval(options(SYNTHETIC, mode="live")))
+        run_eval(options(SYNTHETIC, mode="live"))
 
 
 def test_progress_lines_hold_ids_and_classes_only() -> None:

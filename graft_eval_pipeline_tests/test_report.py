@@ -39,6 +39,7 @@ from graft_eval_pipeline.evalset.report import (
     new_run_id,
     parse_thresholds,
     render_markdown,
+    set_summary,
     summary_text,
     threshold_verdict,
     with_thresholds,
@@ -53,7 +54,7 @@ from graft_eval_pipeline.evalset.report_schema import (
     PromptInfo,
     RunInfo,
 )
-from graft_eval_pipeline.evalset.rows import build_row
+from graft_eval_pipeline.evalset.rows import HarnessRun, build_row
 from graft_eval_pipeline_tests.builders import make_case, make_file, make_inputs, make_label, make_pilot_case
 from graft_eval_pipeline_tests.row_builders import make_row
 
@@ -86,21 +87,21 @@ def make_report(
     meta: SetMeta = SYNTHETIC_META,
     **over,
 ) -> EvalReport:
+    cases = cases if cases is not None else [make_case(f"syn-9{i:02d}-x") for i in range(len(rows))]
+    run_id = over.pop("run_id", "20261015T100000Z-3f9a")
     fields = {
-        "meta": meta,
-        "cases": cases if cases is not None else [make_case(f"syn-9{i:02d}-x") for i in range(len(rows))],
-        "rows": rows,
-        "metrics": compute_metrics(rows),
+        "set": set_summary(meta, cases, rows),
         "prompt": PromptInfo(prompt_version="intent-v1", prompt_fingerprint="f" * 64),
         "models": ModelPair(fast="claude-haiku-5-5", strong="claude-sonnet-5-5"),
         "llm": "fake",
         "run": RunInfo(complete=True, skipped_budget=0, cached_results=0, duration_ms=812),
         "created_at": NOW,
         "git": GitInfo(commit="a" * 40, dirty=False),
-        "run_id": "20261015T100000Z-3f9a",
+        "rows": rows,
+        "results": {},
     }
     fields.update(over)
-    return build_report(**fields)
+    return build_report(HarnessRun(**fields), compute_metrics(rows), run_id=run_id)
 
 
 def three_rows() -> list[CaseRow]:

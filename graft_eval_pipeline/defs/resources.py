@@ -40,6 +40,10 @@ class CaseSetsResource(dg.ConfigurableResource):
     def open(self, set_id: str) -> CaseSet:
         return open_set(self.set_dir(set_id), parse_key(self.eval_key) if self.eval_key else None)
 
+    def env(self) -> EvalEnv:
+        """Model ids and timeouts: the same environment variables `graft-eval` reads."""
+        return EvalEnv.from_environ(os.environ)
+
     def discover(self) -> list[str]:
         """Every set id on this machine: the committed synthetic set and each pilot set folder."""
         return discover_set_ids(Path(self.eval_dir).expanduser(), Path(self.synthetic_dir))

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.evalset.crypto import parse_key
 from graft_eval_pipeline.evalset.errors import EvalError
 
@@ -62,6 +63,9 @@ class EvalEnv:
             github_app_private_key_path=_optional_path(get("GITHUB_APP_PRIVATE_KEY_PATH"), home),
             github_api_url=_url("GITHUB_API_URL", get("GITHUB_API_URL") or DEFAULT_GITHUB_API_URL),
         )
+
+    def models(self) -> Models:
+        return Models(fast=self.model_fast, strong=self.model_strong)
 
     def key(self) -> bytes:
         """The set key; commands that open a pilot set cannot go on without it."""

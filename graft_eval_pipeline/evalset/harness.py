@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from graft_eval_pipeline.card.fake_llm import llm_for_case
 from graft_eval_pipeline.card.generate import generate_card
@@ -26,16 +26,17 @@ from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.case_schema import EvalCase
 from graft_eval_pipeline.evalset.errors import EvalError
 from graft_eval_pipeline.evalset.metrics import compute_metrics
-from graft_eval_pipeline.evalset.report import build_report, git_info
+from graft_eval_pipeline.evalset.report import build_report, git_info, set_summary
 from graft_eval_pipeline.evalset.report_schema import EvalReport, GitInfo, ModelPair, PromptInfo, RunInfo
-from graft_eval_pipeline.evalset.rows import build_row
-from graft_eval_pipeline.evalset.store import CaseSet, read_cases
+from graft_eval_pipeline.evalset.rows import HarnessRun, build_row
+from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, read_cases
 
 DEFAULT_CONCURRENCY = {"fake": 8, "live": 4}
 DEFAULT_TIMEOUT_MS = 120_000
 DEFAULT_MAX_COST_USD = 10.0
 DEFAULT_MAX_TOKENS = 5_000_000
 CODE_DIR = Path(__file__).resolve().parent
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -74,22 +75,6 @@ class RunOptions:
     @property
     def effective_concurrency(self) -> int:
         return self.concurrency if self.concurrency is not None else DEFAULT_CONCURRENCY[self.mode]
-
-
-@dataclass(frozen=True, repr=False)
-class RunOutcome:
-    """A report, or the reason the run stopped before any LLM call.
-
-    The repr stays short: asyncio.run formats the finished task (and with it this result) when
-    it restores the SIGINT handler, and a full report repr costs seconds on a large set.
-    """
-
-    report: EvalReport | None
-    aborted: Literal["declined", "over_budget"] | None = None
-
-    def __repr__(self) -> str:
-        cases = None if self.report is None else len(self.report.cases)
-        return f"RunOutcome(cases={cases}, aborted={self.aborted!r})"
 
 
 def select_cases(
@@ -167,8 +152,7 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-async def run_eval(options: RunOptions) -> RunOutcome:
-    """Load and validate every case (a bad case aborts before any call), run, score, report."""
+async def _run_harness(options: RunOptions) -> HarnessRun:
     started_ms = options.now_ms()
     if options.effective_concurrency < 1:
         raise EvalError("--concurrency must be at least 1")
@@ -188,27 +172,56 @@ async def run_eval(options: RunOptions) -> RunOutcome:
 
     with collector_paused():
         results = await run_pool(cases, run_fake, options.effective_concurrency, report_progress)
-        return RunOutcome(report=_report(options, cases, results, started_ms))
+        rows = [build_row(case, result, cached=False) for case, result in zip(cases, results, strict=True)]
+        return HarnessRun(
+            set=set_summary(options.set.meta, cases, rows),
+            prompt=PromptInfo(prompt_version=PROMPT_VERSION, prompt_fingerprint=prompt_fingerprint()),
+            models=ModelPair(fast=options.models.fast, strong=options.models.strong),
+            llm=options.mode,
+            run=RunInfo(
+                complete=True,
+                skipped_budget=0,
+                cached_results=0,
+                duration_ms=max(options.now_ms() - started_ms, 0),
+            ),
+            created_at=options.now(),
+            git=options.git(),
+            rows=rows,
+            results={case.id: result for case, result in zip(cases, results, strict=True)},
+        )
 
 
-def _report(
-    options: RunOptions, cases: list[EvalCase], results: list[CardResult], started_ms: int
-) -> EvalReport:
-    rows = [build_row(case, result, cached=False) for case, result in zip(cases, results, strict=True)]
-    return build_report(
-        meta=options.set.meta,
-        cases=cases,
-        rows=rows,
-        metrics=compute_metrics(rows),
-        prompt=PromptInfo(prompt_version=PROMPT_VERSION, prompt_fingerprint=prompt_fingerprint()),
-        models=ModelPair(fast=options.models.fast, strong=options.models.strong),
-        llm=options.mode,
-        run=RunInfo(
-            complete=True,
-            skipped_budget=0,
-            cached_results=0,
-            duration_ms=max(options.now_ms() - started_ms, 0),
-        ),
-        created_at=options.now(),
-        git=options.git(),
-    )
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run, returning through a box: asyncio formats its finished task's result on the
+    way out, and a whole run's repr costs seconds on a large set."""
+    box: list[T] = []
+
+    async def main() -> None:
+        box.append(await coroutine)
+
+    asyncio.run(main())
+    return box[0]
+
+
+def run_harness(options: RunOptions) -> HarnessRun:
+    """Load and validate every case (a bad case aborts before any call), then run each one."""
+    return run_sync(_run_harness(options))
+
+
+def run_eval(options: RunOptions) -> EvalReport:
+    """Harness, metrics and report in one call: what `graft-eval run` does before checking."""
+    harness = run_harness(options)
+    return build_report(harness, compute_metrics(harness.rows))
+
+
+def case_filter_for(
+    cs: CaseSet, case_ids: Sequence[str], tag: str | None
+) -> Callable[[str, list[str]], bool] | None:
+    """--cases and --tag; an unknown id is a usage error, not an empty run."""
+    wanted = set(case_ids)
+    unknown = sorted(wanted - set(list_case_ids(cs)))
+    if unknown:
+        raise EvalError(f"--cases: {len(unknown)} id(s) not in set {cs.set_id}: {', '.join(unknown)}")
+    if not wanted and tag is None:
+        return None
+    return lambda case_id, tags: (not wanted or case_id in wanted) and (tag is None or tag in tags)

@@ -29,18 +29,23 @@ from graft_eval_pipeline.evalset.report_schema import (
     EvalReport,
     GitInfo,
     Metrics,
-    ModelPair,
-    PromptInfo,
-    RunInfo,
     SetSummary,
     ThresholdResult,
 )
-from graft_eval_pipeline.evalset.store import DIR_MODE, FILE_MODE, assert_private_location, atomic_write
+from graft_eval_pipeline.evalset.rows import HarnessRun
+from graft_eval_pipeline.evalset.store import (
+    DIR_MODE,
+    FILE_MODE,
+    CaseSet,
+    assert_private_location,
+    atomic_write,
+)
 
 REPORT_FILE = "report.json"
 MARKDOWN_FILE = "report.md"
 PARQUET_FILE = "cases.parquet"
 BASELINE_FILE = "baseline.json"
+THRESHOLDS_FILE = Path(__file__).resolve().parents[2] / "eval" / "thresholds.json"
 
 # Baseline comparison ignores what differs between two runs of the same code (6.6); thresholds
 # and pass are derived from the baseline itself, so comparing them would be circular.
@@ -90,33 +95,20 @@ def set_summary(meta: SetMeta, cases: list[EvalCase], rows: list[CaseRow]) -> Se
     )
 
 
-def build_report(
-    *,
-    meta: SetMeta,
-    cases: list[EvalCase],
-    rows: list[CaseRow],
-    metrics: Metrics,
-    prompt: PromptInfo,
-    models: ModelPair,
-    llm: str,
-    run: RunInfo,
-    created_at: datetime,
-    git: GitInfo,
-    run_id: str | None = None,
-) -> EvalReport:
+def build_report(harness: HarnessRun, metrics: Metrics, run_id: str | None = None) -> EvalReport:
     """The report before thresholds are checked (they need the baseline diff)."""
     return EvalReport(
         schema_version=REPORT_SCHEMA_VERSION,
-        run_id=run_id or new_run_id(created_at),
-        created_at=created_at.astimezone(UTC).replace(microsecond=0),
-        set=set_summary(meta, cases, rows),
-        prompt=prompt,
-        models=models,
-        llm=llm,
-        git=git,
-        run=run,
+        run_id=run_id or new_run_id(harness.created_at),
+        created_at=harness.created_at.astimezone(UTC).replace(microsecond=0),
+        set=harness.set,
+        prompt=harness.prompt,
+        models=harness.models,
+        llm=harness.llm,
+        git=harness.git,
+        run=harness.run,
         metrics=metrics,
-        cases=sorted(rows, key=lambda r: r.id),
+        cases=sorted(harness.rows, key=lambda r: r.id),
         thresholds=[],
         passed=True,
     )
@@ -717,6 +709,33 @@ def check_run(
     diff = diff_reports(baseline, report) if baseline is not None else None
     checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict))
     return CheckedRun(checked, diff, render_markdown(checked, diff))
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    checked: CheckedRun
+    out_dir: Path
+
+
+def publish_run(
+    cs: CaseSet,
+    report: EvalReport,
+    *,
+    thresholds: dict[str, ThresholdBlock],
+    strict: bool,
+    baseline: Path | None = None,
+    out: Path | None = None,
+) -> PublishedRun:
+    """Diff against the baseline (default: the set's own), check, write the run's three files.
+
+    The one path from a report to disk, shared by `graft-eval run` and the Dagster report asset.
+    """
+    baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
+    previous = load_report(baseline_path) if baseline_path.is_file() else None
+    checked = check_run(report, previous, thresholds, strict)
+    out_dir = out or default_out_dir(cs.dir, checked.report)
+    write_run_outputs(out_dir, checked.report, checked.markdown)
+    return PublishedRun(checked, out_dir)
 
 
 def save_baseline(path: Path, report: EvalReport) -> None:

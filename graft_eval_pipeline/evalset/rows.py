@@ -5,14 +5,44 @@ Paths enter a row only as out-of-scope counts (E8); cost is priced per call and 
 
 from __future__ import annotations
 
-from graft_eval_pipeline.card.models import max_risk
+from datetime import datetime
+from typing import Literal
+
+from graft_eval_pipeline.card.models import CamelModel, max_risk
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.case_schema import EvalCase, gold
 from graft_eval_pipeline.evalset.metrics import flag_outcome, oos_counts
 from graft_eval_pipeline.evalset.pricing import cost
-from graft_eval_pipeline.evalset.report_schema import CaseRow, GoldSummary, UsageSummary
+from graft_eval_pipeline.evalset.report_schema import (
+    CaseRow,
+    GitInfo,
+    GoldSummary,
+    ModelPair,
+    PromptInfo,
+    RunInfo,
+    SetSummary,
+    UsageSummary,
+)
 
 ROW_COST_DECIMALS = 8
+
+
+class HarnessRun(CamelModel):
+    """What a harness run hands to scoring and reporting (the Dagster harness asset's value).
+
+    `results` holds model prose, so the sealed IO manager stores it encrypted in a pilot set;
+    everything else is report material (ids, classes, counts, cost).
+    """
+
+    set: SetSummary
+    prompt: PromptInfo
+    models: ModelPair
+    llm: Literal["fake", "live"]
+    run: RunInfo
+    created_at: datetime
+    git: GitInfo
+    rows: list[CaseRow]
+    results: dict[str, CardResult]
 
 
 def case_cost(result: CardResult) -> float | None:
