@@ -20,7 +20,10 @@ case "${1:-}" in
     export DAGSTER_HOME="${DAGSTER_HOME:-$PWD/.dagster_home}"
     mkdir -p "$DAGSTER_HOME"
     [ -f "$DAGSTER_HOME/dagster.yaml" ] || cp dagster.yaml "$DAGSTER_HOME/dagster.yaml"
-    graft-eval main-job
+    graft-eval sets sync
+    dagster asset materialize -m graft_eval_pipeline.definitions \
+      --select 'group:evaluation' --partition synthetic
+    graft-eval summary --set eval/synthetic
     ;;
   test)
     ruff check .

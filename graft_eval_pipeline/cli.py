@@ -514,6 +514,42 @@ def export_command(
                 progress.close()
 
 
+# --- Dagster partitions and the latest report -----------------------------------------------
+
+
+@cli.group()
+def sets() -> None:
+    """Case sets as partitions of the Dagster instance in $DAGSTER_HOME."""
+
+
+@sets.command("sync")
+def sets_sync() -> None:
+    """Register every set on this machine as a case_set partition (what the registry sensor does)."""
+    import dagster as dg
+
+    from graft_eval_pipeline.defs.resources import CaseSetsResource
+    from graft_eval_pipeline.defs.sensors import sync_case_set_partitions
+
+    if not os.environ.get("DAGSTER_HOME"):
+        raise EvalError("DAGSTER_HOME is not set: point it at the Dagster instance folder")
+    sets_resource = CaseSetsResource(eval_dir=str(_eval_env().eval_dir))
+    with dg.DagsterInstance.get() as instance:
+        added, deleted = sync_case_set_partitions(instance, sets_resource)
+    click.echo(
+        f"case_set partitions: added {', '.join(added) or 'none'}; removed {', '.join(deleted) or 'none'}"
+    )
+
+
+@cli.command()
+@SET_OPTION
+def summary(set_dir: Path) -> None:
+    """Print the summary of the set's latest report (what the main job ends with)."""
+    from graft_eval_pipeline.evalset.report import latest_report_summary
+
+    cs = _open_case_set(set_dir)
+    click.echo(latest_report_summary(cs), nl=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code instead of raising SystemExit (testable)."""
     try:

@@ -738,6 +738,17 @@ def publish_run(
     return PublishedRun(checked, out_dir)
 
 
+def latest_report_summary(cs: CaseSet) -> str:
+    """The newest `runs/<runId>/report.json` (run ids sort by time), diffed with the set's baseline."""
+    reports = sorted((Path(cs.dir) / "runs").glob(f"*/{REPORT_FILE}"))
+    if not reports:
+        raise EvalError(f"set {cs.set_id} has no report yet: run `graft-eval run --set {cs.dir}` first")
+    report = load_report(reports[-1])
+    baseline_path = default_baseline_path(cs.dir, cs.meta)
+    diff = diff_reports(load_report(baseline_path), report) if baseline_path.is_file() else None
+    return summary_text(report, diff, report.thresholds) + f"report: {reports[-1]}\n"
+
+
 def save_baseline(path: Path, report: EvalReport) -> None:
     """Write a report as a baseline; a pilot baseline never goes into a git working tree (E5)."""
     path = Path(path)

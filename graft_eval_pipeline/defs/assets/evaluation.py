@@ -8,7 +8,6 @@ sealed IO manager.
 # No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
 # from the real annotations.
 
-import asyncio
 from collections.abc import Sequence
 
 import dagster as dg
@@ -83,7 +82,7 @@ def harness_run(
         case_filter=case_filter_for(cs, config.cases, config.tag),
         progress=context.log.info,
     )
-    harness = asyncio.run(run_harness(options))
+    harness = run_harness(options)
     statuses = [r.status for r in harness.rows]
     return dg.Output(
         harness,

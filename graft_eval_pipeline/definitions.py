@@ -1,0 +1,36 @@
+"""The Dagster code location, for `dagster dev` and `dagster asset materialize`."""
+
+import dagster as dg
+
+from graft_eval_pipeline.defs.assets.evaluation import eval_metrics, eval_report, harness_run, loaded_case_set
+from graft_eval_pipeline.defs.assets.export import export_candidates, export_sample, exported_cases
+from graft_eval_pipeline.defs.assets.labeling import label_import, labeler_agreement
+from graft_eval_pipeline.defs.io_manager import SealedIOManager
+from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
+from graft_eval_pipeline.defs.resources import GitHubResource, case_sets_resource
+from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
+from graft_eval_pipeline.defs.sensors import case_set_registry_sensor
+
+case_sets = case_sets_resource()
+
+defs = dg.Definitions(
+    assets=[
+        export_candidates,
+        export_sample,
+        exported_cases,
+        label_import,
+        labeler_agreement,
+        loaded_case_set,
+        harness_run,
+        eval_metrics,
+        eval_report,
+    ],
+    jobs=[evaluate_case_set_job],
+    schedules=[nightly_synthetic_schedule],
+    sensors=[case_set_registry_sensor],
+    resources={
+        "case_sets": case_sets,
+        "github": GitHubResource(),
+        "io_manager": SealedIOManager(sets=case_sets),
+    },
+)
