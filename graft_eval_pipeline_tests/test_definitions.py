@@ -1,0 +1,278 @@
+"""The Dagster code location end to end: definitions, the synthetic partition, checks, export."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from graft_eval_pipeline.definitions import defs
+from graft_eval_pipeline.defs.assets.evaluation import eval_metrics, eval_report, harness_run, loaded_case_set
+from graft_eval_pipeline.defs.assets.export import export_candidates, export_sample, exported_cases
+from graft_eval_pipeline.defs.assets.labeling import label_import, labeler_agreement
+from graft_eval_pipeline.defs.io_manager import SealedIOManager
+from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
+from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
+from graft_eval_pipeline.defs.sensors import case_set_registry_sensor
+from graft_eval_pipeline.evalset.case_schema import FloorConfig
+from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.report import diff_reports, load_report
+from graft_eval_pipeline.evalset.store import create_set, list_case_ids, open_set, read_case
+from graft_eval_pipeline.github.auth import TokenAuth
+from graft_eval_pipeline.github.client import GitHubClient
+from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
+from graft_eval_pipeline_tests.fake_github import FakeCommit, FakeFile, FakeGitHub, FakePull
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EVALUATION = [label_import, labeler_agreement, loaded_case_set, harness_run, eval_metrics, eval_report]
+EXPORT = [export_candidates, export_sample, exported_cases]
+
+
+def copy_repo_eval(tmp_path: Path) -> Path:
+    """eval/synthetic and eval/baselines side by side, as in the repo (the baseline sits beside the set)."""
+    root = tmp_path / "eval"
+    shutil.copytree(
+        REPO_ROOT / "eval" / "synthetic", root / "synthetic", ignore=shutil.ignore_patterns("runs")
+    )
+    shutil.copytree(REPO_ROOT / "eval" / "baselines", root / "baselines")
+    return root / "synthetic"
+
+
+def resources(sets: CaseSetsResource, github: GitHubResource | None = None) -> dict[str, object]:
+    return {"case_sets": sets, "github": github or GitHubResource(), "io_manager": SealedIOManager(sets=sets)}
+
+
+def instance_with(*set_ids: str) -> dg.DagsterInstance:
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("case_set", list(set_ids))
+    return instance
+
+
+def materialize_synthetic(synthetic_dir: Path, tmp_path: Path) -> dg.ExecuteInProcessResult:
+    sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic_dir))
+    return dg.materialize(
+        [*EVALUATION, *EXPORT],
+        selection=EVALUATION,
+        partition_key="synthetic",
+        instance=instance_with("synthetic"),
+        resources=resources(sets),
+        raise_on_error=False,
+    )
+
+
+def check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
+    return {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
+
+
+def test_definitions_load_and_validate() -> None:
+    dg.Definitions.validate_loadable(defs)
+    keys = {k.to_user_string() for k in defs.resolve_all_asset_keys()}
+    assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT]}
+
+
+def test_synthetic_partition_materializes_and_every_check_passes(tmp_path: Path) -> None:
+    synthetic = copy_repo_eval(tmp_path)
+    result = materialize_synthetic(synthetic, tmp_path)
+    assert result.success
+    assert check_results(result) == {
+        "thresholds": True,
+        "baseline_match": True,
+        "risk_kappa_meets_target": True,
+    }
+
+    (report_path,) = (synthetic / "runs").glob("*/report.json")
+    dagster_report = load_report(report_path)
+    assert diff_reports(
+        load_report(REPO_ROOT / "eval" / "baselines" / "synthetic.json"), dagster_report
+    ).equal
+    # the same report as `graft-eval run` writes, but for run id and times
+    from graft_eval_pipeline.cli import main
+
+    assert main(["run", "--set", str(synthetic), "--out", str(tmp_path / "cli-run")]) == 0
+    assert diff_reports(load_report(tmp_path / "cli-run" / "report.json"), dagster_report).equal
+
+    metadata = result.asset_materializations_for_node("eval_report")[0].metadata
+    assert metadata["report"].value == (report_path.parent / "report.md").read_text(encoding="utf-8")
+    assert metadata["prompt_fingerprint"].value == dagster_report.prompt.prompt_fingerprint
+
+
+def test_a_changed_baseline_makes_the_blocking_check_fail(tmp_path: Path) -> None:
+    synthetic = copy_repo_eval(tmp_path)
+    baseline = synthetic.parent / "baselines" / "synthetic.json"
+    data = json.loads(baseline.read_text())
+    data["cases"][0]["final"] = "sensitive" if data["cases"][0]["final"] != "sensitive" else "trivial"
+    baseline.write_text(json.dumps(data, indent=2) + "\n")
+
+    result = materialize_synthetic(synthetic, tmp_path)
+    assert not result.success
+    assert check_results(result)["baseline_match"] is False
+    assert check_results(result)["thresholds"] is True
+
+
+def test_metadata_carries_no_case_content(tmp_path: Path) -> None:
+    synthetic = copy_repo_eval(tmp_path)
+    result = materialize_synthetic(synthetic, tmp_path)
+    cases = [read_case(open_set(synthetic, None), i) for i in list_case_ids(open_set(synthetic, None))]
+    secrets = {c.inputs.pr.title for c in cases} | {
+        f.path for c in cases for f in c.inputs.files if "/" in f.path
+    }
+    text = json.dumps(
+        [
+            str(m.metadata)
+            for node in ["harness_run", "eval_metrics", "eval_report", "loaded_case_set"]
+            for m in result.asset_materializations_for_node(node)
+        ]
+    )
+    assert [s for s in secrets if s in text] == []
+
+
+def test_export_assets_refuse_the_synthetic_partition(tmp_path: Path) -> None:
+    synthetic = copy_repo_eval(tmp_path)
+    sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic))
+    result = dg.materialize(
+        EXPORT,
+        partition_key="synthetic",
+        instance=instance_with("synthetic"),
+        resources=resources(sets),
+        run_config={
+            "ops": {
+                "export_candidates": {
+                    "config": {
+                        "repo": "fictional-org/shop-demo",
+                        "merged_from": "2026-06-01",
+                        "merged_to": "2026-06-30",
+                    }
+                }
+            }
+        },
+        raise_on_error=False,
+    )
+    assert not result.success
+    failure = next(e for e in result.all_events if e.is_step_failure)
+    assert "not a pilot set" in failure.step_failure_data.error.to_string()
+
+
+NOW = datetime(2026, 7, 1, 9, tzinfo=UTC)
+
+
+def fake_github_resource(fake: FakeGitHub) -> GitHubResource:
+    """The export's GitHub access wired to the in-process fake API (credentials unused)."""
+
+    class FakeGitHubResource(GitHubResource):
+        def client(self) -> GitHubClient:
+            limiter = RateLimiter(RateLimitOptions(), sleep=lambda _s: None, now=lambda: NOW.timestamp())
+            return GitHubClient(
+                auth=TokenAuth("test-token"),
+                limiter=limiter,
+                base_url="https://github.fake",
+                transport=fake.transport(),
+            )
+
+    return FakeGitHubResource()
+
+
+def test_export_assets_write_sealed_cases_into_a_pilot_partition(tmp_path: Path, monkeypatch) -> None:
+    key = generate_key()
+    monkeypatch.setenv("GRAFT_EVAL_KEY", key)
+    create_set(
+        tmp_path / "pilots" / "pilot-acme",
+        set_id="pilot-acme",
+        kind="pilot",
+        description="",
+        consent_ref="Fictional agreement",
+        default_floor_config=FloorConfig(),
+        key=parse_key(key),
+        now=NOW,
+    )
+    fake = FakeGitHub("fictional-org/shop-demo", clock=lambda: NOW.timestamp())
+    for n in (1, 2, 3):
+        at = datetime(2026, 6, 10, tzinfo=UTC) + timedelta(minutes=n)
+        fake.add_pull(
+            FakePull(
+                n,
+                title=f"Secret title {n}",
+                updated_at=at,
+                merged_at=at,
+                files=[FakeFile(f"src/secret_{n}.py")],
+                commits=[FakeCommit("Work\n\nGraft-Agent: fictional-agent")],
+            )
+        )
+    sets = CaseSetsResource(
+        eval_dir=str(tmp_path / "pilots"),
+        synthetic_dir=str(tmp_path / "none"),
+        eval_key=dg.EnvVar("GRAFT_EVAL_KEY"),
+    )
+    result = dg.materialize(
+        EXPORT,
+        partition_key="pilot-acme",
+        instance=instance_with("pilot-acme"),
+        resources=resources(sets, fake_github_resource(fake)),
+        run_config={
+            "ops": {
+                "export_candidates": {
+                    "config": {
+                        "repo": "fictional-org/shop-demo",
+                        "merged_from": "2026-06-01",
+                        "merged_to": "2026-06-30",
+                    }
+                },
+                "export_sample": {"config": {"sample": 2}},
+            }
+        },
+    )
+    assert result.success
+    cs = open_set(tmp_path / "pilots" / "pilot-acme", parse_key(key))
+    assert len(list_case_ids(cs)) == 2
+    stored = sorted(p.name for p in (cs.dir / "assets").iterdir())
+    assert stored == ["export_candidates.json.enc", "export_sample.json.enc", "exported_cases.json.enc"]
+    on_disk = "".join(p.read_text() for p in (cs.dir / "assets").iterdir())
+    metadata = json.dumps(
+        [str(e.materialization.metadata) for e in result.get_asset_materialization_events()]
+    )
+    for n in (1, 2, 3):
+        assert (
+            f"Secret title {n}" not in on_disk + metadata and f"src/secret_{n}.py" not in on_disk + metadata
+        )
+    exported = result.asset_materializations_for_node("exported_cases")[0].metadata
+    assert exported["exported"].value == 2
+
+
+def test_registry_sensor_adds_new_sets_and_forgets_purged_ones(tmp_path: Path) -> None:
+    synthetic = copy_repo_eval(tmp_path)
+    key = parse_key(generate_key())
+    for set_id in ("pilot-a", "pilot-b"):
+        create_set(
+            tmp_path / "pilots" / set_id,
+            set_id=set_id,
+            kind="pilot",
+            description="",
+            consent_ref="agreement",
+            default_floor_config=FloorConfig(),
+            key=key,
+            now=NOW,
+        )
+    instance = instance_with("pilot-gone")
+    sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic))
+    context = dg.build_sensor_context(instance=instance, resources={"case_sets": sets})
+    result = case_set_registry_sensor(context)
+    requests = {type(r).__name__: sorted(r.partition_keys) for r in result.dynamic_partitions_requests}
+    assert requests == {
+        "AddDynamicPartitionsRequest": ["pilot-a", "pilot-b", "synthetic"],
+        "DeleteDynamicPartitionsRequest": ["pilot-gone"],
+    }
+
+
+def test_nightly_schedule_requests_the_synthetic_partition() -> None:
+    context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 11, 29, 3, tzinfo=UTC))
+    request = nightly_synthetic_schedule(context)
+    assert request.partition_key == "synthetic"
+
+
+@pytest.mark.parametrize("check", ["thresholds", "baseline_match"])
+def test_report_checks_are_blocking(check: str) -> None:
+    specs = {s.name: s for s in eval_report.check_specs}
+    assert specs[check].blocking
