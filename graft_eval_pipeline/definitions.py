@@ -26,6 +26,9 @@ defs = dg.Definitions(
         eval_report,
     ],
     jobs=[evaluate_case_set_job],
+    # One process per run: the steps are short and the harness runs its cases concurrently
+    # itself; a step per subprocess would re-import the code location for each (README, Scaling out).
+    executor=dg.in_process_executor,
     schedules=[nightly_synthetic_schedule],
     sensors=[case_set_registry_sensor],
     resources={
