@@ -121,3 +121,24 @@ def test_U_BND_2_no_output_call_outside_the_human_views_mentions_case_content() 
 def test_U_BND_2_detector_flags_a_logged_title() -> None:
     tree = ast.parse("click.echo(f'{case.inputs.pr.title}')\nlogger.info('n=%d', count)\n")
     assert _content_in_sink_calls(tree) == [(1, "title")]
+
+
+def test_content_models_never_print_their_content() -> None:
+    """A traceback or assertion message that shows a case or a card result carries no content."""
+    from graft_eval_pipeline.card.result import Card, OutOfScopeEdit
+    from graft_eval_pipeline_tests.builders import make_case, make_file, make_inputs, make_label
+
+    secret = "Rotate the ledger reconciliation window"
+    case = make_case(
+        inputs=make_inputs([make_file("src/ledger/secret.ts")], pr={"title": secret}),
+        labels=[make_label(goal=secret)],
+    )
+    card = Card(
+        goal=secret,
+        behavior_changes=[secret],
+        out_of_scope_edits=[OutOfScopeEdit(path="src/ledger/secret.ts", reason=secret)],
+        risk_reason=secret,
+    )
+    for shown in (repr(case), str(case), repr(card), f"{card}", repr([case.inputs, card])):
+        assert secret not in shown and "src/ledger/secret.ts" not in shown
+    assert case.inputs.pr.title == secret  # the fields themselves are untouched

@@ -36,7 +36,9 @@ def copy_repo_eval(tmp_path: Path) -> Path:
     """eval/synthetic and eval/baselines side by side, as in the repo (the baseline sits beside the set)."""
     root = tmp_path / "eval"
     shutil.copytree(
-        REPO_ROOT / "eval" / "synthetic", root / "synthetic", ignore=shutil.ignore_patterns("runs")
+        REPO_ROOT / "eval" / "synthetic",
+        root / "synthetic",
+        ignore=shutil.ignore_patterns("runs", "cache", "assets"),
     )
     shutil.copytree(REPO_ROOT / "eval" / "baselines", root / "baselines")
     return root / "synthetic"

@@ -49,7 +49,7 @@ def run(opts: RunOptions) -> EvalReport:
 
 def copy_synthetic(tmp_path: Path) -> Path:
     target = tmp_path / "synthetic"
-    shutil.copytree(SYNTHETIC, target, ignore=shutil.ignore_patterns("runs", "cache", "tools", ".dagster"))
+    shutil.copytree(SYNTHETIC, target, ignore=shutil.ignore_patterns("runs", "cache", "tools", "assets"))
     return target
 
 
@@ -136,11 +136,6 @@ def test_U_HAR_10_case_floor_config_reaches_the_floor(monkeypatch) -> None:
     monkeypatch.setattr(harness, "read_cases", lambda _cs: [without_glob])
     (control,) = run(only_011).cases
     assert (control.floor, control.floor_rules) == ("trivial", [])
-
-
-def test_live_mode_is_a_clear_configuration_error_for_now() -> None:
-    with pytest.raises(EvalError, match="live mode is not available yet"):
-        run_eval(options(SYNTHETIC, mode="live"))
 
 
 def test_progress_lines_hold_ids_and_classes_only() -> None:

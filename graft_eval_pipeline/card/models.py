@@ -35,6 +35,20 @@ class CamelModel(BaseModel):
         return self.model_dump(by_alias=True, mode="json")
 
 
+class ContentModel(CamelModel):
+    """A model that holds case content (PR text, paths, diffs, model prose).
+
+    Its repr and str name only the type, so a traceback, an assertion message or a stray log
+    line never prints pilot content; read the fields (or `show`) to see it.
+    """
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(…)"
+
+    def __str__(self) -> str:
+        return repr(self)
+
+
 FileStatus = Literal["added", "modified", "removed", "renamed", "copied", "changed", "unchanged"]
 
 
@@ -62,7 +76,7 @@ class ChangedFile(CamelModel):
     patch: str | None = None
 
 
-class CardInputs(CamelModel):
+class CardInputs(ContentModel):
     """Exactly what generate_card takes; an eval case stores it unchanged (spec E2)."""
 
     repository_full_name: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from graft_eval_pipeline.card.llm import Usage
-from graft_eval_pipeline.card.models import CamelModel, FailureKind, LlmPurpose, RiskClass
+from graft_eval_pipeline.card.models import CamelModel, ContentModel, FailureKind, LlmPurpose, RiskClass
 
 FloorRuleId = Literal[
     "ci_config",
@@ -39,12 +39,12 @@ VerifierStatus = Literal["agree", "disagree", "error"]
 CardStatus = Literal["ok", "unavailable"]
 
 
-class OutOfScopeEdit(CamelModel):
+class OutOfScopeEdit(ContentModel):
     path: str
     reason: str
 
 
-class Card(CamelModel):
+class Card(ContentModel):
     goal: str
     behavior_changes: list[str]
     out_of_scope_edits: list[OutOfScopeEdit]
@@ -66,7 +66,7 @@ class ClaimCheck(CamelModel):
     status: ClaimStatus
 
 
-class VerifierResult(CamelModel):
+class VerifierResult(ContentModel):
     status: VerifierStatus
     unexplained: list[str]
     claims: list[ClaimCheck]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dagster as dg
 
-
 EVALUATION_GROUP = "evaluation"
 EXPORT_GROUP = "export"
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 
-from graft_eval_pipeline.card.models import CamelModel, CardInputs, FakeScript, RiskClass
+from graft_eval_pipeline.card.models import CamelModel, CardInputs, ContentModel, FakeScript, RiskClass
 
 CASE_SCHEMA_VERSION = 1
 DOUBLE_LABEL_TAG = "double-label"
@@ -51,7 +51,7 @@ ShortText = Annotated[str, StringConstraints(max_length=300)]
 Confidence = Literal["high", "medium", "low"]
 
 
-class LabelSet(CamelModel):
+class LabelSet(ContentModel):
     """One labeler's judgement of one case; only risk, shouldFlag and outOfScope are scored."""
 
     labeler: Handle
