@@ -8,9 +8,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
+from graft_eval_pipeline.card.floor import FloorResult
 from graft_eval_pipeline.card.models import CamelModel, max_risk
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.case_schema import EvalCase, gold
+from graft_eval_pipeline.evalset.case_schema import EvalCase, LabelSet, gold
 from graft_eval_pipeline.evalset.metrics import flag_outcome, oos_counts
 from graft_eval_pipeline.evalset.pricing import cost
 from graft_eval_pipeline.evalset.report_schema import (
@@ -53,6 +54,14 @@ def case_cost(result: CardResult) -> float | None:
     return round(sum(c for c in costs if c is not None), ROW_COST_DECIMALS)
 
 
+def gold_summary(label: LabelSet | None) -> GoldSummary | None:
+    if label is None:
+        return None
+    return GoldSummary(
+        risk=label.risk, should_flag=label.should_flag, out_of_scope_count=len(label.out_of_scope)
+    )
+
+
 def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
     """One report row: classes, rule ids, counts and cost; paths only enter as counts."""
     label = gold(case)
@@ -68,11 +77,7 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
     return CaseRow(
         id=case.id,
         tags=list(case.tags),
-        gold=None
-        if label is None
-        else GoldSummary(
-            risk=label.risk, should_flag=label.should_flag, out_of_scope_count=len(label.out_of_scope)
-        ),
+        gold=gold_summary(label),
         floor=risk.floor,
         model=max_risk(risk.writer, risk.first_pass, risk.verifier),
         final=risk.final,
@@ -94,4 +99,33 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
         cost_usd=case_cost(result),
         cached=cached,
         skipped=None,
+    )
+
+
+def skipped_row(case: EvalCase, floor: FloorResult) -> CaseRow:
+    """A case the budget caps did not let start (E19): the floor is known, nothing else ran.
+
+    It is not a run case, so the metrics leave it out; it costs nothing.
+    """
+    return CaseRow(
+        id=case.id,
+        tags=list(case.tags),
+        gold=gold_summary(gold(case)),
+        floor=floor.risk,
+        model=None,
+        final=None,
+        status=None,
+        failure_reason=None,
+        verifier_status=None,
+        raised_by=[],
+        floor_rules=list(floor.rules),
+        instructions_in_data=False,
+        oos=None,
+        flag="na",
+        usage=UsageSummary(
+            input_tokens=0, output_tokens=0, cache_read_tokens=0, cache_write_tokens=0, calls=0
+        ),
+        cost_usd=0.0,
+        cached=False,
+        skipped="budget",
     )
