@@ -278,3 +278,44 @@ def test_nightly_schedule_requests_the_synthetic_partition() -> None:
 def test_report_checks_are_blocking(check: str) -> None:
     specs = {s.name: s for s in eval_report.check_specs}
     assert specs[check].blocking
+
+
+def test_label_inbox_flows_into_the_cases_and_low_kappa_warns(tmp_path: Path) -> None:
+    synthetic = copy_repo_eval(tmp_path)
+    cs = open_set(synthetic, None)
+    ids = list_case_ids(cs)[:6]
+    # a second labeler who calls everything sensitive: agreement with graft-synthetic is poor
+    labels = {
+        case_id: {
+            "risk": "sensitive",
+            "outOfScope": [],
+            "goal": "g",
+            "keyBehaviorChanges": [],
+            "shouldFlag": False,
+            "confidence": "low",
+            "notes": "",
+        }
+        for case_id in ids
+    }
+    inbox = synthetic / "labels-inbox"
+    inbox.mkdir()
+    (inbox / "alice.json").write_text(json.dumps({"labeler": "alice", "labels": labels}))
+    (inbox / "broken.json").write_text("{not json")
+    sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic))
+    result = dg.materialize(
+        [*EVALUATION, *EXPORT],
+        selection=[label_import, labeler_agreement],
+        partition_key="synthetic",
+        instance=instance_with("synthetic"),
+        resources=resources(sets),
+    )
+    assert result.success  # a warning check does not fail the run
+    imported = result.asset_materializations_for_node("label_import")[0].metadata
+    assert imported["imported_files"].value == 1
+    assert imported["labels_by_labeler"].value == {"alice": 6}
+    assert list(imported["bad_files"].value) == ["broken.json"]
+    assert (inbox / "broken.json").exists() and not (inbox / "alice.json").exists()
+    assert [lbl.labeler for lbl in read_case(cs, ids[0]).labels] == ["graft-synthetic", "alice"]
+    assert check_results(result) == {"risk_kappa_meets_target": False}
+    (evaluation,) = result.get_asset_check_evaluations()
+    assert evaluation.severity == dg.AssetCheckSeverity.WARN
