@@ -10,18 +10,20 @@ from __future__ import annotations
 import getpass
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import click
 
+from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.case_schema import EvalCase, FloorConfig, gold, needs_adjudication
 from graft_eval_pipeline.evalset.crypto import generate_key
 from graft_eval_pipeline.evalset.env import EvalEnv
-from graft_eval_pipeline.evalset.errors import CheckFailed, EvalError
+from graft_eval_pipeline.evalset.errors import CheckFailed, EvalAbort, EvalError
 from graft_eval_pipeline.evalset.store import (
     PURGE_LOG,
     CaseSet,
@@ -152,8 +154,14 @@ def validate(set_dir: Path) -> None:
 
 
 def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
-    """Latest cached live result of the case; the result cache (spec E20) is not built yet."""
-    return None
+    """The cached live result for this case under the current prompts and models (E20 key)."""
+    from graft_eval_pipeline.card.prepare import prepare_card_inputs
+    from graft_eval_pipeline.evalset.cache import cache_key, read_entry
+    from graft_eval_pipeline.evalset.harness import RunOptions, generate_options
+
+    options = generate_options(case, RunOptions(set=cs, models=_eval_env().models()))
+    entry = read_entry(cs, cache_key(prepare_card_inputs(case.inputs, options).input_hash))
+    return None if entry is None else entry.result
 
 
 @cli.command()
@@ -282,6 +290,31 @@ SYNTHETIC_DIR = REPO_ROOT / "eval" / "synthetic"
 SYNTHETIC_BASELINE = REPO_ROOT / "eval" / "baselines" / "synthetic.json"
 
 
+def _anthropic_llm(env: EvalEnv) -> LlmClient:
+    from graft_eval_pipeline.evalset.harness import anthropic_llm
+
+    return anthropic_llm(env)
+
+
+LLM_FACTORY: Callable[[EvalEnv], LlmClient] = _anthropic_llm
+"""Builds the live client from the environment, only under --live; tests replace it."""
+
+
+def _confirm_on_tty(yes: bool) -> Callable[[Estimate], Awaitable[bool]]:
+    """E19: --yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
+
+    async def confirm(_estimate: Estimate) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            raise EvalAbort(
+                "not_confirmed", "no terminal to ask Continue? [y/N]: check the estimate, then add --yes"
+            )
+        return click.confirm("Continue?", default=False, err=True)
+
+    return confirm
+
+
 def _run_and_report(
     set_dir: Path,
     *,
@@ -293,8 +326,13 @@ def _run_and_report(
     strict: bool = False,
     out: Path | None = None,
     concurrency: int | None = None,
+    live: bool = False,
+    yes: bool = False,
+    max_cost_usd: float = DEFAULT_MAX_COST_USD,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    no_cache: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.harness import RunOptions, case_filter_for, run_eval
+    from graft_eval_pipeline.evalset.harness import RunOptions, case_filter_for, require_live_env, run_eval
     from graft_eval_pipeline.evalset.report import (
         REPORT_FILE,
         THRESHOLDS_FILE,
@@ -303,18 +341,25 @@ def _run_and_report(
         save_baseline,
     )
 
+    env = _eval_env()
+    if live:
+        require_live_env(env)  # key and prices before anything else; without --live both are ignored
     cs = _open_case_set(set_dir)
     if baseline is not None and not baseline.is_file():
         raise EvalError(f"--baseline {baseline} does not exist: create it with --save-baseline")
     thresholds = load_thresholds(THRESHOLDS_FILE)
-    env = _eval_env()
     options = RunOptions(
         set=cs,
-        mode="fake",
+        mode="live" if live else "fake",
+        llm_factory=(lambda: LLM_FACTORY(env)) if live else None,
         models=env.models(),
         timeout_ms=env.timeout_ms,
         concurrency=concurrency,
+        max_cost_usd=max_cost_usd,
+        max_tokens=max_tokens,
+        use_cache=not no_cache,
         case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
+        confirm=_confirm_on_tty(yes) if live else None,
         progress=lambda line: click.echo(line, err=True),
     )
     published = publish_run(
@@ -336,7 +381,9 @@ RUN_OUTPUT_OPTIONS = [
     click.option("--save-baseline", "save_baseline_to", type=click.Path(path_type=Path), default=None),
     click.option("--strict", is_flag=True, help="Provisional threshold failures also exit 1."),
     click.option("--out", type=click.Path(path_type=Path), default=None, help="Default <set>/runs/<runId>/."),
-    click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Cases in flight (8 fake)."),
+    click.option(
+        "--concurrency", type=click.IntRange(min=1), default=None, help="Cases in flight (4 live, 8 fake)."
+    ),
 ]
 
 
@@ -351,10 +398,27 @@ def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
 @click.option("--cases", "case_ids", default=None, help="Comma-separated case ids.")
 @click.option("--tag", default=None, help="Only cases with this tag.")
 @click.option("--check", is_flag=True, help="Exit 1 when a threshold or the baseline match fails.")
+@click.option("--live", is_flag=True, help="Call the Anthropic API (ANTHROPIC_API_KEY); default: fake LLM.")
+@click.option("--yes", is_flag=True, help="Live: skip the Continue? [y/N] question after the estimate.")
+@click.option(
+    "--max-cost-usd",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_MAX_COST_USD,
+    show_default=True,
+    help="Live: refuse an estimate above it; start no case that would pass it.",
+)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_TOKENS,
+    show_default=True,
+    help="Live: start no case that would pass it.",
+)
+@click.option("--no-cache", is_flag=True, help="Live: ignore cached results (new ones are still written).")
 @_run_output_options
-def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **outputs: Any) -> None:
-    """Run the card engine over a set (fake LLM), write report.json/.md, diff and check."""
-    _run_and_report(set_dir, case_ids=case_ids, tag=tag, check=check, **outputs)
+def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **options: Any) -> None:
+    """Run the card engine over a set (fake LLM, or --live), write report.json/.md, diff and check."""
+    _run_and_report(set_dir, case_ids=case_ids, tag=tag, check=check, **options)
 
 
 @cli.command()

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from graft_eval_pipeline.card.fake_llm import llm_for_case
 from graft_eval_pipeline.card.floor import FloorResult
@@ -54,6 +54,9 @@ from graft_eval_pipeline.evalset.report_schema import (
 )
 from graft_eval_pipeline.evalset.rows import HarnessRun, build_row, case_cost, skipped_row
 from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, read_cases
+
+if TYPE_CHECKING:
+    import httpx2
 
 DEFAULT_CONCURRENCY = {"fake": 8, "live": 4}
 DEFAULT_TIMEOUT_MS = 120_000
@@ -204,8 +207,13 @@ def require_live_env(env: EvalEnv) -> str:
     return env.anthropic_api_key
 
 
-def anthropic_llm(env: EvalEnv) -> LlmClient:
-    """The live client from the environment; the only way this project reaches the API."""
+def anthropic_llm(
+    env: EvalEnv, *, http_client: httpx2.AsyncClient | None = None, base_url: str | None = None
+) -> LlmClient:
+    """The live client from the environment; the only way this project reaches the API.
+
+    `http_client` and `base_url` serve tests and the loopback benchmark, never production.
+    """
     from graft_eval_pipeline.card.anthropic_llm import create_anthropic_llm
 
     return create_anthropic_llm(
@@ -213,6 +221,8 @@ def anthropic_llm(env: EvalEnv) -> LlmClient:
         max_retries=env.max_retries,
         timeout_ms=env.timeout_ms,
         refusal_fallback=env.refusal_fallback,
+        http_client=http_client,
+        base_url=base_url,
     )
 
 
