@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for a fresh machine: creates .venv and installs the project on first use.
 #   ./run.sh main-job   materialize the synthetic partition end to end and print the report summary
-#   ./run.sh test       ruff + the test suite
+#   ./run.sh test       ruff, mypy and the test suite
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -28,6 +28,7 @@ case "${1:-}" in
   test)
     ruff check .
     ruff format --check .
+    mypy graft_eval_pipeline
     pytest "${@:2}"
     ;;
   *)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import dagster as dg
 
 from graft_eval_pipeline.defs.partitions import CASE_SET_PARTITIONS
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 
 
-def partition_changes(known: list[str], found: list[str]) -> tuple[list[str], list[str]]:
+def partition_changes(known: Sequence[str], found: Sequence[str]) -> tuple[list[str], list[str]]:
     """(to add, to delete): new set folders become partitions; purged sets stop being ones."""
     return sorted(set(found) - set(known)), sorted(set(known) - set(found))
 
