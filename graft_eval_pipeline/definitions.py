@@ -9,7 +9,7 @@ from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.resources import GitHubResource, case_sets_resource
 from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
-from graft_eval_pipeline.defs.sensors import case_set_registry_sensor
+from graft_eval_pipeline.defs.sensors import case_set_registry_sensor, prompt_change_sensor
 
 case_sets = case_sets_resource()
 
@@ -30,7 +30,7 @@ defs = dg.Definitions(
     # itself; a step per subprocess would re-import the code location for each (README, Scaling out).
     executor=dg.in_process_executor,
     schedules=[nightly_synthetic_schedule],
-    sensors=[case_set_registry_sensor],
+    sensors=[case_set_registry_sensor, prompt_change_sensor],
     resources={
         "case_sets": case_sets,
         "github": GitHubResource(),

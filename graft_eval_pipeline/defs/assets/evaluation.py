@@ -9,6 +9,7 @@ sealed IO manager.
 # from the real annotations.
 
 from collections.abc import Sequence
+from typing import Literal
 
 import dagster as dg
 from pydantic import Field
@@ -19,8 +20,16 @@ from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.evalset.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.case_schema import case_set_hash, gold, needs_adjudication
-from graft_eval_pipeline.evalset.harness import RunOptions, case_filter_for, run_harness
+from graft_eval_pipeline.evalset.env import EvalEnv
+from graft_eval_pipeline.evalset.harness import (
+    RunOptions,
+    anthropic_llm,
+    case_filter_for,
+    require_live_env,
+    run_harness,
+)
 from graft_eval_pipeline.evalset.metrics import compute_metrics
 from graft_eval_pipeline.evalset.report import (
     MARKDOWN_FILE,
@@ -58,12 +67,55 @@ def loaded_case_set(context: dg.AssetExecutionContext, case_sets: CaseSetsResour
     )
 
 
+def models_label(fast: str, strong: str) -> str:
+    """The model pair as metadata; the prompt-change sensor compares it with the environment's."""
+    return f"{fast} / {strong}"
+
+
 class HarnessConfig(dg.Config):
-    """The `graft-eval run` flags that choose and pace the cases (fake mode)."""
+    """The `graft-eval run` flags that choose, pace and (live) cap the run.
+
+    Live mode has no terminal to ask on, so it runs only with `confirm_live: true` and an
+    explicit `max_cost_usd` (E19); the API key comes from ANTHROPIC_API_KEY only, never config.
+    """
 
     cases: list[str] = Field(default_factory=list, description="Only these case ids (default: all).")
     tag: str | None = Field(default=None, description="Only cases with this tag.")
-    concurrency: int | None = Field(default=None, description="Cases in flight (default 8 fake).")
+    concurrency: int | None = Field(default=None, description="Cases in flight (default 4 live, 8 fake).")
+    mode: Literal["fake", "live"] = Field(default="fake", description="live calls the Anthropic API.")
+    confirm_live: bool = Field(
+        default=False, description="Live: the operator accepts the cost up to the cap."
+    )
+    max_cost_usd: float | None = Field(
+        default=None, ge=0, description="Live (required): refuse a larger estimate, start no case past it."
+    )
+    max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1, description="Live: start no case past it.")
+    use_cache: bool = Field(default=True, description="Live: read cached results (they are always written).")
+
+
+def live_cap(config: HarnessConfig, env: EvalEnv) -> float:
+    """The cost cap of a confirmed live run; anything missing fails before any call."""
+    if not config.confirm_live or config.max_cost_usd is None:
+        raise dg.Failure(
+            "live mode in Dagster needs `confirm_live: true` and `max_cost_usd` in the harness_run "
+            "config: there is no terminal to show the estimate and ask on"
+        )
+    require_live_env(env)
+    return config.max_cost_usd
+
+
+async def confirmed_by_config(_estimate: Estimate) -> bool:
+    """`confirm_live: true` in the run config is the operator's answer (checked by `live_cap`)."""
+    return True
+
+
+def estimate_metadata(estimate: Estimate) -> dict[str, int | float]:
+    return {
+        "estimate_cases_to_call": estimate.cases_to_call,
+        "estimate_cases_cached": estimate.cases_cached,
+        "estimate_tokens": estimate.estimated_tokens,
+        "estimate_upper_bound_usd": round(estimate.upper_bound_usd, 4),
+    }
 
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[loaded_case_set])
@@ -73,28 +125,44 @@ def harness_run(
     """The card engine over every selected case; card results are stored sealed in pilot sets."""
     cs = case_sets.open(context.partition_key)
     env = case_sets.env()
+    live = config.mode == "live"
+    estimates: list[Estimate] = []
     options = RunOptions(
         set=cs,
-        mode="fake",
+        mode=config.mode,
+        llm_factory=(lambda: anthropic_llm(env)) if live else None,
         models=env.models(),
         timeout_ms=env.timeout_ms,
         concurrency=config.concurrency,
+        max_cost_usd=live_cap(config, env) if live else DEFAULT_MAX_COST_USD,
+        max_tokens=config.max_tokens,
+        use_cache=config.use_cache,
         case_filter=case_filter_for(cs, config.cases, config.tag),
+        confirm=confirmed_by_config if live else None,
+        on_estimate=estimates.append,
         progress=context.log.info,
     )
     harness = run_harness(options)
     statuses = [r.status for r in harness.rows]
+    fresh_costs = [r.cost_usd for r in harness.rows if not r.cached]
     return dg.Output(
         harness,
         metadata={
             "mode": harness.llm,
-            "cases_run": len(harness.rows),
+            "cases_run": len(harness.rows) - harness.run.skipped_budget,
             "ok": statuses.count("ok"),
             "unavailable": statuses.count("unavailable"),
-            "calls": sum(r.usage.calls for r in harness.rows),
+            "calls": sum(r.usage.calls for r in harness.rows if not r.cached),
+            "complete": harness.run.complete,
+            "skipped_budget": harness.run.skipped_budget,
+            "cached_results": harness.run.cached_results,
+            "cost_usd_this_run": None
+            if None in fresh_costs
+            else round(sum(c or 0.0 for c in fresh_costs), 6),
+            **(estimate_metadata(estimates[0]) if estimates else {}),
             "prompt_version": harness.prompt.prompt_version,
             "prompt_fingerprint": harness.prompt.prompt_fingerprint,
-            "models": f"{harness.models.fast} / {harness.models.strong}",
+            "models": models_label(harness.models.fast, harness.models.strong),
         },
     )
 
@@ -189,7 +257,7 @@ def eval_report(
             "metrics": metric_table(report.metrics),
             "prompt_version": report.prompt.prompt_version,
             "prompt_fingerprint": report.prompt.prompt_fingerprint,
-            "models": f"{report.models.fast} / {report.models.strong}",
+            "models": models_label(report.models.fast, report.models.strong),
             "llm": report.llm,
             "changed_cases": 0 if diff is None else len(diff.case_changes),
             "report_json": dg.MetadataValue.path(str(published.out_dir / REPORT_FILE)),
