@@ -62,40 +62,51 @@ def scored_rows(rows: Iterable[CaseRow]) -> list[CaseRow]:
     return [r for r in run_rows(rows) if r.gold is not None]
 
 
-def _pairs(rows: list[CaseRow], predictor: Predictor) -> list[tuple[str, str]]:
-    """(gold, predicted) over S_X: scored rows where the predictor is defined."""
-    return [(r.gold.risk, p) for r in rows if r.gold is not None and (p := predictor(r)) is not None]
+PairCounts = Counter[tuple[str, str]]
+"""How many rows have each (gold, predicted) class pair: every class metric reads this 3x3 count."""
 
 
-def under_classification(pairs: list[tuple[str, str]]) -> float | None:
-    return rate(sum(RISK_ORDER[p] < RISK_ORDER[g] for g, p in pairs), len(pairs))
+def _pairs(rows: list[CaseRow], predictor: Predictor) -> PairCounts:
+    """(gold, predicted) over S_X: scored rows where the predictor is defined.
+
+    Counted rather than listed: a list holds a tuple per row, and on a 10,000-case run those
+    allocations set off a collection that walks every object of the run (0.4 s measured).
+    """
+    return Counter((r.gold.risk, p) for r in rows if r.gold is not None and (p := predictor(r)) is not None)
 
 
-def severe_under_classification(pairs: list[tuple[str, str]]) -> float | None:
-    return rate(sum(g == "sensitive" and p == "trivial" for g, p in pairs), len(pairs))
+def _share(pairs: PairCounts, counts: Callable[[str, str], bool]) -> float | None:
+    return rate(sum(n for (g, p), n in pairs.items() if counts(g, p)), pairs.total())
 
 
-def over_classification(pairs: list[tuple[str, str]]) -> float | None:
-    return rate(sum(RISK_ORDER[p] > RISK_ORDER[g] for g, p in pairs), len(pairs))
+def under_classification(pairs: PairCounts) -> float | None:
+    return _share(pairs, lambda g, p: RISK_ORDER[p] < RISK_ORDER[g])
 
 
-def exact_accuracy(pairs: list[tuple[str, str]]) -> float | None:
-    return rate(sum(g == p for g, p in pairs), len(pairs))
+def severe_under_classification(pairs: PairCounts) -> float | None:
+    return _share(pairs, lambda g, p: g == "sensitive" and p == "trivial")
 
 
-def trivial_recall(pairs: list[tuple[str, str]]) -> float | None:
+def over_classification(pairs: PairCounts) -> float | None:
+    return _share(pairs, lambda g, p: RISK_ORDER[p] > RISK_ORDER[g])
+
+
+def exact_accuracy(pairs: PairCounts) -> float | None:
+    return _share(pairs, lambda g, p: g == p)
+
+
+def trivial_recall(pairs: PairCounts) -> float | None:
     """Share of truly trivial PRs the final class would let through as trivial."""
-    trivial = [p for g, p in pairs if g == "trivial"]
-    return rate(trivial.count("trivial"), len(trivial))
+    trivial = sum(n for (g, _), n in pairs.items() if g == "trivial")
+    return rate(pairs[("trivial", "trivial")], trivial)
 
 
-def confusion(pairs: list[tuple[str, str]]) -> Confusion:
-    counts = Counter(pairs)
-    matrix = [[counts[(g, p)] for p in RISK_CLASSES] for g in RISK_CLASSES]
+def confusion(pairs: PairCounts) -> Confusion:
+    matrix = [[pairs[(g, p)] for p in RISK_CLASSES] for g in RISK_CLASSES]
     column = [sum(matrix[a][k] for a in range(3)) for k in range(3)]
     row = [sum(matrix[k]) for k in range(3)]
     return Confusion(
-        n=len(pairs),
+        n=pairs.total(),
         matrix=matrix,
         precision=ClassScores(**{c: rate(matrix[k][k], column[k]) for k, c in enumerate(RISK_CLASSES)}),
         recall=ClassScores(**{c: rate(matrix[k][k], row[k]) for k, c in enumerate(RISK_CLASSES)}),
