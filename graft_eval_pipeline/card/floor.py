@@ -9,7 +9,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import get_args
 
 from graft_eval_pipeline.card.globs import (
@@ -94,17 +93,26 @@ _INJECTION = re.compile(
 )
 
 
-@cache
-def _format_chars() -> dict[int, None]:
-    """Unicode category Cf (zero-width, bidi controls, tags) -> deleted, for str.translate."""
-    planes = (*range(0x20000), *range(0xE0000, 0xE1000))
-    return {cp: None for cp in planes if unicodedata.category(chr(cp)) == "Cf"}
+class _FormatChars(dict[int, int | None]):
+    """Unicode category Cf (zero-width, bidi controls, tags) -> deleted, for str.translate.
+
+    Filled per code point when first met: listing every Cf character up front cost each
+    process 35-150 ms (4-15% of a 1,000-case fake run) as soon as one text was not ASCII.
+    """
+
+    def __missing__(self, code_point: int) -> int | None:
+        kept = None if unicodedata.category(chr(code_point)) == "Cf" else code_point
+        self[code_point] = kept
+        return kept
+
+
+_FORMAT_CHARS = _FormatChars()
 
 
 def normalize_text(text: str) -> str:
     """NFKC, drop format characters, lower-case, fold white space (design 3.2, R15)."""
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text).translate(_format_chars())
+        text = unicodedata.normalize("NFKC", text).translate(_FORMAT_CHARS)
     return " ".join(text.lower().split())
 
 
