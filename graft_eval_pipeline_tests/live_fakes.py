@@ -38,7 +38,8 @@ def default_answer(request: LlmRequest) -> LlmReply:
 
 
 class FakeLive:
-    """An injected live client: records requests, tracks calls in flight, optional delay."""
+    """An injected live client: records requests, tracks calls in flight, optional delay; counts
+    `aclose` calls (the harness closes a live client's pool on the run's loop)."""
 
     def __init__(self, answer: Answer = default_answer, delay_s: float = 0.0) -> None:
         self.answer = answer
@@ -46,6 +47,10 @@ class FakeLive:
         self.requests: list[LlmRequest] = []
         self.in_flight = 0
         self.peak = 0
+        self.closed = 0
+
+    async def aclose(self) -> None:
+        self.closed += 1
 
     async def complete(self, request: LlmRequest) -> LlmReply | LlmFailure:
         self.requests.append(request)

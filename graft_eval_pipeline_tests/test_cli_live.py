@@ -165,10 +165,11 @@ def test_live_run_end_to_end_through_the_anthropic_client(tmp_path, capsys, monk
         seen_keys.append(request.headers["authorization"])
         return api(request)
 
+    pools: list[httpx2.AsyncClient] = []
+
     def factory(env):
-        return anthropic_llm(
-            env, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)), base_url=BASE_URL
-        )
+        pools.append(httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+        return anthropic_llm(env, http_client=pools[-1], base_url=BASE_URL)
 
     monkeypatch.setattr(cli, "LLM_FACTORY", factory)
     logging.getLogger("anthropic").setLevel(logging.DEBUG)  # as ANTHROPIC_LOG=debug would
@@ -180,6 +181,7 @@ def test_live_run_end_to_end_through_the_anthropic_client(tmp_path, capsys, monk
     assert GOAL_MARK not in caplog.text  # the SDK's DEBUG log of each request holds the prompt
 
     assert len(api.bodies) == 9 and set(seen_keys) == {f"Bearer {API_KEY}"}
+    assert len(pools) == 1 and pools[0].is_closed  # closed on the run's own event loop
     assert [b["model"] for b in api.bodies[:3]] == [
         "claude-haiku-5-5",
         "claude-sonnet-5-5",

@@ -54,7 +54,7 @@ def test_U_HAR_2_confirm_sees_the_estimate_once_and_declining_calls_nothing(tmp_
     assert estimate.estimated_tokens == sum(t for _, t in per_case)
     assert estimate.upper_bound_usd == pytest.approx(sum(u for u, _ in per_case))
     assert lines == [estimate.summary()]  # printed before the question, and nothing after
-    assert factory.built == 0 and factory.client.requests == []
+    assert factory.built == 0 and factory.client.requests == [] and factory.client.closed == 0
     assert not (cs.dir / "cache").exists()
 
 
@@ -62,7 +62,7 @@ def test_U_HAR_2_accepted_run_builds_the_client_once_and_reports_live(tmp_path) 
     cs = live_set(tmp_path, 3)
     factory, confirm = Factory(FakeLive()), Confirm()
     report = run_eval(live_options(cs, factory, confirm))
-    assert len(confirm.seen) == 1 and factory.built == 1
+    assert len(confirm.seen) == 1 and factory.built == 1 and factory.client.closed == 1
     assert len(factory.client.requests) == 6  # trivial floor, null writer: fast writer + verifier
     assert report.llm == "live" and report.run.complete and report.run.cached_results == 0
     assert [r.status for r in report.cases] == ["ok"] * 3

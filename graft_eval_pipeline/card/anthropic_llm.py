@@ -62,6 +62,11 @@ class AnthropicLlm:
         self._client = client
         self._refusal_fallback = refusal_fallback
 
+    async def aclose(self) -> None:
+        """Close the connection pool on the event loop that opened it (else the SDK tries to
+        when the client is collected, after `asyncio.run` has closed that loop)."""
+        await self._client.close()
+
     async def complete(self, request: LlmRequest) -> LlmReply | LlmFailure:
         """One call; on a refusal, one more with the fallback model when one is configured.
 

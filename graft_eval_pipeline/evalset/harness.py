@@ -276,6 +276,13 @@ def estimate_of(plans: Sequence[CasePlan]) -> Estimate:
     )
 
 
+async def close_client(client: LlmClient) -> None:
+    """A live client holds a connection pool; it closes on this run's loop (fakes have none)."""
+    aclose = getattr(client, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
 @dataclass(frozen=True, slots=True)
 class LiveOutcome:
     """One case of a live run: a result (fresh or cached), or None when the budget skipped it."""
@@ -329,9 +336,9 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
             reserved, (plan.estimate_usd if cost is None else cost, total_tokens(result.usage))
         )
         if is_cacheable(result):
-            write_entry(
-                options.set, CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
-            )
+            entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
+            # sealing and fsync off the event loop: the other cases' calls keep flowing
+            await asyncio.to_thread(write_entry, options.set, entry)
         return LiveOutcome(result=result, cached=False)
 
     def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
@@ -343,7 +350,11 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
             options.progress(progress_line(case.id, outcome.result, cached=outcome.cached))
 
     with sdk_debug_log_off():
-        outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
+        try:
+            outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
+        finally:
+            if llm.cache_info().currsize:
+                await close_client(llm())
     rows: list[CaseRow] = []
     results: dict[str, CardResult] = {}
     for case, outcome in zip(cases, outcomes, strict=True):
