@@ -5,7 +5,9 @@ Every builder returns a valid object by default; keyword arguments override sing
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 
 from graft_eval_pipeline.card.models import CardInputs, ChangedFile, FakeScript
@@ -16,6 +18,8 @@ from graft_eval_pipeline.evalset.case_schema import (
     PilotSource,
     SyntheticSource,
 )
+from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.store import CaseSet, create_set
 
 REPO = "fictional-org/shop-demo"
 FIXED_TIME = datetime(2026, 10, 15, tzinfo=UTC)
@@ -123,3 +127,38 @@ def make_pilot_case(set_id: str = "pilot-acme", pr_number: int = 412, **over: An
     over.setdefault("inputs", make_inputs(pr={"number": pr_number}))
     over.setdefault("labels", [])
     return make_case(f"{set_id}--shop-demo-{pr_number}", **over)
+
+
+def make_pilot_set(
+    dir: Path,
+    *,
+    set_id: str | None = None,
+    key: bytes | None = None,
+    globs: Iterable[str] = (),
+    consent_ref: str = "Fictional pilot agreement",
+) -> CaseSet:
+    """A new, empty pilot set in `dir` (set id: the folder's name); a fresh key when none is given."""
+    return create_set(
+        dir,
+        set_id=set_id if set_id is not None else Path(dir).name,
+        kind="pilot",
+        description="",
+        consent_ref=consent_ref,
+        default_floor_config=FloorConfig(extra_sensitive_globs=list(globs)),
+        key=key if key is not None else parse_key(generate_key()),
+        now=FIXED_TIME,
+    )
+
+
+def make_synthetic_set(dir: Path, *, set_id: str = "synthetic") -> CaseSet:
+    """A new, empty synthetic set in `dir` (plain files, no key)."""
+    return create_set(
+        dir,
+        set_id=set_id,
+        kind="synthetic",
+        description="",
+        consent_ref=None,
+        default_floor_config=None,
+        key=None,
+        now=FIXED_TIME,
+    )

@@ -126,6 +126,18 @@ class FakePull:
         }
 
 
+def agent_pull(n: int, at: datetime, *, title: str, path: str) -> FakePull:
+    """PR #n merged at `at`, one changed file, one commit with the Graft-Agent trailer."""
+    return FakePull(
+        n,
+        title=title,
+        updated_at=at,
+        merged_at=at,
+        files=[FakeFile(path)],
+        commits=[FakeCommit("Work\n\nGraft-Agent: fictional-agent")],
+    )
+
+
 @dataclass
 class FakeIssue:
     number: int

@@ -21,8 +21,15 @@ from graft_eval_pipeline.card.models import RiskClass
 from graft_eval_pipeline.evalset.budget import Estimate
 from graft_eval_pipeline.evalset.harness import RunOptions
 from graft_eval_pipeline.evalset.report_schema import GitInfo
-from graft_eval_pipeline.evalset.store import CaseSet, create_set, open_set, write_case
-from graft_eval_pipeline_tests.builders import make_case, make_inputs, make_label, make_pilot_case
+from graft_eval_pipeline.evalset.store import CaseSet, write_case
+from graft_eval_pipeline_tests.builders import (
+    make_case,
+    make_inputs,
+    make_label,
+    make_pilot_case,
+    make_pilot_set,
+    make_synthetic_set,
+)
 
 NOW = datetime(2026, 10, 15, 10, 0, tzinfo=UTC)
 GOAL_MARK = "GOALTEXT-4b1e"
@@ -94,17 +101,10 @@ def case_ids(n: int) -> list[str]:
 def live_set(root: Path, n: int, *, key: bytes | None = None, **case_over: Any) -> CaseSet:
     """`n` labelled cases, PR numbers 101.., each title holding GOAL_MARK; pilot when a key is given."""
     set_id = "pilot-live" if key is not None else "live-demo"
-    create_set(
-        root / set_id,
-        set_id=set_id,
-        kind="pilot" if key is not None else "synthetic",
-        description="live-mode test set",
-        consent_ref="test agreement" if key is not None else None,
-        default_floor_config=None,
-        key=key,
-        now=NOW,
-    )
-    cs = open_set(root / set_id, key)
+    if key is not None:
+        cs = make_pilot_set(root / set_id, key=key)
+    else:
+        cs = make_synthetic_set(root / set_id, set_id=set_id)
     for i in range(n):
         inputs = make_inputs(pr={"number": 101 + i, "title": f"{GOAL_MARK} change {i}"})
         over = {"inputs": inputs, "labels": [make_label(risk="trivial")], **case_over}

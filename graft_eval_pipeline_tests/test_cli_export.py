@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from graft_eval_pipeline.cli import main
-from graft_eval_pipeline.evalset.case_schema import FloorConfig
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.store import create_set
-from graft_eval_pipeline_tests.fake_github import FakeCommit, FakeFile, FakeGitHub, FakePull, serve
+from graft_eval_pipeline_tests.builders import make_pilot_set
+from graft_eval_pipeline_tests.fake_github import FakeGitHub, agent_pull, serve
 
 REPO = "fictional-org/shop-demo"
 TITLE = "Quietly rework the invoice rounding"
@@ -25,34 +24,14 @@ def pilot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GRAFT_EVAL_KEY", key)
     monkeypatch.setenv("GRAFT_EVAL_GITHUB_TOKEN", "test-token")
-    set_dir = tmp_path / "pilot-acme"
-    create_set(
-        set_dir,
-        set_id="pilot-acme",
-        kind="pilot",
-        description="",
-        consent_ref="Fictional agreement",
-        default_floor_config=FloorConfig(),
-        key=parse_key(key),
-        now=MERGED,
-    )
-    return set_dir
+    return make_pilot_set(tmp_path / "pilot-acme", key=parse_key(key)).dir
 
 
 def fake_with_prs() -> FakeGitHub:
     fake = FakeGitHub(REPO)
     for n in (11, 12, 13):
         at = MERGED + timedelta(hours=n)
-        fake.add_pull(
-            FakePull(
-                n,
-                title=f"{TITLE} {n}",
-                updated_at=at,
-                merged_at=at,
-                files=[FakeFile(f"src/billing/rounding_{n}.py")],
-                commits=[FakeCommit("Work\n\nGraft-Agent: fictional-agent")],
-            )
-        )
+        fake.add_pull(agent_pull(n, at, title=f"{TITLE} {n}", path=f"src/billing/rounding_{n}.py"))
     return fake
 
 
@@ -61,13 +40,18 @@ def export_args(set_dir: Path, *extra: str) -> list[str]:
             "--auth", "token", *extra]  # fmt: skip
 
 
+def run_export(fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch, set_dir: Path, *extra: str) -> int:
+    """`graft-eval export` against `fake` served on a local port; the exit code."""
+    with serve(fake.app) as base_url:
+        monkeypatch.setenv("GITHUB_API_URL", base_url)
+        return main(export_args(set_dir, *extra))
+
+
 def test_U_CLI_7_export_prints_case_ids_and_counts_never_a_title(
     pilot: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake = fake_with_prs()
-    with serve(fake.app) as base_url:
-        monkeypatch.setenv("GITHUB_API_URL", base_url)
-        assert main(export_args(pilot)) == 0
+    assert run_export(fake, monkeypatch, pilot) == 0
     out, err = capsys.readouterr()
     ids = [f"pilot-acme--shop-demo-{n}" for n in (11, 12, 13)]
     for case_id in ids:
@@ -82,9 +66,7 @@ def test_U_CLI_7_dry_run_prints_strata_and_pr_numbers_and_writes_nothing(
     pilot: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake = fake_with_prs()
-    with serve(fake.app) as base_url:
-        monkeypatch.setenv("GITHUB_API_URL", base_url)
-        assert main(export_args(pilot, "--dry-run", "--sample", "2", "--min-per-stratum", "1")) == 0
+    assert run_export(fake, monkeypatch, pilot, "--dry-run", "--sample", "2", "--min-per-stratum", "1") == 0
     out = capsys.readouterr().out
     assert "  S/source: 3 candidates, 2 sampled" in out
     assert "sampled PRs: #" in out and "dry run: no stage-2 request, nothing written" in out
@@ -110,8 +92,6 @@ def test_export_rate_limit_wait_over_max_wait_exits_3_and_reports_requests(
 ) -> None:
     fake = fake_with_prs()
     fake.fail(rf"/repos/{REPO}/pulls/12", 429, times=None, headers={"Retry-After": "3600"})
-    with serve(fake.app) as base_url:
-        monkeypatch.setenv("GITHUB_API_URL", base_url)
-        assert main(export_args(pilot, "--max-wait", "1m")) == 3
+    assert run_export(fake, monkeypatch, pilot, "--max-wait", "1m") == 3
     err = capsys.readouterr().err
     assert "--max-wait" in err and "stopped after" in err

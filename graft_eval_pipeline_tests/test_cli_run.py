@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,8 @@ import pytest
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.report import load_report
-from graft_eval_pipeline.evalset.store import create_set, write_case
-from graft_eval_pipeline_tests.builders import make_label, make_pilot_case
+from graft_eval_pipeline.evalset.store import write_case
+from graft_eval_pipeline_tests.builders import make_label, make_pilot_case, make_pilot_set
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SYNTHETIC = REPO_ROOT / "eval" / "synthetic"
@@ -102,16 +101,7 @@ def test_run_filters_cases_and_rejects_unknown_ids(tmp_path, capsys) -> None:
 
 def _pilot_set(tmp_path: Path, key_b64: str) -> Path:
     set_dir = tmp_path / "evalroot" / "pilot-acme"
-    cs = create_set(
-        set_dir,
-        set_id="pilot-acme",
-        kind="pilot",
-        description="",
-        consent_ref="Acme agreement",
-        default_floor_config=None,
-        key=parse_key(key_b64),
-        now=datetime(2026, 10, 15, tzinfo=UTC),
-    )
+    cs = make_pilot_set(set_dir, key=parse_key(key_b64))
     write_case(cs, make_pilot_case(pr_number=412, labels=[make_label(risk="trivial")]))
     write_case(cs, make_pilot_case(pr_number=413, labels=[make_label(risk="logic")]))
     return set_dir

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from graft_eval_pipeline.cli import REPO_ROOT, main
-from graft_eval_pipeline.evalset.case_schema import parse_case
+from graft_eval_pipeline.evalset.case_schema import EvalCase, parse_case
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.store import open_set, write_case
 from graft_eval_pipeline.evalset.terminal import to_terminal_safe
@@ -33,12 +33,20 @@ def _init_pilot(folder: Path, *extra: str) -> int:
     return main(["init", "--set", str(folder), "--kind", "pilot", "--consent-ref", "test", *extra])
 
 
+def _pilot_demo(tmp_path: Path, env: dict[str, str], *cases: EvalCase) -> Path:
+    """`graft-eval init` the pilot set pilot-demo in the eval dir and write `cases` into it."""
+    folder = tmp_path / "eval-root" / "pilot-demo"
+    assert _init_pilot(folder) == 0
+    cs = open_set(folder, parse_key(env["GRAFT_EVAL_KEY"]))
+    for case in cases:
+        write_case(cs, case)
+    return folder
+
+
 def test_U_CLI_4_pilot_set_without_key_exits_2(
     tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = tmp_path / "eval-root" / "pilot-demo"
-    assert _init_pilot(folder) == 0
-    write_case(open_set(folder, parse_key(env["GRAFT_EVAL_KEY"])), make_pilot_case("pilot-demo"))
+    folder = _pilot_demo(tmp_path, env, make_pilot_case("pilot-demo"))
     monkeypatch.delenv("GRAFT_EVAL_KEY")
     capsys.readouterr()
     for argv in (
@@ -55,16 +63,14 @@ def test_U_CLI_4_pilot_set_without_key_exits_2(
 def test_U_CLI_4_wrong_key_exits_2(
     tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = tmp_path / "eval-root" / "pilot-demo"
-    assert _init_pilot(folder) == 0
+    folder = _pilot_demo(tmp_path, env)
     monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
     assert main(["validate", "--set", str(folder)]) == 2
     assert "wrong GRAFT_EVAL_KEY for set pilot-demo" in capsys.readouterr().err
 
 
 def test_U_CLI_5_purge_without_confirm_exits_2(tmp_path: Path, env: dict[str, str]) -> None:
-    folder = tmp_path / "eval-root" / "pilot-demo"
-    assert _init_pilot(folder) == 0
+    folder = _pilot_demo(tmp_path, env)
     assert main(["purge", "--set", str(folder)]) == 2
     assert main(["purge", "--set", str(folder), "--confirm", "pilot-other"]) == 2
     assert (folder / "set.json").exists()
@@ -73,9 +79,7 @@ def test_U_CLI_5_purge_without_confirm_exits_2(tmp_path: Path, env: dict[str, st
 def test_purge_deletes_and_logs_without_needing_the_key(
     tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = tmp_path / "eval-root" / "pilot-demo"
-    assert _init_pilot(folder) == 0
-    write_case(open_set(folder, parse_key(env["GRAFT_EVAL_KEY"])), make_pilot_case("pilot-demo"))
+    folder = _pilot_demo(tmp_path, env, make_pilot_case("pilot-demo"))
     monkeypatch.delenv("GRAFT_EVAL_KEY")
     assert main(["purge", "--set", str(folder), "--confirm", "pilot-demo"]) == 0
     assert not folder.exists()
@@ -119,13 +123,12 @@ def test_init_pilot_needs_consent_ref(tmp_path: Path, env: dict[str, str]) -> No
 
 
 def test_validate_counts(tmp_path: Path, env: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    folder = tmp_path / "eval-root" / "pilot-demo"
-    assert _init_pilot(folder) == 0
-    cs = open_set(folder, parse_key(env["GRAFT_EVAL_KEY"]))
-    write_case(cs, make_pilot_case("pilot-demo", 1))
-    write_case(cs, make_pilot_case("pilot-demo", 2, labels=[make_label("alice")]))
-    write_case(
-        cs, make_pilot_case("pilot-demo", 3, labels=[make_label("alice"), make_label("bob", risk="logic")])
+    folder = _pilot_demo(
+        tmp_path,
+        env,
+        make_pilot_case("pilot-demo", 1),
+        make_pilot_case("pilot-demo", 2, labels=[make_label("alice")]),
+        make_pilot_case("pilot-demo", 3, labels=[make_label("alice"), make_label("bob", risk="logic")]),
     )
     capsys.readouterr()
     assert main(["validate", "--set", str(folder)]) == 0
@@ -140,9 +143,7 @@ def test_validate_counts(tmp_path: Path, env: dict[str, str], capsys: pytest.Cap
 def test_show_renders_and_says_no_cached_result(
     tmp_path: Path, env: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = tmp_path / "eval-root" / "pilot-demo"
-    assert _init_pilot(folder) == 0
-    write_case(open_set(folder, parse_key(env["GRAFT_EVAL_KEY"])), make_pilot_case("pilot-demo"))
+    folder = _pilot_demo(tmp_path, env, make_pilot_case("pilot-demo"))
     capsys.readouterr()
     assert main(["show", "--set", str(folder), "--case", "pilot-demo--shop-demo-412", "--with-result"]) == 0
     out = capsys.readouterr().out

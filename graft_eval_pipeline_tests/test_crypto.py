@@ -20,8 +20,8 @@ from graft_eval_pipeline.evalset.crypto import (
     seal,
 )
 from graft_eval_pipeline.evalset.errors import EvalCryptoError, EvalError
-from graft_eval_pipeline.evalset.store import create_set, write_case
-from graft_eval_pipeline_tests.builders import FIXED_TIME, make_file, make_inputs, make_pilot_case
+from graft_eval_pipeline.evalset.store import write_case
+from graft_eval_pipeline_tests.builders import make_file, make_inputs, make_pilot_case, make_pilot_set
 
 WYCHEPROOF = Path(__file__).parent / "data" / "wycheproof" / "aes_gcm_test.json"
 AAD = "pilot-acme/cases/pilot-acme--api-412.case.enc"
@@ -112,23 +112,13 @@ def test_U_CRYPT_4_key_id_is_stable_8_hex() -> None:
 
 
 def test_U_CRYPT_5_sealed_case_file_holds_no_case_text(tmp_path: Path) -> None:
-    key = parse_key(generate_key())
     title, body = "Quietly rotate the ledger checksum", "Moves the reconciliation window to 36 hours."
     patch = "@@ -1,1 +1,1 @@\n-const windowHours = 24;\n+const windowHours = 36; // ledgerReconcile"
     inputs = make_inputs(
         [make_file("src/ledger/reconcile.ts", patch=patch)],
         pr={"number": 412, "title": title, "body": body},
     )
-    cs = create_set(
-        tmp_path / "pilot-acme",
-        set_id="pilot-acme",
-        kind="pilot",
-        description="",
-        consent_ref="test agreement",
-        default_floor_config=None,
-        key=key,
-        now=FIXED_TIME,
-    )
+    cs = make_pilot_set(tmp_path / "pilot-acme")
     case = make_pilot_case(inputs=inputs)
     write_case(cs, case)
     raw = (cs.dir / "cases" / f"{case.id}.case.enc").read_text()

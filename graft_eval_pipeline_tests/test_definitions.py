@@ -18,18 +18,19 @@ from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
 from graft_eval_pipeline.defs.sensors import case_set_registry_sensor
-from graft_eval_pipeline.evalset.case_schema import FloorConfig
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.report import diff_reports, load_report
-from graft_eval_pipeline.evalset.store import create_set, list_case_ids, open_set, read_case
+from graft_eval_pipeline.evalset.store import list_case_ids, open_set, read_case
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
-from graft_eval_pipeline_tests.fake_github import FakeCommit, FakeFile, FakeGitHub, FakePull
+from graft_eval_pipeline_tests.builders import make_pilot_set
+from graft_eval_pipeline_tests.fake_github import FakeGitHub, agent_pull
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EVALUATION = [label_import, labeler_agreement, loaded_case_set, harness_run, eval_metrics, eval_report]
 EXPORT = [export_candidates, export_sample, exported_cases]
+EXPORT_WINDOW = {"repo": "fictional-org/shop-demo", "merged_from": "2026-06-01", "merged_to": "2026-06-30"}
 
 
 def copy_repo_eval(tmp_path: Path) -> Path:
@@ -140,17 +141,7 @@ def test_export_assets_refuse_the_synthetic_partition(tmp_path: Path) -> None:
         partition_key="synthetic",
         instance=instance_with("synthetic"),
         resources=resources(sets),
-        run_config={
-            "ops": {
-                "export_candidates": {
-                    "config": {
-                        "repo": "fictional-org/shop-demo",
-                        "merged_from": "2026-06-01",
-                        "merged_to": "2026-06-30",
-                    }
-                }
-            }
-        },
+        run_config={"ops": {"export_candidates": {"config": EXPORT_WINDOW}}},
         raise_on_error=False,
     )
     assert not result.success
@@ -180,29 +171,11 @@ def fake_github_resource(fake: FakeGitHub) -> GitHubResource:
 def test_export_assets_write_sealed_cases_into_a_pilot_partition(tmp_path: Path, monkeypatch) -> None:
     key = generate_key()
     monkeypatch.setenv("GRAFT_EVAL_KEY", key)
-    create_set(
-        tmp_path / "pilots" / "pilot-acme",
-        set_id="pilot-acme",
-        kind="pilot",
-        description="",
-        consent_ref="Fictional agreement",
-        default_floor_config=FloorConfig(),
-        key=parse_key(key),
-        now=NOW,
-    )
+    make_pilot_set(tmp_path / "pilots" / "pilot-acme", key=parse_key(key))
     fake = FakeGitHub("fictional-org/shop-demo", clock=lambda: NOW.timestamp())
     for n in (1, 2, 3):
         at = datetime(2026, 6, 10, tzinfo=UTC) + timedelta(minutes=n)
-        fake.add_pull(
-            FakePull(
-                n,
-                title=f"Secret title {n}",
-                updated_at=at,
-                merged_at=at,
-                files=[FakeFile(f"src/secret_{n}.py")],
-                commits=[FakeCommit("Work\n\nGraft-Agent: fictional-agent")],
-            )
-        )
+        fake.add_pull(agent_pull(n, at, title=f"Secret title {n}", path=f"src/secret_{n}.py"))
     sets = CaseSetsResource(
         eval_dir=str(tmp_path / "pilots"),
         synthetic_dir=str(tmp_path / "none"),
@@ -215,13 +188,7 @@ def test_export_assets_write_sealed_cases_into_a_pilot_partition(tmp_path: Path,
         resources=resources(sets, fake_github_resource(fake)),
         run_config={
             "ops": {
-                "export_candidates": {
-                    "config": {
-                        "repo": "fictional-org/shop-demo",
-                        "merged_from": "2026-06-01",
-                        "merged_to": "2026-06-30",
-                    }
-                },
+                "export_candidates": {"config": EXPORT_WINDOW},
                 "export_sample": {"config": {"sample": 2}},
             }
         },
@@ -247,16 +214,7 @@ def test_registry_sensor_adds_new_sets_and_forgets_purged_ones(tmp_path: Path) -
     synthetic = copy_repo_eval(tmp_path)
     key = parse_key(generate_key())
     for set_id in ("pilot-a", "pilot-b"):
-        create_set(
-            tmp_path / "pilots" / set_id,
-            set_id=set_id,
-            kind="pilot",
-            description="",
-            consent_ref="agreement",
-            default_floor_config=FloorConfig(),
-            key=key,
-            now=NOW,
-        )
+        make_pilot_set(tmp_path / "pilots" / set_id, key=key)
     instance = instance_with("pilot-gone")
     sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic))
     context = dg.build_sensor_context(instance=instance, resources={"case_sets": sets})

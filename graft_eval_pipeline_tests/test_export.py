@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import graft_eval_pipeline.evalset.export as export
-from graft_eval_pipeline.evalset.case_schema import FloorConfig, PilotSource
+from graft_eval_pipeline.evalset.case_schema import PilotSource
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.errors import EvalAbort, EvalError
 from graft_eval_pipeline.evalset.export import (
@@ -23,10 +23,11 @@ from graft_eval_pipeline.evalset.export import (
     run_export,
 )
 from graft_eval_pipeline.evalset.redact import RedactOptions
-from graft_eval_pipeline.evalset.store import CaseSet, create_set, list_case_ids, open_set, read_case
+from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, open_set, read_case
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
+from graft_eval_pipeline_tests.builders import make_pilot_set
 from graft_eval_pipeline_tests.fake_github import (
     FakeClock,
     FakeCommit,
@@ -51,16 +52,7 @@ class Env:
 
     def __init__(self, tmp_path: Path, budget: RateBudget | None = None, **limits: Any) -> None:
         self.key = parse_key(generate_key())
-        self.cs = create_set(
-            tmp_path / SET_ID,
-            set_id=SET_ID,
-            kind="pilot",
-            description="",
-            consent_ref="Fictional pilot agreement",
-            default_floor_config=FloorConfig(extra_sensitive_globs=["services/billing/**"]),
-            key=self.key,
-            now=NOW,
-        )
+        self.cs = make_pilot_set(tmp_path / SET_ID, key=self.key, globs=["services/billing/**"])
         self.clock = FakeClock(NOW.timestamp())
         self.fake = FakeGitHub(REPO, clock=self.clock.now, budget=budget)
         limiter = RateLimiter(RateLimitOptions(**limits), sleep=self.clock.sleep, now=self.clock.now)

@@ -12,8 +12,7 @@ from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, case_sets_resource
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.store import create_set
-from graft_eval_pipeline_tests.builders import FIXED_TIME
+from graft_eval_pipeline_tests.builders import make_pilot_set, make_synthetic_set
 
 SECRET_GOAL = "Rotate the ledger reconciliation window"
 
@@ -59,20 +58,8 @@ def _io(tmp_path: Path, eval_key: str | dg.EnvVar | None = KEY_FROM_ENV) -> Seal
 
 def _make_set(tmp_path: Path, set_id: str, key: bytes | None) -> Path:
     if set_id == "synthetic":
-        folder = tmp_path / "repo" / "eval" / "synthetic"
-    else:
-        folder = tmp_path / "eval-root" / set_id
-    create_set(
-        folder,
-        set_id=set_id,
-        kind="synthetic" if set_id == "synthetic" else "pilot",
-        description="",
-        consent_ref=None if set_id == "synthetic" else "test agreement",
-        default_floor_config=None,
-        key=key,
-        now=FIXED_TIME,
-    )
-    return folder
+        return make_synthetic_set(tmp_path / "repo" / "eval" / "synthetic").dir
+    return make_pilot_set(tmp_path / "eval-root" / set_id, key=key).dir
 
 
 def _run(

@@ -19,7 +19,7 @@ from graft_eval_pipeline.card.floor import FLOOR_RULE_IDS
 from graft_eval_pipeline.card.models import CardInputs
 from graft_eval_pipeline.cli import cli
 from graft_eval_pipeline.cli import main as cli_main
-from graft_eval_pipeline.evalset.case_schema import DOUBLE_LABEL_TAG, EvalCase, FloorConfig, gold
+from graft_eval_pipeline.evalset.case_schema import DOUBLE_LABEL_TAG, EvalCase, gold
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.errors import EvalError
 from graft_eval_pipeline.evalset.labeling import (
@@ -36,7 +36,6 @@ from graft_eval_pipeline.evalset.labeling import (
 )
 from graft_eval_pipeline.evalset.store import (
     CaseSet,
-    create_set,
     read_case,
     read_cases,
     write_case,
@@ -49,36 +48,12 @@ from graft_eval_pipeline_tests.builders import (
     make_inputs,
     make_label,
     make_pilot_case,
+    make_pilot_set,
+    make_synthetic_set,
 )
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 THREE_FILES = ["src/cart/discount.ts", ".github/workflows/ci.yml", "docs/pricing.md"]
-
-
-def _synthetic(dir: Path) -> CaseSet:
-    return create_set(
-        dir,
-        set_id="synthetic",
-        kind="synthetic",
-        description="",
-        consent_ref=None,
-        default_floor_config=None,
-        key=None,
-        now=FIXED_TIME,
-    )
-
-
-def _pilot(dir: Path, key: bytes) -> CaseSet:
-    return create_set(
-        dir,
-        set_id="pilot-acme",
-        kind="pilot",
-        description="",
-        consent_ref="Fictional agreement 1",
-        default_floor_config=FloorConfig(),
-        key=key,
-        now=FIXED_TIME,
-    )
 
 
 def _inputs(paths: list[str] = THREE_FILES, **pr: object) -> CardInputs:
@@ -90,7 +65,7 @@ def _pilot_case() -> EvalCase:
 
 
 def _set_with(tmp_path: Path, *cases) -> CaseSet:  # type: ignore[no-untyped-def]
-    cs = _synthetic(tmp_path / "set")
+    cs = make_synthetic_set(tmp_path / "set")
     for case in cases:
         write_case(cs, case)
     return cs
@@ -539,8 +514,7 @@ def test_import_label_inbox_synthetic_set(tmp_path: Path) -> None:
 
 
 def test_import_label_inbox_pilot_set_reads_sealed_files(tmp_path: Path) -> None:
-    key = parse_key(generate_key())
-    cs = _pilot(tmp_path / "pilot-acme", key)
+    cs = make_pilot_set(tmp_path / "pilot-acme")
     case = _pilot_case()
     write_case(cs, case)
     write_private(
@@ -589,9 +563,8 @@ def _read_until(fd: int, needle: bytes, seen: bytearray, timeout: float = 30.0) 
 
 def test_label_command_in_a_real_pseudo_terminal(tmp_path: Path) -> None:
     key_text = generate_key()
-    key = parse_key(key_text)
     eval_dir = tmp_path / "eval-home"
-    cs = _pilot(eval_dir / "pilot-acme", key)
+    cs = make_pilot_set(eval_dir / "pilot-acme", key=parse_key(key_text))
     case = _pilot_case()
     write_case(cs, case)
     script = Path(sys.executable).parent / "graft-eval"

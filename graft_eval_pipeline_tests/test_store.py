@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from graft_eval_pipeline.evalset import store
-from graft_eval_pipeline.evalset.case_schema import FloorConfig
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.errors import EvalCryptoError, EvalError, EvalLocationError
 from graft_eval_pipeline.evalset.store import (
@@ -30,32 +29,18 @@ from graft_eval_pipeline.evalset.store import (
     write_private,
     write_report_file,
 )
-from graft_eval_pipeline_tests.builders import FIXED_TIME, make_case, make_pilot_case
+from graft_eval_pipeline_tests.builders import (
+    FIXED_TIME,
+    make_case,
+    make_pilot_case,
+    make_pilot_set,
+    make_synthetic_set,
+)
 
 
 def _pilot(dir: Path, key: bytes, set_id: str = "pilot-acme") -> CaseSet:
-    return create_set(
-        dir,
-        set_id=set_id,
-        kind="pilot",
-        description="test pilot",
-        consent_ref="Acme agreement §4",
-        default_floor_config=FloorConfig(extra_sensitive_globs=["services/billing/**"]),
-        key=key,
-        now=FIXED_TIME,
-    )
-
-
-def _synthetic(dir: Path) -> CaseSet:
-    return create_set(
-        dir,
-        set_id="synthetic",
-        kind="synthetic",
-        description="",
-        consent_ref=None,
-        default_floor_config=None,
-        key=None,
-        now=FIXED_TIME,
+    return make_pilot_set(
+        dir, set_id=set_id, key=key, globs=["services/billing/**"], consent_ref="Acme agreement §4"
     )
 
 
@@ -147,7 +132,7 @@ def test_U_STORE_3_write_case_file_kinds(tmp_path: Path, key: bytes) -> None:
     assert json.loads((pilot.dir / "cases" / f"{case.id}.case.enc").read_text())["graftEval"] == "enc-v1"
     assert read_case(pilot, case.id) == case
 
-    synthetic = _synthetic(tmp_path / "synthetic")
+    synthetic = make_synthetic_set(tmp_path / "synthetic")
     syn = make_case("syn-901-store")
     write_case(synthetic, syn)
     assert sorted(p.name for p in (synthetic.dir / "cases").iterdir()) == ["syn-901-store.case.json"]
@@ -157,7 +142,7 @@ def test_U_STORE_3_write_case_file_kinds(tmp_path: Path, key: bytes) -> None:
 
 def test_U_STORE_3_cases_must_match_the_set_kind(tmp_path: Path, key: bytes) -> None:
     pilot = _pilot(tmp_path / "pilot-acme", key)
-    synthetic = _synthetic(tmp_path / "synthetic")
+    synthetic = make_synthetic_set(tmp_path / "synthetic")
     with pytest.raises(EvalError, match="does not belong"):
         write_case(pilot, make_case("syn-902-misplaced"))
     with pytest.raises(EvalError, match="does not belong"):
@@ -182,14 +167,14 @@ def test_U_STORE_4_read_refuses_the_other_file_kind(tmp_path: Path, key: bytes) 
     with pytest.raises(EvalError, match="plaintext case file"):
         read_case(pilot, lone.id)
 
-    synthetic = _synthetic(tmp_path / "synthetic")
+    synthetic = make_synthetic_set(tmp_path / "synthetic")
     (synthetic.dir / "cases" / "syn-903-sealed.case.enc").write_text("{}")
     with pytest.raises(EvalError, match="sealed case file"):
         read_case(synthetic, "syn-903-sealed")
 
 
 def test_read_case_checks_the_id_against_the_file_name(tmp_path: Path) -> None:
-    synthetic = _synthetic(tmp_path / "synthetic")
+    synthetic = make_synthetic_set(tmp_path / "synthetic")
     write_case(synthetic, make_case("syn-904-original"))
     cases = synthetic.dir / "cases"
     (cases / "syn-904-original.case.json").rename(cases / "syn-905-renamed.case.json")
@@ -257,7 +242,7 @@ def test_U_STORE_8_purge(tmp_path: Path, key: bytes) -> None:
         purge_set(cs.dir, confirm="pilot-acm", by="alice", now=FIXED_TIME, eval_root=root)
     assert len(list_case_ids(cs)) == 3
 
-    synthetic = _synthetic(tmp_path / "synthetic")
+    synthetic = make_synthetic_set(tmp_path / "synthetic")
     with pytest.raises(EvalError, match="only deletes pilot sets"):
         purge_set(synthetic.dir, confirm="synthetic", by="alice", now=FIXED_TIME, eval_root=root)
     assert (synthetic.dir / "set.json").exists()
@@ -288,7 +273,7 @@ def test_private_files_sealed_in_pilot_plain_in_synthetic(tmp_path: Path, key: b
     with pytest.raises(EvalCryptoError):
         read_private(pilot, "cache/k2.json")
 
-    synthetic = _synthetic(tmp_path / "synthetic")
+    synthetic = make_synthetic_set(tmp_path / "synthetic")
     write_private(synthetic, "assets/x.json", "[1]")
     assert (synthetic.dir / "assets" / "x.json").read_text() == "[1]"
     assert read_private(synthetic, "assets/x.json") == "[1]"
