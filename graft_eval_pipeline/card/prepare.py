@@ -7,6 +7,7 @@ the harness both take the floor from `PreparedInputs`, so they cannot disagree.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Sequence
@@ -54,7 +55,7 @@ _VERIFIER_FIXED_CHARS = len(VERIFIER_SYSTEM_PROMPT) + len(canonical_json(VERIFIE
 _LONGEST_CARD = ("x" * MAX_GOAL_CHARS, ["x" * MAX_CLAIM_CHARS] * MAX_CLAIMS)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PreparedInputs:
     inputs: CardInputs
     """What the models see: patches and text cut to the limits."""
@@ -62,8 +63,15 @@ class PreparedInputs:
     cut_paths: frozenset[str]
     text_cut: bool
     input_hash: str
-    estimated_tokens: int
-    """Upper-bound-ish tokens of the whole card, output allowance included (see `_estimate`)."""
+
+    @functools.cached_property
+    def estimated_tokens(self) -> int:
+        """Upper-bound-ish tokens of the whole card, output allowance included (see `_estimate`).
+
+        Computed on first read: the harness's live plan reads it, `generate_card` never does
+        (it was 8% of a fake card's instructions).
+        """
+        return _estimate(self.inputs, self.floor, self.cut_paths, self.text_cut)
 
 
 def _caps(lengths: Sequence[int], budget: int) -> list[int]:
@@ -198,5 +206,4 @@ def prepare_card_inputs(inputs: CardInputs, options: PrepareOptions) -> Prepared
         cut_paths=cut_paths,
         text_cut=text_cut,
         input_hash=_input_hash(prepared, options),
-        estimated_tokens=_estimate(prepared, floor, cut_paths, text_cut),
     )
