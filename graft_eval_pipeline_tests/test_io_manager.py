@@ -12,6 +12,7 @@ from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, case_sets_resource
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.errors import EvalError
 from graft_eval_pipeline_tests.builders import make_pilot_set, make_synthetic_set
 
 SECRET_GOAL = "Rotate the ledger reconciliation window"
@@ -178,3 +179,17 @@ def test_pilot_without_key_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     )
     assert not result.success
     assert "GRAFT_EVAL_KEY is not set" in _errors(result)
+
+
+def test_a_stored_value_of_an_older_shape_fails_without_quoting_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
+    folder = _make_set(tmp_path, "synthetic", None)
+    instance = _instance("synthetic")
+    assert _run(tmp_path, "synthetic", instance).success
+    stored = folder / "assets" / "upstream_summary.json"
+    stored.write_text('{"caseIds": "c-1", "goalText": "' + SECRET_GOAL + '"}')  # caseIds no longer a list
+    with pytest.raises(EvalError, match=r"assets/upstream_summary\.json of set synthetic: caseIds") as err:
+        _run(tmp_path, "synthetic", instance, selection=[downstream_digest])
+    assert SECRET_GOAL not in str(err.value)

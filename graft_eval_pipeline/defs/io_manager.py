@@ -12,10 +12,11 @@ import json
 from typing import Any
 
 import dagster as dg
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
 from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.evalset.case_schema import describe_validation_error
 from graft_eval_pipeline.evalset.errors import EvalError
 from graft_eval_pipeline.evalset.store import CaseSet, read_private, write_private
 
@@ -46,7 +47,13 @@ class SealedIOManager(dg.ConfigurableIOManager):
         wanted = context.dagster_type.typing_type
         if wanted in (Any, object):
             return json.loads(text)
-        return TypeAdapter(wanted).validate_json(text)
+        try:
+            return TypeAdapter(wanted).validate_json(text)
+        except ValidationError as err:  # its message quotes the stored value: never pass it on
+            raise EvalError(
+                describe_validation_error(err, f"stored {rel} of set {cs.set_id}")
+                + ": the code changed since it was written; materialize the upstream asset again"
+            ) from None
 
 
 def _partition(has_partitions: bool, context: dg.OutputContext | dg.InputContext) -> str:
