@@ -79,18 +79,19 @@ def export_candidates(
     cs = case_sets.open(context.partition_key)
     check_export_allowed(cs)
     merged_from, merged_to = _day_bounds(config.merged_from, config.merged_to)
-    gh = github.client()
-    result = collect_candidates(
-        gh,
-        config.repo,
-        merged_from,
-        merged_to,
-        author=config.author,
-        agent_logins=tuple(config.agent_logins or github.env().agent_logins),
-        agent_coauthor_emails=tuple(config.agent_coauthor_emails or github.env().agent_coauthor_emails),
-        max_candidates=config.max_candidates,
-        extra_sensitive_globs=tuple(cs.meta.default_floor_config.extra_sensitive_globs),
-    )
+    env = github.env()
+    with github.client() as gh:
+        result = collect_candidates(
+            gh,
+            config.repo,
+            merged_from,
+            merged_to,
+            author=config.author,
+            agent_logins=tuple(config.agent_logins or env.agent_logins),
+            agent_coauthor_emails=tuple(config.agent_coauthor_emails or env.agent_coauthor_emails),
+            max_candidates=config.max_candidates,
+            extra_sensitive_globs=tuple(cs.meta.default_floor_config.extra_sensitive_globs),
+        )
     return dg.Output(
         result,
         metadata={
@@ -140,11 +141,11 @@ def exported_cases(
 ) -> dg.Output[ExportResult]:
     """Stage 2 for the sample: fetch with patches, redact, write sealed cases; resumable."""
     cs = case_sets.open(context.partition_key)
-    gh = github.client()
     redact = RedactOptions(
         emails=config.redact_emails, hosts=tuple(config.redact_hosts), patterns=tuple(config.redact_patterns)
     )
-    result = export_sampled(gh, cs, export_sample.picks, redact=redact, now=lambda: datetime.now(UTC))
+    with github.client() as gh:
+        result = export_sampled(gh, cs, export_sample.picks, redact=redact, now=lambda: datetime.now(UTC))
     return dg.Output(
         result,
         metadata={
