@@ -27,6 +27,7 @@ from graft_eval_pipeline.card.prompts import (
     VERIFIER_SYSTEM_PROMPT,
     WRITER_OUTPUT_SCHEMA,
     WRITER_SYSTEM_PROMPT,
+    file_section,
     verifier_user_prompt,
     writer_user_prompt,
 )
@@ -247,7 +248,8 @@ async def generate_card(
         return _result(prepared, run, failure="too_large")
 
     seen, cut = prepared.inputs, prepared.cut_paths
-    writer_user = writer_user_prompt(seen, prepared.floor, cut, prepared.text_cut)
+    files = file_section(seen, cut)
+    writer_user = writer_user_prompt(seen, prepared.floor, cut, prepared.text_cut, files=files)
     fast = prepared.floor.risk == "trivial"
     answer = await run.call("writer", not fast, WRITER_SYSTEM_PROMPT, writer_user, WRITER_OUTPUT_SCHEMA)
     if isinstance(answer, LlmFailure):
@@ -274,7 +276,7 @@ async def generate_card(
 
     listed = {f.path for f in inputs.files}
     card = _card(writer, listed)
-    verifier_user = verifier_user_prompt(seen, cut, card.goal, card.behavior_changes)
+    verifier_user = verifier_user_prompt(seen, cut, card.goal, card.behavior_changes, files=files)
     answer = await run.call("verifier", True, VERIFIER_SYSTEM_PROMPT, verifier_user, VERIFIER_OUTPUT_SCHEMA)
     if isinstance(answer, LlmFailure):
         verifier = VerifierResult(status="error", unexplained=[], claims=[], missing=[])

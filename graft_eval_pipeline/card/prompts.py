@@ -406,18 +406,36 @@ def _verifier_head(inputs: CardInputs, goal: str, behavior_changes: Sequence[str
     return blocks
 
 
+def file_section(inputs: CardInputs, cut_paths: frozenset[str]) -> str:
+    """The rendered file list and diff, the part the writer and verifier prompts share:
+    `generate_card` renders (and escapes) it once per card and passes it to both."""
+    return render(_file_blocks(inputs, cut_paths))
+
+
 def writer_user_prompt(
-    inputs: CardInputs, floor: FloorResult, cut_paths: frozenset[str], text_cut: bool = False
+    inputs: CardInputs,
+    floor: FloorResult,
+    cut_paths: frozenset[str],
+    text_cut: bool = False,
+    *,
+    files: str | None = None,
 ) -> str:
-    blocks = _writer_head(inputs, floor, text_cut) + _file_blocks(inputs, cut_paths)
-    return render(blocks) + _WRITER_TAIL
+    """`files` is `file_section(inputs, cut_paths)` when the caller has it already."""
+    files = file_section(inputs, cut_paths) if files is None else files
+    return render(_writer_head(inputs, floor, text_cut)) + files + _WRITER_TAIL
 
 
 def verifier_user_prompt(
-    inputs: CardInputs, cut_paths: frozenset[str], goal: str, behavior_changes: Sequence[str]
+    inputs: CardInputs,
+    cut_paths: frozenset[str],
+    goal: str,
+    behavior_changes: Sequence[str],
+    *,
+    files: str | None = None,
 ) -> str:
-    blocks = _verifier_head(inputs, goal, behavior_changes) + _file_blocks(inputs, cut_paths)
-    return render(blocks) + _VERIFIER_TAIL
+    """`files` is `file_section(inputs, cut_paths)` when the caller has it already."""
+    files = file_section(inputs, cut_paths) if files is None else files
+    return render(_verifier_head(inputs, goal, behavior_changes)) + files + _VERIFIER_TAIL
 
 
 def user_prompt_chars(
