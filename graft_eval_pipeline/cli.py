@@ -445,22 +445,6 @@ def _duration_s(text: str) -> float:
     return float(match.group(1)) * _DURATION_UNITS[match.group(2) or "s"]
 
 
-def _merge_bound(text: str, option: str, *, end_of_day: bool) -> datetime:
-    """--from/--to: a date (whole UTC days, --to inclusive) or an ISO time (UTC when no offset)."""
-    from datetime import date, timedelta
-
-    try:
-        if len(text) == 10:
-            day = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
-            return day + timedelta(days=1, microseconds=-1) if end_of_day else day
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise click.BadParameter(
-            f"{text!r} is not a date (YYYY-MM-DD) or ISO time", param_hint=option
-        ) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 class _StageProgress:
     """One click progress bar per export stage, on stderr; the CLI uses it on a TTY only."""
 
@@ -530,19 +514,21 @@ def export_command(
     dry_run: bool,
 ) -> None:
     """Export merged agent PRs from GitHub into unlabeled, encrypted cases of a pilot set."""
-    import re
-
-    from graft_eval_pipeline.evalset.export import ExportOptions, github_client, run_export
+    from graft_eval_pipeline.evalset.export import (
+        ExportOptions,
+        check_repository,
+        github_client,
+        merge_bound,
+        run_export,
+    )
     from graft_eval_pipeline.evalset.redact import RedactOptions
     from graft_eval_pipeline.github.rate_limit import RateLimitOptions
 
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
-        raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
     env = _eval_env()
     options = ExportOptions(
-        repo=repo,
-        merged_from=_merge_bound(merged_from, "--from", end_of_day=False),
-        merged_to=_merge_bound(merged_to, "--to", end_of_day=True),
+        repo=check_repository(repo),
+        merged_from=merge_bound(merged_from, "--from", end_of_day=False),
+        merged_to=merge_bound(merged_to, "--to", end_of_day=True),
         author=author,
         agent_logins=tuple(_comma_list(agent_logins)) if agent_logins is not None else env.agent_logins,
         agent_coauthor_emails=(

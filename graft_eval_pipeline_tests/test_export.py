@@ -369,3 +369,18 @@ def test_progress_is_reported_per_stage(tmp_path: Path) -> None:
     )
     assert seen[:3] == [("stage 1", 1, 3), ("stage 1", 2, 3), ("stage 1", 3, 3)]
     assert seen[-1] == ("stage 2", 3, 3)
+
+
+def test_export_window_takes_whole_days_or_iso_times_and_names_a_bad_bound() -> None:
+    assert export.merge_bound("2026-06-01", "--from", end_of_day=False) == datetime(2026, 6, 1, tzinfo=UTC)
+    assert export.merge_bound("2026-06-30", "--to", end_of_day=True) == datetime(
+        2026, 6, 30, 23, 59, 59, 999999, tzinfo=UTC
+    )
+    assert export.merge_bound("2026-06-01T12:00:00Z", "--from", end_of_day=False) == datetime(
+        2026, 6, 1, 12, tzinfo=UTC
+    )
+    with pytest.raises(EvalError, match="--to '2026-13-01' is not a date"):
+        export.merge_bound("2026-13-01", "--to", end_of_day=True)
+    assert export.check_repository("fictional-org/shop-demo") == "fictional-org/shop-demo"
+    with pytest.raises(EvalError, match="is not owner/name"):
+        export.check_repository("shop-demo")

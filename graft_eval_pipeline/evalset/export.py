@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -178,6 +178,27 @@ def github_errors() -> Iterator[None]:
                 "rate_limited", f"{err}: still rate limited after 3 retries; re-run later"
             ) from None
         raise EvalError(f"{err}; cases written so far are kept, re-run to resume") from None
+
+
+# --- the export window and repository (shared by the CLI and the Dagster assets) ----------------
+
+
+def merge_bound(text: str, option: str, *, end_of_day: bool) -> datetime:
+    """--from/--to: a date (whole UTC days, --to inclusive) or an ISO time (UTC when no offset)."""
+    try:
+        if len(text) == 10:
+            day = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
+            return day + timedelta(days=1, microseconds=-1) if end_of_day else day
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise EvalError(f"{option} {text!r} is not a date (YYYY-MM-DD) or an ISO time") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def check_repository(repo: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
+        raise EvalError(f"repository {repo!r} is not owner/name")
+    return repo
 
 
 # --- consent and ids -------------------------------------------------------------------------

@@ -7,7 +7,7 @@ their metadata carries counts, strata and request figures only (never titles or 
 # No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
 # from the real annotations.
 
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from typing import Literal
 
 import dagster as dg
@@ -21,9 +21,11 @@ from graft_eval_pipeline.evalset.export import (
     ExportResult,
     ExportSample,
     check_export_allowed,
+    check_repository,
     choose_sample,
     collect_candidates,
     export_sampled,
+    merge_bound,
 )
 from graft_eval_pipeline.evalset.redact import RedactOptions
 
@@ -32,8 +34,8 @@ class CandidatesConfig(dg.Config):
     """The `graft-eval export` flags that choose the candidates (E10, E11, E13)."""
 
     repo: str
-    merged_from: str  # YYYY-MM-DD, inclusive
-    merged_to: str  # YYYY-MM-DD, inclusive
+    merged_from: str  # YYYY-MM-DD or an ISO time, as --from
+    merged_to: str  # YYYY-MM-DD (the whole day) or an ISO time, as --to
     author: Literal["agent", "bot", "any"] = "agent"
     agent_logins: list[str] = Field(default_factory=list)
     agent_coauthor_emails: list[str] = Field(default_factory=list)
@@ -62,12 +64,6 @@ def _redactions_by_kind(result: ExportResult) -> dict[str, int]:
     return dict(sorted(totals.items()))
 
 
-def _day_bounds(first: str, last: str) -> tuple[datetime, datetime]:
-    start = datetime.combine(date.fromisoformat(first), time.min, UTC)
-    end = datetime.combine(date.fromisoformat(last), time.max, UTC)
-    return start, end
-
-
 @dg.asset(partitions_def=case_set_partitions, group_name=EXPORT_GROUP)
 def export_candidates(
     context: dg.AssetExecutionContext,
@@ -78,12 +74,13 @@ def export_candidates(
     """Stage 1: merged PRs in the window, classified, with paths and counts only."""
     cs = case_sets.open(context.partition_key)
     check_export_allowed(cs)
-    merged_from, merged_to = _day_bounds(config.merged_from, config.merged_to)
+    merged_from = merge_bound(config.merged_from, "merged_from", end_of_day=False)
+    merged_to = merge_bound(config.merged_to, "merged_to", end_of_day=True)
     env = github.env()
     with github.client() as gh:
         result = collect_candidates(
             gh,
-            config.repo,
+            check_repository(config.repo),
             merged_from,
             merged_to,
             author=config.author,
