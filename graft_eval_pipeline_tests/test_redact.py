@@ -146,6 +146,16 @@ def test_U_RED_6_redact_host_covers_subdomains_but_not_lookalikes() -> None:
     assert counts == Counter({"host": 3})
 
 
+@pytest.mark.parametrize("prefix", ["+", "-", " "])
+def test_U_RED_6_a_host_right_after_the_diff_prefix_is_redacted(prefix: str) -> None:
+    patch = f"@@ -1,2 +1,2 @@\n{prefix}corp.example/api\n{prefix}api.corp.example/v1"
+    out, counts = redact(patch, RedactOptions(hosts=("corp.example",)), is_patch=True)
+    assert out.split("\n")[1:] == [f"{prefix}[REDACTED:host]/api", f"{prefix}[REDACTED:host]/v1"]
+    assert counts == Counter({"host": 2})
+    # Outside a patch a leading '-' is part of the name: `x-corp.example` is another host.
+    assert redact("x-corp.example", RedactOptions(hosts=("corp.example",)))[1] == Counter()
+
+
 def test_custom_patterns_run_per_line_and_a_bad_pattern_is_a_usage_error() -> None:
     out, counts = redact(
         "@@ -1 +1 @@\n+ref ACME-123456\n-ACME-654321",

@@ -177,13 +177,20 @@ def _emails(text: str, is_patch: bool, spans: _Spans) -> None:
         spans.add(start, match.end(), "email")
 
 
-def _hosts(haystack: str, patterns: Iterable[re.Pattern[str]], spans: _Spans) -> None:
-    """The host and its subdomains; `notcorp.example` is not `corp.example`."""
+def _hosts(haystack: str, is_patch: bool, patterns: Iterable[re.Pattern[str]], spans: _Spans) -> None:
+    """The host and its subdomains; `notcorp.example` is not `corp.example`.
+
+    In a patch the diff prefix at the start of a line is a boundary, not part of the name: a
+    removed line `-corp.example/api` names `corp.example` (a `-` is a label character elsewhere).
+    """
     for pattern in patterns:
         for match in pattern.finditer(haystack):
             start = match.start()
             before = haystack[start - 1 : start].lower()
-            if before and before in _HOST_LABEL_CHARS:
+            after_diff_prefix = (
+                is_patch and before in _DIFF_PREFIXES and (start == 1 or haystack[start - 2] == "\n")
+            )
+            if before and before in _HOST_LABEL_CHARS and not after_diff_prefix:
                 continue
             if before == ".":
                 subdomains = _SUBDOMAINS_BEFORE.search(haystack[max(0, start - 253) : start].lower())
@@ -254,7 +261,7 @@ def redact_text(text: str, options: RedactOptions, counts: Counter[str], *, is_p
     if options.emails and "@" in text:
         _emails(text, is_patch, spans)
     if compiled.hosts_lower:
-        _hosts(haystack, compiled.hosts_lower if same_offsets else compiled.hosts_anycase, spans)
+        _hosts(haystack, is_patch, compiled.hosts_lower if same_offsets else compiled.hosts_anycase, spans)
     if compiled.custom:
         _custom(text, is_patch, compiled.custom, spans)
     return _splice(text, spans, counts)
