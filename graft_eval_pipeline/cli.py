@@ -27,6 +27,7 @@ from graft_eval_pipeline.evalset.errors import CheckFailed, EvalAbort, EvalError
 from graft_eval_pipeline.evalset.store import (
     PURGE_LOG,
     CaseSet,
+    atomic_write,
     create_set,
     list_case_ids,
     open_set,
@@ -56,7 +57,7 @@ def schema(write: bool) -> None:
         if write:
             path = REPO_ROOT / "eval" / "schema" / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            atomic_write(path, text.encode("utf-8"), 0o644)
             click.echo(f"wrote eval/schema/{name}")
         else:
             click.echo(text, nl=False)
