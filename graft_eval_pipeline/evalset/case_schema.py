@@ -211,8 +211,12 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """json.dumps with these options, without building an encoder per call (two a case)."""
+    return _CANONICAL.encode(value)
 
 
 def case_hash(case: EvalCase) -> str:
