@@ -19,6 +19,7 @@ from graft_eval_pipeline.card.floor import FLOOR_RULE_IDS
 from graft_eval_pipeline.card.models import CardInputs
 from graft_eval_pipeline.cli import cli
 from graft_eval_pipeline.cli import main as cli_main
+from graft_eval_pipeline.evalset import labeling as labeling_io
 from graft_eval_pipeline.evalset.case_schema import DOUBLE_LABEL_TAG, EvalCase, gold
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.errors import EvalError
@@ -229,7 +230,8 @@ def test_U_LBL_2_scripted_interactive_label(tmp_path: Path) -> None:
         "confidence": "high",
         "notes": "CI edit unexplained.",
     }
-    assert "  2. .github/workflows/ci.yml" in output
+    assert "  2. modified .github/workflows/ci.yml" in output  # render_case's numbered list
+    assert output.count(".github/workflows/ci.yml") == 2  # the list once, then the patch heading
     assert "saved syn-001-a" in output
 
 
@@ -539,6 +541,62 @@ def test_import_with_no_inbox_is_a_no_op(tmp_path: Path) -> None:
     cs = _set_with(tmp_path, make_case("syn-001-a", inputs=_inputs()))
     result = import_label_inbox(cs, now=FIXED_TIME)
     assert (result.imported_files, result.bad_files, result.case_count, result.gold_count) == ([], {}, 1, 1)
+
+
+# --- a label written meanwhile (by a `label` session or the nightly import) is kept ----------------
+
+
+def _write_meanwhile(monkeypatch: pytest.MonkeyPatch, cs: CaseSet, case_id: str) -> None:
+    """After the bulk read, another writer adds carol's label to `case_id` (the stale copy lacks it)."""
+    real_read_cases = labeling_io.read_cases
+
+    def read_then_concurrent_write(case_set: CaseSet) -> list[EvalCase]:
+        stale = real_read_cases(case_set)
+        fresh = read_case(cs, case_id)
+        write_case(cs, fresh.model_copy(update={"labels": [*fresh.labels, make_label("carol", goal="C.")]}))
+        return stale
+
+    monkeypatch.setattr(labeling_io, "read_cases", read_then_concurrent_write)
+
+
+def test_apply_keeps_a_label_written_between_read_and_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cs = _set_with(tmp_path, make_case("syn-001-a", inputs=_inputs(), labels=[]))
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps({"syn-001-a": _entry()}))
+    _write_meanwhile(monkeypatch, cs, "syn-001-a")
+
+    assert apply_label_file(cs, labels, handle="alice", now=FIXED_TIME) == ["syn-001-a"]
+
+    assert [lbl.labeler for lbl in read_case(cs, "syn-001-a").labels] == ["carol", "alice"]
+
+
+def test_import_keeps_a_label_written_between_read_and_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cs = _set_with(tmp_path, make_case("syn-001-a", inputs=_inputs(), labels=[]))
+    (cs.dir / INBOX_DIR).mkdir()
+    (cs.dir / INBOX_DIR / "alice.json").write_text(_inbox_doc("alice", {"syn-001-a": _entry()}))
+    _write_meanwhile(monkeypatch, cs, "syn-001-a")
+
+    result = import_label_inbox(cs, now=FIXED_TIME)
+
+    assert result.imported_files == ["alice.json"]
+    assert [lbl.labeler for lbl in read_case(cs, "syn-001-a").labels] == ["carol", "alice"]
+
+
+def test_assign_double_keeps_a_label_written_between_read_and_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cs = _set_with(tmp_path, make_case("syn-001-a", inputs=_inputs(), labels=[]))
+    _write_meanwhile(monkeypatch, cs, "syn-001-a")
+
+    assert assign_double(cs, fraction=1, minimum=1, seed=1) == ["syn-001-a"]
+
+    case = read_case(cs, "syn-001-a")
+    assert [lbl.labeler for lbl in case.labels] == ["carol"]
+    assert case.tags == [DOUBLE_LABEL_TAG]
 
 
 # --- the real console script in a pseudo-terminal ----------------------------------------------------

@@ -148,11 +148,15 @@ def _summary(problems: list[str]) -> str:
 
 def apply_labels(
     cases: Mapping[str, EvalCase], entries: Mapping[str, Any], *, labeler: str, now: datetime, where: str
-) -> list[EvalCase]:
-    """Validate every entry, then return the updated cases; any problem → one EvalError, no update."""
+) -> dict[str, LabelSet]:
+    """Validate every entry against `cases`; the label set per case id, or one EvalError for all.
+
+    Each set is also tried on its case (`with_label`), so the cross-field rules hold; the caller
+    applies the sets to freshly read copies when it writes (see `write_labels`).
+    """
     check_handle(labeler)
     problems: list[str] = []
-    updated: list[EvalCase] = []
+    labels: dict[str, LabelSet] = {}
     for case_id, raw in entries.items():
         case = cases.get(case_id)
         if case is None:
@@ -171,13 +175,16 @@ def apply_labels(
             numbers = ", ".join(map(str, bad))
             problems.append(f"case {case_id}: outOfScope entry {numbers} is not a file of the case")
             continue
+        label = make_label_set(answers, labeler=labeler, now=now)
         try:
-            updated.append(with_label(case, make_label_set(answers, labeler=labeler, now=now)))
+            with_label(case, label)
         except ValueError as err:
             problems.append(describe_validation_error(err, f"case {case_id}"))
+            continue
+        labels[case_id] = label
     if problems:
         raise EvalError(f"{where}: {len(problems)} problem(s), nothing written: {_summary(problems)}")
-    return updated
+    return labels
 
 
 def parse_json_object(text: str, where: str) -> dict[str, Any]:
@@ -268,12 +275,6 @@ def cases_to_adjudicate(cases: Sequence[EvalCase], *, case_id: str | None = None
 def blind_view(case: EvalCase) -> EvalCase:
     """E25: the PR as GitHub shows it; labels, adjudication, tags and scripted replies removed."""
     return case.model_copy(update={"labels": [], "adjudicated": None, "fake_llm": None, "tags": []})
-
-
-def render_file_list(case: EvalCase) -> str:
-    lines = ["Files (numbers for the out-of-scope question):"]
-    lines += [f"  {i}. {to_terminal_safe(f.path)}" for i, f in enumerate(case.inputs.files, start=1)]
-    return "\n".join(lines)
 
 
 def _oos_numbers(case: EvalCase, label: LabelSet) -> str:
@@ -404,7 +405,9 @@ def ask_answers(console: Console, case: EvalCase) -> LabelAnswers:
     risk = console.ask(
         "Risk [t/l/s]: ", _choice(RISK_ANSWERS, "answer t (trivial), l (logic) or s (sensitive)")
     )
-    oos = console.ask("Out-of-scope files (numbers, e.g. 1,4; empty for none): ", _oos_parser(case))
+    oos = console.ask(
+        "Out-of-scope files (numbers from the file list, e.g. 1,4; empty for none): ", _oos_parser(case)
+    )
     goal = console.ask("Goal (one line): ", _text_parser(300, required=True))
     changes: list[str] = []
     while len(changes) < MAX_KEY_CHANGES:
@@ -432,8 +435,7 @@ def ask_answers(console: Console, case: EvalCase) -> LabelAnswers:
 
 def _show_case(console: Console, case: EvalCase, position: str) -> None:
     console.say(f"=== case {case.id} ({position}) ===")
-    console.say(render_case(blind_view(case)))
-    console.say(render_file_list(case))
+    console.say(render_case(blind_view(case)))  # its numbered file list answers the oos question
 
 
 def _wants_next(console: Console, next_id: str, left: int) -> bool:
@@ -537,23 +539,38 @@ def apply_label_file(cs: CaseSet, path: Path, *, handle: str, now: datetime) -> 
     except OSError as err:
         raise EvalError(f"could not read {path}: {err.strerror or err}") from None
     entries = parse_json_object(text, where)
-    updated = apply_labels({c.id: c for c in read_cases(cs)}, entries, labeler=handle, now=now, where=where)
-    for case in updated:
+    labels = apply_labels({c.id: c for c in read_cases(cs)}, entries, labeler=handle, now=now, where=where)
+    return [c.id for c in write_labels(cs, labels)]
+
+
+def write_labels(cs: CaseSet, labels: Mapping[str, LabelSet]) -> list[EvalCase]:
+    """Write each label set onto a copy of its case read just before the write, so a label saved
+    meanwhile (a `label` session, the nightly import) is kept; returns the cases as written."""
+    written: list[EvalCase] = []
+    for case_id, label in labels.items():
+        fresh = read_case(cs, case_id)
+        try:
+            case = with_label(fresh, label)
+        except ValueError as err:
+            raise EvalError(describe_validation_error(err, f"case {case_id}")) from None
         write_case(cs, case)
-    return [c.id for c in updated]
+        written.append(case)
+    return written
 
 
 def assign_double(cs: CaseSet, *, fraction: float, minimum: int, seed: int) -> list[str]:
     """Tag the chosen cases with double-label; returns the ids newly tagged (none on a rerun)."""
-    cases = read_cases(cs)
-    chosen = set(choose_double(cases, fraction=fraction, minimum=minimum, seed=seed))
-    for case in cases:
-        if case.id in chosen:
-            try:
-                write_case(cs, _revalidated(case, tags=[*case.tags, DOUBLE_LABEL_TAG]))
-            except ValueError as err:
-                raise EvalError(describe_validation_error(err, f"case {case.id}")) from None
-    return sorted(chosen)
+    tagged: list[str] = []
+    for case_id in choose_double(read_cases(cs), fraction=fraction, minimum=minimum, seed=seed):
+        fresh = read_case(cs, case_id)  # re-read: a label may have been saved since
+        if DOUBLE_LABEL_TAG in fresh.tags:
+            continue
+        try:
+            write_case(cs, _revalidated(fresh, tags=[*fresh.tags, DOUBLE_LABEL_TAG]))
+        except ValueError as err:
+            raise EvalError(describe_validation_error(err, f"case {case_id}")) from None
+        tagged.append(case_id)
+    return tagged
 
 
 def _inbox_entries(cs: CaseSet) -> tuple[list[str], dict[str, str]]:
@@ -593,17 +610,16 @@ def import_label_inbox(cs: CaseSet, *, now: datetime) -> ImportResult:
             if text is None:  # removed since the listing
                 continue
             parsed = parse_inbox_file(text, name)
-            updated = apply_labels(cases, parsed.labels, labeler=parsed.labeler, now=now, where=name)
+            labels = apply_labels(cases, parsed.labels, labeler=parsed.labeler, now=now, where=name)
+            written = write_labels(cs, labels)
         except EvalError as err:
             bad[name] = str(err)
             continue
-        for case in updated:
-            write_case(cs, case)
-            cases[case.id] = case
+        cases.update((c.id, c) for c in written)
         write_private(cs, f"{IMPORTED_DIR}/{stamp}-{Path(rel).name}", text)
         (cs.dir / INBOX_DIR / name).unlink()
         imported.append(name)
-        by_labeler[parsed.labeler] = by_labeler.get(parsed.labeler, 0) + len(updated)
+        by_labeler[parsed.labeler] = by_labeler.get(parsed.labeler, 0) + len(written)
     return ImportResult(
         imported_files=imported,
         labels_by_labeler=dict(sorted(by_labeler.items())),
