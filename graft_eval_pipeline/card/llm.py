@@ -131,7 +131,7 @@ def schema_violation(schema: Mapping[str, Any], value: Any, where: str = "$") ->
             if name not in value:
                 return f"{where}: missing {name}"
         if schema.get("additionalProperties") is False:
-            extra = sorted(k for k in value if k not in properties)
+            extra = value.keys() - properties.keys()
             if extra:
                 return f"{where}: {len(extra)} unexpected field(s)"
         for name, sub in properties.items():
