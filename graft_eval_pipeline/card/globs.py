@@ -348,11 +348,15 @@ BINARY_EXTENSIONS: frozenset[str] = frozenset(
 _WILDCARDS = ("*", "?", "[")
 _LITERAL_RUN = re.compile(r"[^*?\[\]]+")
 _CHAR_CLASS = re.compile(r"\[[^\]]*\]")
-_NEGATED_CLASS = re.compile(r"\[![^\]]*\]")
 
 
 def _literal(text: str) -> bool:
     return not any(w in text for w in _WILDCARDS)
+
+
+def _has_literal_upper(pattern: str) -> bool:
+    outside = _CHAR_CLASS.sub("", pattern)
+    return outside != outside.lower()
 
 
 def _expand_braces(pattern: str) -> list[str]:
@@ -436,7 +440,7 @@ class _Index:
                     self.prefix_suffix.append((p[:star], p[star + 1 :], bit))
                 else:
                     self._add_regex(p, on_path=False, bit=bit)
-            elif p.startswith("**/") and p.endswith("/**") and _literal(p[3:-3]):
+            elif p.startswith("**/") and p.endswith("/**") and len(p) > 6 and _literal(p[3:-3]):
                 middle = p[3:-3]
                 if "/" in middle:
                     self.dir_parts.append(("/" + middle + "/", bit))
@@ -467,7 +471,9 @@ class _Index:
         self.empty = not patterns
 
     def _add_regex(self, pattern: str, *, on_path: bool, bit: int) -> None:
-        runs = _LITERAL_RUN.findall(_CHAR_CLASS.sub("*", pattern.replace("**/", "/")))
+        # The longest run of literal text the subject must contain. `**/` is a wildcard that
+        # can match nothing (`src/**/a.py` matches `src/a.py`), so it splits runs like `*`.
+        runs = _LITERAL_RUN.findall(_CHAR_CLASS.sub("*", pattern).replace("**/", "*"))
         required = max(runs, key=len, default="")
         self.regexes.append((required, re.compile(_translate(pattern)).fullmatch, on_path, bit))
 
@@ -524,9 +530,10 @@ class GlobIndex:
         exact = [(p, bit) for p, bit in tagged if p != p.lower()]
         self._folded = _Index([(p, bit) for p, bit in tagged if p == p.lower()])
         self._exact = _Index(exact)
-        # An exact glob whose capitals are all literal (or in a positive class) cannot match a
-        # path without capitals, which saves the second pass for most paths.
-        self._exact_needs_upper = all(_NEGATED_CLASS.sub("", p) != p.lower() for p, _ in exact)
+        # An exact glob with a capital outside any class (`*Test.java`) cannot match a path
+        # without capitals, which saves the second pass for most paths. A class may match a
+        # lower-case letter (`[Aa]`, `[!A-Z]`), so its capitals do not count.
+        self._exact_needs_upper = all(_has_literal_upper(p) for p, _ in exact)
 
     def mask(self, path: str) -> int:
         low = path.lower()
