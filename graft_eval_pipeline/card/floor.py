@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import get_args
 
@@ -23,7 +23,7 @@ from graft_eval_pipeline.card.globs import (
     GlobIndex,
     glob_matcher,
 )
-from graft_eval_pipeline.card.models import RISK_ORDER, CardInputs, RiskClass
+from graft_eval_pipeline.card.models import RISK_ORDER, CardInputs, ChangedFile, RiskClass
 from graft_eval_pipeline.card.result import FloorRuleId
 
 FLOOR_RULE_IDS: tuple[FloorRuleId, ...] = get_args(FloorRuleId)
@@ -151,17 +151,15 @@ def _is_binary(path: str) -> bool:
     return "." in name and name.rsplit(".", 1)[1].lower() in BINARY_EXTENSIONS
 
 
-def compute_risk_floor(
-    inputs: CardInputs,
-    extra_sensitive_globs: Sequence[str] = (),
-    *,
-    cut_paths: frozenset[str] = frozenset(),
-) -> FloorResult:
-    """The floor of one PR. `cut_paths` are the files whose patch `prepare` shortened (R14)."""
+def _scan_paths(
+    files: Sequence[ChangedFile], extra_sensitive_globs: Iterable[str]
+) -> tuple[dict[FloorRuleId, str], list[int]]:
+    """R1-R8 (rule -> first path that fired it) and, per file, whether its path is a test."""
     fired: dict[FloorRuleId, str] = {}
+    is_tests: list[int] = []
     configured = glob_matcher(extra_sensitive_globs) if extra_sensitive_globs else None
     mask_of = _INDEX.mask
-    for f in inputs.files:
+    for f in files:
         masks = [(f.path, mask_of(f.path))]
         if f.previous_path:
             masks.append((f.previous_path, mask_of(f.previous_path)))
@@ -177,7 +175,32 @@ def compute_risk_floor(
         status = f.status
         if (status == "removed" and is_test) or (status == "renamed" and was_test and not is_test):
             fired.setdefault("test_deleted", f.path)
-        if status in _SHRINKABLE and is_test and f.deletions - f.additions >= TEST_SHRUNK_LINES:
+        is_tests.append(is_test)
+    return fired, is_tests
+
+
+def path_rules(
+    files: Sequence[ChangedFile], extra_sensitive_globs: Iterable[str] = ()
+) -> dict[FloorRuleId, str]:
+    """The path rules R1-R8 alone: each that fired, in rule order, with the first path that fired it.
+
+    They read only paths, previous paths and statuses (never patches or PR text), so the
+    sampler calls this on a file listing; `compute_risk_floor` gives the same R1-R8.
+    """
+    fired, _ = _scan_paths(files, tuple(extra_sensitive_globs))
+    return {r: fired[r] for r in PATH_RULE_IDS if r in fired}
+
+
+def compute_risk_floor(
+    inputs: CardInputs,
+    extra_sensitive_globs: Sequence[str] = (),
+    *,
+    cut_paths: frozenset[str] = frozenset(),
+) -> FloorResult:
+    """The floor of one PR. `cut_paths` are the files whose patch `prepare` shortened (R14)."""
+    fired, is_tests = _scan_paths(inputs.files, extra_sensitive_globs)
+    for f, is_test in zip(inputs.files, is_tests, strict=True):
+        if f.status in _SHRINKABLE and is_test and f.deletions - f.additions >= TEST_SHRUNK_LINES:
             fired.setdefault("test_shrunk", f.path)
         if f.patch is None:
             if _is_binary(f.path):

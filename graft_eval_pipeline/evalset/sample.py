@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Generic, Literal, Protocol, TypeVar
 
-from graft_eval_pipeline.card.floor import PATH_RULE_IDS, compute_risk_floor
+from graft_eval_pipeline.card.floor import path_rules
 from graft_eval_pipeline.card.globs import DOCS_GLOBS, TEST_GLOBS, glob_matcher
-from graft_eval_pipeline.card.models import CardInputs, ChangedFile, PullRequestInfo
+from graft_eval_pipeline.card.models import ChangedFile
 
 SizeStratum = Literal["S", "M", "L", "XL"]
 PathStratum = Literal["sensitive", "tests", "docs", "source"]
@@ -43,20 +43,7 @@ def path_stratum(files: Sequence[ChangedFile], extra_sensitive_globs: Iterable[s
     """From paths only (patches are not needed): any path rule R1-R8 of the floor → sensitive."""
     if not files:
         return "source"
-    inputs = CardInputs(
-        repository_full_name="sample/paths",
-        pr=PullRequestInfo(
-            number=1,
-            title="",
-            body="",
-            additions=sum(f.additions for f in files),
-            deletions=sum(f.deletions for f in files),
-            changed_files=len(files),
-        ),
-        files=[f.model_copy(update={"patch": None}) for f in files],
-    )
-    floor = compute_risk_floor(inputs, tuple(extra_sensitive_globs))
-    if set(floor.rules) & set(PATH_RULE_IDS):
+    if path_rules(files, extra_sensitive_globs):
         return "sensitive"
     if all(_is_test(f.path) for f in files):
         return "tests"
