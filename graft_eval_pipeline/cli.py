@@ -211,16 +211,17 @@ def label(
     set_dir: Path, handle: str, case_id: str | None, double_only: bool, apply_file: Path | None
 ) -> None:
     """Label cases blind (E25): the PR only, never the floor, a card or other labels."""
-    from graft_eval_pipeline.evalset import labeling
+    from graft_eval_pipeline.evalset.label_inbox import apply_label_file
+    from graft_eval_pipeline.evalset.label_session import run_label_session
 
     cs = _open_case_set(set_dir)
     if apply_file is not None:
         if case_id is not None or double_only:
             raise click.UsageError("--apply takes every case in the file: drop --case and --double-only")
-        ids = labeling.apply_label_file(cs, apply_file, handle=handle, now=datetime.now(UTC))
+        ids = apply_label_file(cs, apply_file, handle=handle, now=datetime.now(UTC))
         click.echo(f"wrote {len(ids)} label set(s) by {handle}")
         return
-    written = labeling.run_label_session(
+    written = run_label_session(
         cs,
         handle=handle,
         inp=sys.stdin,
@@ -239,9 +240,9 @@ def label(
 @click.option("--seed", type=int, default=1, show_default=True)
 def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: int) -> None:
     """Tag max(min, ceil(fraction × n)) cases double-label, stratified and seeded; idempotent."""
-    from graft_eval_pipeline.evalset import labeling
+    from graft_eval_pipeline.evalset.label_inbox import assign_double
 
-    ids = labeling.assign_double(_open_case_set(set_dir), fraction=fraction, minimum=minimum, seed=seed)
+    ids = assign_double(_open_case_set(set_dir), fraction=fraction, minimum=minimum, seed=seed)
     if ids:
         click.echo(f"tagged {len(ids)} case(s) double-label: {', '.join(ids)}")
     else:
@@ -254,9 +255,9 @@ def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: in
 @click.option("--case", "case_id", default=None, help="Adjudicate this case only.")
 def adjudicate(set_dir: Path, handle: str, case_id: str | None) -> None:
     """Settle disagreeing label sets (E17); shows the sets side by side, never model output."""
-    from graft_eval_pipeline.evalset import labeling
+    from graft_eval_pipeline.evalset.label_session import run_adjudication_session
 
-    written = labeling.run_adjudication_session(
+    written = run_adjudication_session(
         _open_case_set(set_dir),
         handle=handle,
         inp=sys.stdin,

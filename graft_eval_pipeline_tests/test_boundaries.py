@@ -51,7 +51,7 @@ CONTENT_NAMES = {
     "out_of_scope_edits",
 }
 # The human views: `show`, labelling and adjudication print case content on purpose (E24, E25).
-CONTENT_ALLOWED = {"terminal.py", "labeling.py"}
+CONTENT_ALLOWED = {"terminal.py", "label_session.py"}
 
 
 def _imports(tree: ast.AST) -> list[str]:

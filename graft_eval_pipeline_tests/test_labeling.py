@@ -19,22 +19,26 @@ from graft_eval_pipeline.card.floor import FLOOR_RULE_IDS
 from graft_eval_pipeline.card.models import CardInputs
 from graft_eval_pipeline.cli import cli
 from graft_eval_pipeline.cli import main as cli_main
-from graft_eval_pipeline.evalset import labeling as labeling_io
-from graft_eval_pipeline.evalset.case_schema import DOUBLE_LABEL_TAG, EvalCase, gold
+from graft_eval_pipeline.evalset import label_inbox
+from graft_eval_pipeline.evalset.case_schema import (
+    DOUBLE_LABEL_TAG,
+    MAX_KEY_CHANGES,
+    EvalCase,
+    LabelAnswers,
+    LabelSet,
+    gold,
+)
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.errors import EvalError
-from graft_eval_pipeline.evalset.labeling import (
+from graft_eval_pipeline.evalset.label_inbox import (
     IMPORTED_DIR,
     INBOX_DIR,
-    LABELING_GUIDE_VERSION,
     apply_label_file,
     assign_double,
-    cases_to_adjudicate,
-    choose_double,
     import_label_inbox,
-    run_adjudication_session,
-    run_label_session,
 )
+from graft_eval_pipeline.evalset.label_session import run_adjudication_session, run_label_session
+from graft_eval_pipeline.evalset.labels import LABELING_GUIDE_VERSION, cases_to_adjudicate, choose_double
 from graft_eval_pipeline.evalset.store import (
     CaseSet,
     read_case,
@@ -194,6 +198,19 @@ def test_apply_rejects_a_file_that_is_not_a_json_object(tmp_path: Path) -> None:
     labels.write_text("{nope")
     with pytest.raises(EvalError, match="not valid JSON"):
         apply_label_file(cs, labels, handle="alice", now=FIXED_TIME)
+
+
+def test_label_set_is_label_answers_plus_a_stamp_with_the_same_limits_and_field_order(tmp_path: Path) -> None:
+    assert issubclass(LabelSet, LabelAnswers)
+    assert list(LabelSet.model_fields)[:4] == ["labeler", "labeled_at", "guide_version", "risk"]
+    too_many = _entry(keyBehaviorChanges=[f"Change {i}." for i in range(MAX_KEY_CHANGES + 1)])
+    with pytest.raises(ValueError, match="at most 10 items"):
+        LabelAnswers.model_validate(too_many)
+    label = make_label(key_behavior_changes=[f"Change {i}." for i in range(MAX_KEY_CHANGES)])
+    with pytest.raises(ValueError, match="at most 10 items"):
+        LabelSet.model_validate(
+            {**label.to_json_dict(), "keyBehaviorChanges": too_many["keyBehaviorChanges"]}
+        )
 
 
 # --- interactive ----------------------------------------------------------------------------
@@ -548,7 +565,7 @@ def test_import_with_no_inbox_is_a_no_op(tmp_path: Path) -> None:
 
 def _write_meanwhile(monkeypatch: pytest.MonkeyPatch, cs: CaseSet, case_id: str) -> None:
     """After the bulk read, another writer adds carol's label to `case_id` (the stale copy lacks it)."""
-    real_read_cases = labeling_io.read_cases
+    real_read_cases = label_inbox.read_cases
 
     def read_then_concurrent_write(case_set: CaseSet) -> list[EvalCase]:
         stale = real_read_cases(case_set)
@@ -556,7 +573,7 @@ def _write_meanwhile(monkeypatch: pytest.MonkeyPatch, cs: CaseSet, case_id: str)
         write_case(cs, fresh.model_copy(update={"labels": [*fresh.labels, make_label("carol", goal="C.")]}))
         return stale
 
-    monkeypatch.setattr(labeling_io, "read_cases", read_then_concurrent_write)
+    monkeypatch.setattr(label_inbox, "read_cases", read_then_concurrent_write)
 
 
 def test_apply_keeps_a_label_written_between_read_and_write(

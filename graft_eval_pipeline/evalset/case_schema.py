@@ -50,21 +50,38 @@ Handle = Annotated[str, StringConstraints(pattern=HANDLE_PATTERN)]
 Tag = Annotated[str, StringConstraints(pattern=TAG_PATTERN)]
 ShortText = Annotated[str, StringConstraints(max_length=300)]
 Confidence = Literal["high", "medium", "low"]
+MAX_KEY_CHANGES = 10
+MAX_NOTES_CHARS = 2000
 
 
-class LabelSet(ContentModel):
-    """One labeler's judgement of one case; only risk, shouldFlag and outOfScope are scored."""
+class LabelAnswers(ContentModel):
+    """A labeler's answers for one case: one entry of a `label --apply` file (spec 7).
+
+    The limits of a label set live here; `LabelSet` adds who answered, when and by which guide.
+    """
+
+    risk: RiskClass
+    out_of_scope: list[str]
+    goal: ShortText
+    key_behavior_changes: list[ShortText] = Field(max_length=MAX_KEY_CHANGES)
+    should_flag: bool
+    confidence: Confidence
+    notes: Annotated[str, StringConstraints(max_length=MAX_NOTES_CHARS)]
+
+
+class _LabelStamp(ContentModel):
+    """Who answered, when, under which guide version (the part of a label set not asked for)."""
 
     labeler: Handle
     labeled_at: IsoDateTime
     guide_version: Annotated[str, StringConstraints(pattern=r"^lg-\d+$")]
-    risk: RiskClass
-    out_of_scope: list[str]
-    goal: ShortText
-    key_behavior_changes: list[ShortText] = Field(max_length=10)
-    should_flag: bool
-    confidence: Confidence
-    notes: Annotated[str, StringConstraints(max_length=2000)]
+
+
+# pydantic orders fields by the reversed MRO, so with `_LabelStamp` listed after `LabelAnswers`
+# its fields come first: labeler, labeledAt, guideVersion, risk, ... as in spec 6.1. That keeps
+# the committed JSON Schema and the on-disk key order of every case unchanged.
+class LabelSet(LabelAnswers, _LabelStamp):
+    """One labeler's judgement of one case; only risk, shouldFlag and outOfScope are scored."""
 
     @model_validator(mode="after")
     def _sorted_unique_oos(self) -> LabelSet:

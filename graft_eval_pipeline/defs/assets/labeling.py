@@ -12,7 +12,7 @@ from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.kappa import TARGET_RISK_KAPPA, AgreementReport, agreement
-from graft_eval_pipeline.evalset.labeling import import_label_inbox
+from graft_eval_pipeline.evalset.label_inbox import import_label_inbox
 from graft_eval_pipeline.evalset.store import read_cases
 
 
