@@ -295,3 +295,10 @@ def test_dump_case_round_trips_camel_case() -> None:
     text = dump_case(case)
     assert text.endswith("}\n") and '"repositoryFullName"' in text and "repository_full_name" not in text
     assert EvalCase.model_validate_json(text) == case
+
+
+def test_dump_case_writes_every_synthetic_case_back_byte_for_byte() -> None:
+    """A label or assign-double written through the store leaves the rest of a case file as it was."""
+    for path in synthetic_files():
+        text = path.read_text(encoding="utf-8")
+        assert dump_case(parse_case(text, path.name)) == text, path.name

@@ -5,9 +5,9 @@ On disk every field is camelCase (the spec's JSON); in Python it is snake_case.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
 
 RiskClass = Literal["trivial", "logic", "sensitive"]
@@ -111,3 +111,8 @@ class FakeScript(CamelModel):
     writer: FakeEntry | None = None
     writer_escalated: FakeEntry | None = None
     verifier: FakeEntry | Literal["agree"] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A purpose without an entry is absent on disk, as the case files write it (not null)."""
+        return {k: v for k, v in handler(self).items() if v is not None}

@@ -254,10 +254,6 @@ def case_set_hash(cases: list[EvalCase]) -> str:
     return _sha256(_canonical(sorted(f"{case_hash(c)}:{gold_digest(c)}" for c in cases)))
 
 
-def case_id_matches_file(case_id: str, file_name: str) -> bool:
-    return re.sub(r"\.case\.(json|enc)$", "", file_name) == case_id
-
-
 class CaseFormatError(ValueError):
     """One line naming the file, the field path and the broken rule; never the field's value."""
 
@@ -304,5 +300,6 @@ def parse_case(text: str, where: str) -> EvalCase:
 
 
 def dump_case(case: EvalCase) -> str:
-    """Stable on-disk form: camelCase, two-space indent, trailing newline."""
-    return json.dumps(case.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+    """Stable on-disk form: camelCase, two-space indent, ASCII escapes (so zero-width and bidi
+    characters stay visible in a diff), trailing newline."""
+    return json.dumps(case.to_json_dict(), indent=2) + "\n"

@@ -28,6 +28,8 @@ from typing import Any, Literal
 from graft_eval_pipeline.card.models import CamelModel, CardInputs
 from graft_eval_pipeline.evalset.case_schema import (
     CASE_ID_PATTERN,
+    CASE_SCHEMA_VERSION,
+    EXPORT_TOOL,
     EvalCase,
     PilotSource,
     Redaction,
@@ -357,7 +359,7 @@ def build_case(
 ) -> EvalCase:
     """An unlabeled pilot case: source fields from the API, the set's defaultFloorConfig."""
     return EvalCase(
-        schema_version=1,
+        schema_version=CASE_SCHEMA_VERSION,
         id=case_id_for(cs.set_id, candidate.repository, candidate.pr_number),
         source=PilotSource(
             kind="pilot",
@@ -368,7 +370,7 @@ def build_case(
             base_sha=pr["base"]["sha"],
             merged_at=parse_time(pr["merged_at"]),
             exported_at=exported_at,
-            export_tool="graft-eval-export/1",
+            export_tool=EXPORT_TOOL,
             author_kind=candidate.author_kind,
             author_kind_reason=candidate.author_kind_reason,
             agent=candidate.agent,

@@ -10,9 +10,10 @@ Run from the repository root: .venv/bin/python eval/synthetic/tools/generate_cas
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 from typing import Any
+
+from graft_eval_pipeline.evalset.case_schema import EvalCase, dump_case
 
 REPO = "fictional-org/shop-demo"
 CREATED = "2026-10-15"
@@ -1812,11 +1813,11 @@ CASES = [
 
 
 def render_cases() -> dict[str, str]:
-    """File name -> exact committed text (two-space JSON, ASCII escapes, trailing newline)."""
+    """File name -> exact committed text, validated and written as the store writes cases."""
     rendered = {}
     for build in CASES:
-        data = build()
-        rendered[f"{data['id']}.case.json"] = json.dumps(data, indent=2) + "\n"
+        case = EvalCase.model_validate(build())
+        rendered[f"{case.id}.case.json"] = dump_case(case)
     return rendered
 
 
