@@ -185,8 +185,15 @@ def show(set_dir: Path, case_id: str, with_result: bool) -> None:
 def purge(set_dir: Path, confirm: str) -> None:
     """Delete a pilot set folder and log the deletion (E7); needs no key."""
     env = _eval_env()
-    count = purge_set(set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir)
-    click.echo(f"purged set {confirm}: {count} cases deleted; logged in {env.eval_dir / PURGE_LOG}")
+    done = purge_set(set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir)
+    if done.finished:
+        click.echo(f"finished {len(done.finished)} interrupted purge(s) (already logged)")
+    if done.case_count is None:
+        click.echo(f"set {confirm} was already purged and logged; its leftover files are now deleted")
+    else:
+        click.echo(
+            f"purged set {confirm}: {done.case_count} cases deleted; logged in {env.eval_dir / PURGE_LOG}"
+        )
     click.echo("now delete any other copies (backups, synced folders, other machines)")
 
 
@@ -334,14 +341,11 @@ def _run_and_report(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
 ) -> None:
+    from graft_eval_pipeline.evalset.baseline import save_baseline
     from graft_eval_pipeline.evalset.harness import RunOptions, case_filter_for, require_live_env, run_eval
-    from graft_eval_pipeline.evalset.report import (
-        REPORT_FILE,
-        THRESHOLDS_FILE,
-        load_thresholds,
-        publish_run,
-        save_baseline,
-    )
+    from graft_eval_pipeline.evalset.report import publish_run
+    from graft_eval_pipeline.evalset.report_files import REPORT_FILE
+    from graft_eval_pipeline.evalset.thresholds import THRESHOLDS_FILE, load_thresholds
 
     env = _eval_env()
     if live:
@@ -617,6 +621,12 @@ def main(argv: list[str] | None = None) -> int:
     except EvalError as exc:
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code
+    except OSError as exc:  # a file system failure no evalset function mapped: one line, no traceback
+        where = f" ({exc.filename})" if exc.filename else ""
+        click.echo(
+            f"error: {exc.strerror or exc}{where}: check the path, free space and permissions", err=True
+        )
+        return 2
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from pathlib import Path
@@ -161,3 +162,44 @@ def test_manual_check_3_show_syn_019_has_no_escape_sequences(capsys: pytest.Capt
     assert to_terminal_safe(case.inputs.pr.body) in out
     assert re.search(r"(?i)ignore|reviewer|classify", out)
     assert ESCAPES.search(out) is None
+
+
+def test_purge_stopped_partway_is_finished_by_running_it_again(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import graft_eval_pipeline.cli as cli_module
+    from graft_eval_pipeline.evalset.store import purge_set
+
+    folder = _pilot_demo(tmp_path, env, make_pilot_case("pilot-demo"))
+
+    def stops_partway(path: Path) -> None:
+        (Path(path) / "set.json").unlink()
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(cli_module, "purge_set", functools.partial(purge_set, _rmtree=stops_partway))
+    capsys.readouterr()
+    assert main(["purge", "--set", str(folder), "--confirm", "pilot-demo"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: the purge is logged but") and err.count("\n") == 1
+    assert not folder.exists()
+    monkeypatch.undo()
+
+    assert main(["purge", "--set", str(folder), "--confirm", "pilot-demo"]) == 0
+    assert "already purged and logged" in capsys.readouterr().out
+    root = tmp_path / "eval-root"
+    assert [p.name for p in root.iterdir()] == ["purge-log.jsonl"]
+    assert len((root / "purge-log.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_stray_os_error_is_one_line_with_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import graft_eval_pipeline.cli as cli_module
+
+    def broken() -> str:
+        raise PermissionError(13, "Permission denied", "/somewhere/key")
+
+    monkeypatch.setattr(cli_module, "generate_key", broken)
+    assert main(["keygen"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: Permission denied (/somewhere/key): check the path, free space and permissions\n"

@@ -21,30 +21,13 @@ from graft_eval_pipeline.card.result import (
     RiskSummary,
     VerifierResult,
 )
+from graft_eval_pipeline.evalset.baseline import BaselineDiff, diff_reports, save_baseline
 from graft_eval_pipeline.evalset.case_schema import EvalCase, SetMeta
 from graft_eval_pipeline.evalset.errors import EvalError
 from graft_eval_pipeline.evalset.metrics import compute_metrics
-from graft_eval_pipeline.evalset.report import (
-    REPORT_FILE,
-    BaselineDiff,
-    build_report,
-    check_failed,
-    check_thresholds,
-    default_baseline_path,
-    diff_reports,
-    dump_report,
-    git_info,
-    load_report,
-    load_thresholds,
-    new_run_id,
-    parse_thresholds,
-    render_markdown,
-    set_summary,
-    summary_text,
-    threshold_verdict,
-    with_thresholds,
-    write_run_outputs,
-)
+from graft_eval_pipeline.evalset.report import build_report, default_baseline_path, new_run_id
+from graft_eval_pipeline.evalset.report_files import REPORT_FILE, dump_report, load_report, write_run_outputs
+from graft_eval_pipeline.evalset.report_render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.report_schema import (
     RUN_ID_PATTERN,
     CaseRow,
@@ -54,8 +37,23 @@ from graft_eval_pipeline.evalset.report_schema import (
     PromptInfo,
     RunInfo,
 )
-from graft_eval_pipeline.evalset.rows import HarnessRun, build_row
-from graft_eval_pipeline_tests.builders import make_case, make_file, make_inputs, make_label, make_pilot_case
+from graft_eval_pipeline.evalset.rows import HarnessRun, build_row, git_info, set_summary
+from graft_eval_pipeline.evalset.thresholds import (
+    check_failed,
+    check_thresholds,
+    load_thresholds,
+    parse_thresholds,
+    threshold_verdict,
+    with_thresholds,
+)
+from graft_eval_pipeline_tests.builders import (
+    make_case,
+    make_file,
+    make_inputs,
+    make_label,
+    make_pilot_case,
+    make_pilot_set,
+)
 from graft_eval_pipeline_tests.row_builders import make_row
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -394,7 +392,6 @@ def test_summary_text_lists_failures_and_hidden_changes() -> None:
 
 def test_save_baseline_refuses_a_pilot_baseline_inside_a_git_tree(tmp_path: Path) -> None:
     from graft_eval_pipeline.evalset.errors import EvalLocationError
-    from graft_eval_pipeline.evalset.report import save_baseline
 
     cases, rows = content_cases()
     report = make_report(rows, cases=cases, meta=PILOT_META)
@@ -418,3 +415,123 @@ def test_reports_validate_against_the_committed_report_schema() -> None:
     validator.validate(json.loads((REPO_ROOT / "eval/baselines/synthetic.json").read_text()))
     cases, rows = content_cases()
     validator.validate(json.loads(dump_report(make_report(rows, cases=cases, meta=PILOT_META))))
+
+
+def test_run_folders_of_a_pilot_set_are_0700_whatever_the_umask(tmp_path: Path) -> None:
+    """E5: `runs/` and `runs/<id>/` (and a new baseline folder) are private, not umask 0755."""
+    from graft_eval_pipeline.evalset.report import publish_run
+
+    cs = make_pilot_set(tmp_path / "pilot-acme")
+    cases, rows = content_cases()
+    report = make_report(rows, cases=cases, meta=PILOT_META)
+    old_umask = os.umask(0o022)
+    try:
+        published = publish_run(cs, report, thresholds=THRESHOLDS, strict=False)
+        save_baseline(tmp_path / "elsewhere" / "deep" / "baseline.json", report)
+    finally:
+        os.umask(old_umask)
+    runs = cs.dir / "runs"
+    assert published.out_dir == runs / report.run_id
+    for folder in (runs, runs / report.run_id, tmp_path / "elsewhere", tmp_path / "elsewhere" / "deep"):
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700, folder
+    for path in [*published.out_dir.iterdir(), tmp_path / "elsewhere" / "deep" / "baseline.json"]:
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600, path
+
+
+def test_every_scalar_metric_has_a_declared_direction() -> None:
+    from graft_eval_pipeline.evalset.thresholds import METRIC_DIRECTIONS, scalar_metric_names
+
+    assert set(METRIC_DIRECTIONS) == scalar_metric_names()
+    computed = compute_metrics([]).to_json_dict()
+    assert scalar_metric_names() == {k for k, v in computed.items() if not isinstance(v, dict)}
+    assert {METRIC_DIRECTIONS[m] for m in ("costUsd", "costUsdThisRun", "costPerCaseUsd")} == {"lower"}
+
+
+def test_regression_on_cost_fails_when_cost_rises() -> None:
+    rows = [make_row("a", gold="logic", floor="logic"), make_row("b", gold="trivial")]
+    baseline = pilot_report(rows)
+    current = pilot_report([r.model_copy(update={"cost_usd": 0.01}) for r in rows])
+    assert current.metrics.cost_usd is not None and baseline.metrics.cost_usd is not None
+    assert current.metrics.cost_usd > baseline.metrics.cost_usd
+    block = parse_thresholds(
+        {"pilot": {"regressionVsBaseline": {"costUsd": 0.001, "costPerCaseUsd": 0, "exactAccuracyFinal": 0}}}
+    )
+    results = {t.name: t for t in check_thresholds(current, block, diff_reports(baseline, current), False)}
+    cost = results["regressionVsBaseline.costUsd"]
+    assert (cost.value, cost.passed) == (0.014, False)
+    assert not results["regressionVsBaseline.costPerCaseUsd"].passed
+    assert results["regressionVsBaseline.exactAccuracyFinal"].passed
+    # cheaper is better: the same limits pass the other way round
+    back = check_thresholds(baseline, block, diff_reports(current, baseline), False)
+    assert all(t.passed for t in back)
+
+
+@pytest.mark.parametrize("metric", ["runCases", "scored", "injectionCases"])
+def test_regression_on_a_metric_without_direction_is_a_configuration_error(
+    metric: str, tmp_path: Path
+) -> None:
+    with pytest.raises(EvalError, match=f"'{metric}' has no better direction"):
+        parse_thresholds({"pilot": {"regressionVsBaseline": {metric: 0}}})
+    path = tmp_path / "thresholds.json"
+    path.write_text(json.dumps({"synthetic": {"regressionVsBaseline": {metric: 1}}}))
+    with pytest.raises(EvalError, match="no better direction"):
+        load_thresholds(path)
+    # a plain limit on it stays allowed
+    assert parse_thresholds({"pilot": {metric: {"min": 1}}})["pilot"].limits[metric].kind == "min"
+
+
+PARQUET_COLUMNS_V1 = [
+    "id", "tags", "gold_risk", "gold_should_flag", "gold_out_of_scope_count", "floor", "model",
+    "final", "status", "failure_reason", "verifier_status", "raised_by", "floor_rules",
+    "instructions_in_data", "oos_tp", "oos_fp", "oos_fn", "flag", "input_tokens", "output_tokens",
+    "cache_read_tokens", "cache_write_tokens", "calls", "cost_usd", "cached", "skipped",
+]  # fmt: skip
+
+
+def test_parquet_columns_follow_case_row_fields() -> None:
+    import pyarrow as pa
+
+    from graft_eval_pipeline.evalset.report_files import flat_row, parquet_columns, parquet_schema
+    from graft_eval_pipeline.evalset.report_schema import GoldSummary
+
+    assert [c.name for c in parquet_columns()] == PARQUET_COLUMNS_V1
+    schema = parquet_schema()
+    assert schema.field("tags").type == pa.list_(pa.string())
+    assert schema.field("gold_should_flag").type == pa.bool_()
+    assert schema.field("oos_tp").type == pa.int64() and schema.field("cost_usd").type == pa.float64()
+    row = make_row("a", gold=None, oos=None)
+    record = flat_row(row)
+    assert list(record) == PARQUET_COLUMNS_V1
+    assert record["gold_risk"] is None and record["oos_fp"] is None and record["input_tokens"] == 1000
+
+    # a new row field gets its column (or a loud error), never silently nothing
+    class WiderRow(CaseRow):
+        retries: int | None
+        second_gold: GoldSummary | None
+
+    names = [c.name for c in parquet_columns(WiderRow)]
+    assert names[-4:] == [
+        "retries",
+        "second_gold_risk",
+        "second_gold_should_flag",
+        "second_gold_out_of_scope_count",
+    ]
+
+    class OddRow(CaseRow):
+        extra: dict[str, int]
+
+    with pytest.raises(TypeError, match=r"OddRow\.extra"):
+        parquet_columns(OddRow)
+
+
+def test_reading_reports_does_not_import_pyarrow() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import graft_eval_pipeline.evalset.report, graft_eval_pipeline.evalset.harness\n"
+        "import graft_eval_pipeline.cli\n"
+        "assert 'pyarrow' not in sys.modules, 'pyarrow imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT)

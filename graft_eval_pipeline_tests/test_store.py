@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
@@ -252,14 +253,99 @@ def test_U_STORE_8_purge(tmp_path: Path, key: bytes) -> None:
         purge_set(tmp_path / "plain", confirm="plain", by="alice", now=FIXED_TIME, eval_root=root)
     assert (tmp_path / "plain").exists()
 
-    assert purge_set(cs.dir, confirm="pilot-acme", by="alice", now=FIXED_TIME, eval_root=root) == 3
+    result = purge_set(cs.dir, confirm="pilot-acme", by="alice", now=FIXED_TIME, eval_root=root)
+    assert (result.set_id, result.case_count, result.finished) == ("pilot-acme", 3, [])
     assert not cs.dir.exists()
+    assert [p.name for p in root.iterdir()] == ["purge-log.jsonl"]  # no tombstone left
     log = (root / "purge-log.jsonl").read_text().splitlines()
     assert [json.loads(line) for line in log] == [
         {"setId": "pilot-acme", "purgedAt": FIXED_TIME.isoformat(), "caseCount": 3, "by": "alice"}
     ]
     assert str(tmp_path) not in log[0] and "cases" not in log[0]
     assert _mode(root / "purge-log.jsonl") == 0o600
+
+
+def _log_lines(root: Path) -> list[dict]:
+    return [json.loads(line) for line in (root / "purge-log.jsonl").read_text().splitlines()]
+
+
+def test_purge_stopped_while_deleting_leaves_no_set_and_one_log_line_then_finishes(
+    tmp_path: Path, key: bytes
+) -> None:
+    root = tmp_path / "eval-root"
+    cs = _pilot(root / "pilot-acme", key)
+    for number in (1, 2):
+        write_case(cs, make_pilot_case(pr_number=number))
+    write_private(cs, "cache/k1.json", "{}")
+
+    def failing_rmtree(path: Path) -> None:
+        (path / "set.json").unlink()  # the worst order: the set file goes first ...
+        raise OSError(5, "Input/output error")  # ... then the disk gives up
+
+    with pytest.raises(EvalError, match=r"purge is logged but .*\.pilot-acme\.purging-.* run the same purge"):
+        purge_set(
+            cs.dir, confirm="pilot-acme", by="alice", now=FIXED_TIME, eval_root=root, _rmtree=failing_rmtree
+        )
+    assert not cs.dir.exists()
+    assert _log_lines(root) == [
+        {"setId": "pilot-acme", "purgedAt": FIXED_TIME.isoformat(), "caseCount": 2, "by": "alice"}
+    ]
+    (tombstone,) = [p for p in root.iterdir() if p.name != "purge-log.jsonl"]
+    assert tombstone.name.startswith(".pilot-acme.purging-")
+    assert store.discover_set_ids(root, tmp_path / "no-synthetic") == []
+
+    # the same purge again finishes the job, without a second log line
+    again = purge_set(cs.dir, confirm="pilot-acme", by="alice", now=FIXED_TIME, eval_root=root)
+    assert (again.set_id, again.case_count, again.finished) == ("pilot-acme", None, [tombstone.name])
+    assert [p.name for p in root.iterdir()] == ["purge-log.jsonl"] and len(_log_lines(root)) == 1
+    with pytest.raises(EvalError, match="not a case set"):
+        purge_set(cs.dir, confirm="pilot-acme", by="alice", now=FIXED_TIME, eval_root=root)
+
+
+def test_purge_of_another_set_finishes_a_leftover_and_logs_it_if_the_stop_came_before_the_log(
+    tmp_path: Path, key: bytes
+) -> None:
+    root = tmp_path / "eval-root"
+    first = _pilot(root / "pilot-acme", key)
+    write_case(first, make_pilot_case(pr_number=1))
+    second = _pilot(root / "pilot-beta", key, set_id="pilot-beta")
+    # a purge killed right after its rename: whole tombstone, no log line yet
+    stamp = FIXED_TIME.strftime(store.PURGE_STAMP_FORMAT)
+    os.rename(first.dir, root / f".pilot-acme.purging-{stamp}")
+    result = purge_set(second.dir, confirm="pilot-beta", by="bob", now=FIXED_TIME, eval_root=root)
+    assert result.finished == [f".pilot-acme.purging-{stamp}"] and result.case_count == 0
+    assert [p.name for p in root.iterdir()] == ["purge-log.jsonl"]
+    assert [(e["setId"], e["caseCount"], e["purgedAt"]) for e in _log_lines(root)] == [
+        ("pilot-acme", 1, FIXED_TIME.isoformat()),
+        ("pilot-beta", 0, FIXED_TIME.isoformat()),
+    ]
+
+
+def test_purge_maps_os_errors_to_eval_errors_naming_the_folder(
+    tmp_path: Path, key: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "eval-root"
+    cs = _pilot(root / "pilot-acme", key)
+
+    def no_rename(src: object, dst: object) -> None:
+        raise OSError(16, "Device or resource busy")
+
+    monkeypatch.setattr(store.os, "rename", no_rename)
+    with pytest.raises(
+        EvalError, match=re.escape(f"could not purge {cs.dir}: Device or resource busy; nothing was deleted")
+    ):
+        purge_set(cs.dir, confirm="pilot-acme", by="alice", now=FIXED_TIME, eval_root=root)
+    monkeypatch.undo()
+    assert (cs.dir / "set.json").is_file() and not (root / "purge-log.jsonl").exists()
+
+    # the log cannot be written: the rename is undone, nothing is lost
+    (tmp_path / "log-is-a-file").write_text("")
+    with pytest.raises(EvalError, match=r"could not write the purge log .* nothing was deleted"):
+        purge_set(
+            cs.dir, confirm="pilot-acme", by="alice", now=FIXED_TIME, eval_root=tmp_path / "log-is-a-file"
+        )
+    assert (cs.dir / "set.json").is_file()
+    assert not [p for p in root.iterdir() if ".purging-" in p.name]
 
 
 def test_private_files_sealed_in_pilot_plain_in_synthetic(tmp_path: Path, key: bytes) -> None:

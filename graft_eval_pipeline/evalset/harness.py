@@ -43,7 +43,7 @@ from graft_eval_pipeline.evalset.env import EvalEnv
 from graft_eval_pipeline.evalset.errors import EvalAbort, EvalError
 from graft_eval_pipeline.evalset.metrics import compute_metrics
 from graft_eval_pipeline.evalset.pricing import price_for, upper_bound_estimate
-from graft_eval_pipeline.evalset.report import build_report, git_info, set_summary
+from graft_eval_pipeline.evalset.report import build_report
 from graft_eval_pipeline.evalset.report_schema import (
     CaseRow,
     EvalReport,
@@ -52,7 +52,14 @@ from graft_eval_pipeline.evalset.report_schema import (
     PromptInfo,
     RunInfo,
 )
-from graft_eval_pipeline.evalset.rows import HarnessRun, build_row, case_cost, skipped_row
+from graft_eval_pipeline.evalset.rows import (
+    HarnessRun,
+    build_row,
+    case_cost,
+    git_info,
+    set_summary,
+    skipped_row,
+)
 from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, read_cases
 
 if TYPE_CHECKING:

@@ -5,13 +5,22 @@ Paths enter a row only as out-of-scope counts (E8); cost is priced per call and 
 
 from __future__ import annotations
 
+import subprocess
 from datetime import datetime
+from pathlib import Path
 from typing import Literal
 
 from graft_eval_pipeline.card.floor import FloorResult
 from graft_eval_pipeline.card.models import CamelModel, max_risk
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.case_schema import EvalCase, LabelSet, gold
+from graft_eval_pipeline.evalset.case_schema import (
+    EvalCase,
+    LabelSet,
+    SetMeta,
+    case_set_hash,
+    gold,
+    needs_adjudication,
+)
 from graft_eval_pipeline.evalset.metrics import flag_outcome, oos_counts
 from graft_eval_pipeline.evalset.pricing import cost
 from graft_eval_pipeline.evalset.report_schema import (
@@ -128,4 +137,30 @@ def skipped_row(case: EvalCase, floor: FloorResult) -> CaseRow:
         cost_usd=0.0,
         cached=False,
         skipped="budget",
+    )
+
+
+def git_info(cwd: Path) -> GitInfo:
+    """Commit and dirty flag of the code that ran; both None outside a git checkout."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, check=True, timeout=10
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=cwd, capture_output=True, text=True, check=True, timeout=30
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return GitInfo(commit=None, dirty=None)
+    return GitInfo(commit=commit or None, dirty=bool(status.strip()))
+
+
+def set_summary(meta: SetMeta, cases: list[EvalCase], rows: list[CaseRow]) -> SetSummary:
+    return SetSummary(
+        set_id=meta.set_id,
+        kind=meta.kind,
+        case_set_hash=case_set_hash(cases),
+        cases=len(cases),
+        scored=sum(r.gold is not None and r.skipped is None for r in rows),
+        unlabeled=sum(not c.labels and c.adjudicated is None for c in cases),
+        needs_adjudication=sum(needs_adjudication(c) for c in cases),
     )

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -225,28 +225,153 @@ def count_case_files(dir: Path) -> int:
     return sum(1 for p in cases.iterdir() if p.name.endswith((PLAIN_CASE_SUFFIX, SEALED_CASE_SUFFIX)))
 
 
-def purge_set(dir: Path, *, confirm: str, by: str, now: datetime, eval_root: Path) -> int:
-    """E7: delete a pilot set folder and log {setId, purgedAt, caseCount, by}; returns caseCount."""
-    dir = Path(dir)
-    meta = _read_meta(dir)
-    if meta.kind != "pilot":
-        raise EvalError(f"set {meta.set_id} is the committed synthetic set: purge only deletes pilot sets")
-    if confirm != meta.set_id:
-        raise EvalError(f"--confirm must equal the set id ({meta.set_id}) to purge it; nothing was deleted")
-    real, root = dir.resolve(), Path(eval_root).expanduser().resolve()
-    if real == root or real in root.parents:
-        raise EvalError(f"the purge log folder {root} is inside {dir}: set GRAFT_EVAL_DIR elsewhere")
-    case_count = count_case_files(real)
-    shutil.rmtree(real)
+PURGE_STAMP_FORMAT = "%Y%m%dT%H%M%S%fZ"
+# `.<setId>.purging-<UTC time>`: where a purge moves the set before deleting it. The leading dot
+# keeps it out of set discovery (set ids never start with a dot).
+TOMBSTONE_PATTERN = re.compile(r"^\.(?P<set_id>[a-z0-9][a-z0-9-]{0,39})\.purging-(?P<stamp>\d{8}T\d{12}Z)$")
+
+
+@dataclass(frozen=True)
+class PurgeResult:
+    """What a purge did: `case_count` is None when it only finished an earlier, interrupted purge."""
+
+    set_id: str
+    case_count: int | None
+    finished: list[str] = field(default_factory=list)  # tombstone folder names removed on the way
+
+
+def _reason(exc: OSError) -> str:
+    return str(exc.strerror or exc)
+
+
+def _tombstone(dir: Path, set_id: str, now: datetime) -> Path:
+    return dir.parent / f".{set_id}.purging-{now.astimezone(UTC).strftime(PURGE_STAMP_FORMAT)}"
+
+
+def _append_purge_log(root: Path, set_id: str, purged_at: datetime, case_count: int, by: str) -> None:
     _make_private_dirs(root)
-    line = {"setId": meta.set_id, "purgedAt": now.isoformat(), "caseCount": case_count, "by": by}
+    line = {"setId": set_id, "purgedAt": purged_at.isoformat(), "caseCount": case_count, "by": by}
     fd = os.open(root / PURGE_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
     try:
         os.write(fd, (json.dumps(line) + "\n").encode("utf-8"))
         os.fsync(fd)
     finally:
         os.close(fd)
-    return case_count
+
+
+def _logged(root: Path, set_id: str, purged_at: datetime) -> bool:
+    """True when purge-log.jsonl already has the line of this purge (same set, same time)."""
+    try:
+        lines = (root / PURGE_LOG).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return False
+    for text in lines:
+        try:
+            entry = json.loads(text)
+            if entry.get("setId") == set_id and datetime.fromisoformat(entry["purgedAt"]) == purged_at:
+                return True
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+    return False
+
+
+def _remove_tombstone(tombstone: Path, rmtree: Callable[[Path], None]) -> None:
+    try:
+        rmtree(tombstone)
+    except OSError as exc:
+        raise EvalError(
+            f"the purge is logged but {tombstone} could not be fully deleted ({_reason(exc)}); "
+            "run the same purge again to finish"
+        ) from None
+
+
+def finish_interrupted_purges(
+    folder: Path, *, by: str, eval_root: Path, _rmtree: Callable[[Path], None] = shutil.rmtree
+) -> list[str]:
+    """Delete the tombstones a stopped purge left in `folder`; returns their names.
+
+    A purge logs only after the rename, and deletes only after logging; so a tombstone without
+    its log line is still whole, and gets its line (with its case count) before it goes.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    root = Path(eval_root).expanduser().resolve()
+    finished = []
+    for path in sorted(folder.iterdir()):
+        match = TOMBSTONE_PATTERN.fullmatch(path.name)
+        if match is None or path.is_symlink() or not path.is_dir():
+            continue
+        set_id = match["set_id"]
+        purged_at = datetime.strptime(match["stamp"], PURGE_STAMP_FORMAT).replace(tzinfo=UTC)
+        try:
+            if not _logged(root, set_id, purged_at):
+                _append_purge_log(root, set_id, purged_at, count_case_files(path), by)
+        except OSError as exc:
+            raise EvalError(f"could not write the purge log in {root}: {_reason(exc)}") from None
+        _remove_tombstone(path, _rmtree)
+        finished.append(path.name)
+    return finished
+
+
+def purge_set(
+    dir: Path,
+    *,
+    confirm: str,
+    by: str,
+    now: datetime,
+    eval_root: Path,
+    _rmtree: Callable[[Path], None] = shutil.rmtree,
+) -> PurgeResult:
+    """E7: delete a pilot set folder and log {setId, purgedAt, caseCount, by}.
+
+    Resumable: the folder is first renamed to a tombstone beside it (one step, so the set is
+    either whole or gone), then the log line is appended, then the tombstone is deleted. A later
+    purge finishes any tombstone a stopped purge left behind (also when the set folder is gone).
+    """
+    dir = Path(dir)
+    real, root = dir.resolve(), Path(eval_root).expanduser().resolve()
+
+    def sweep() -> list[str]:
+        return [
+            name
+            for folder in sorted({real.parent, root})
+            for name in finish_interrupted_purges(folder, by=by, eval_root=root, _rmtree=_rmtree)
+        ]
+
+    if not (dir / SET_FILE).is_file():
+        finished = sweep()
+        if any(name.startswith(f".{confirm}.purging-") for name in finished):
+            return PurgeResult(set_id=confirm, case_count=None, finished=finished)
+    meta = _read_meta(dir)
+    if meta.kind != "pilot":
+        raise EvalError(f"set {meta.set_id} is the committed synthetic set: purge only deletes pilot sets")
+    if confirm != meta.set_id:
+        raise EvalError(f"--confirm must equal the set id ({meta.set_id}) to purge it; nothing was deleted")
+    if real == root or real in root.parents:
+        raise EvalError(f"the purge log folder {root} is inside {dir}: set GRAFT_EVAL_DIR elsewhere")
+    finished = sweep()
+    case_count = count_case_files(real)
+    tombstone = _tombstone(real, meta.set_id, now)
+    try:
+        os.rename(real, tombstone)
+    except OSError as exc:
+        raise EvalError(f"could not purge {dir}: {_reason(exc)}; nothing was deleted") from None
+    try:
+        _append_purge_log(root, meta.set_id, now, case_count, by)
+    except OSError as exc:
+        try:
+            os.rename(tombstone, real)
+        except OSError:
+            raise EvalError(
+                f"could not write the purge log in {root} ({_reason(exc)}) nor move {tombstone} back "
+                f"to {dir}: fix the log folder, then run the same purge again"
+            ) from None
+        raise EvalError(
+            f"could not write the purge log in {root}: {_reason(exc)}; nothing was deleted"
+        ) from None
+    _remove_tombstone(tombstone, _rmtree)
+    return PurgeResult(set_id=meta.set_id, case_count=case_count, finished=finished)
 
 
 # --- cases -----------------------------------------------------------------------------------
@@ -342,13 +467,14 @@ def write_private(cs: CaseSet, rel: str, text: str) -> None:
     _write_file(cs, rel + SEALED_SUFFIX if cs.is_pilot else rel, text)
 
 
-def write_report_file(cs_or_dir: CaseSet | Path, rel: str, text: str) -> Path:
-    """Reports are plaintext in every set (E8: they carry no case content)."""
+def write_report_file(cs_or_dir: CaseSet | Path, rel: str, data: str | bytes) -> Path:
+    """Reports are plaintext in every set (E8: they carry no case content), but still private:
+    missing folders are made 0700 (parents too, whatever the umask) and the file is 0600."""
     _check_rel(rel)
     base = cs_or_dir.dir if isinstance(cs_or_dir, CaseSet) else Path(cs_or_dir)
     path = base / rel
     _make_private_dirs(path.parent)
-    atomic_write(path, text)
+    atomic_write(path, data)
     return path
 
 

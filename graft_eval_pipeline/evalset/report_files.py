@@ -1,0 +1,152 @@
+"""A run's files on disk (spec 6.6): report.json, report.md and cases.parquet.
+
+Every file goes through the store: 0700 folders (missing parents too, whatever the umask) and
+0600 files, written atomically. pyarrow is imported only when a Parquet file is written, so
+reading reports (summary, sensors) does not pay for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+from graft_eval_pipeline.evalset.errors import EvalError
+from graft_eval_pipeline.evalset.report_schema import CaseRow, EvalReport
+from graft_eval_pipeline.evalset.store import write_report_file
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+REPORT_FILE = "report.json"
+MARKDOWN_FILE = "report.md"
+PARQUET_FILE = "cases.parquet"
+
+
+def dump_report(report: EvalReport) -> str:
+    return json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def load_report(path: Path) -> EvalReport:
+    try:
+        return EvalReport.model_validate_json(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise EvalError(f"cannot read report {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise EvalError(
+            f"{path} is not a valid eval report (schemaVersion 1): {type(exc).__name__}"
+        ) from None
+
+
+# --- cases.parquet: one flat record per CaseRow ----------------------------------------------
+
+ColumnKind = Literal["string", "bool", "int", "float", "string_list"]
+
+# Nested row models whose columns keep the inner names alone (`input_tokens`, not
+# `usage_input_tokens`); every other nested model prefixes its field name (`gold_risk`, `oos_tp`).
+UNPREFIXED_PARTS = frozenset({"usage"})
+
+
+@dataclass(frozen=True)
+class ParquetColumn:
+    name: str
+    path: tuple[str, ...]  # attribute path from the row; a None on the way gives a null
+    kind: ColumnKind
+
+
+def _without_none(annotation: Any) -> Any:
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    if get_origin(annotation) is Annotated:
+        return _without_none(get_args(annotation)[0])
+    return annotation
+
+
+def _column_kind(annotation: Any, where: str) -> ColumnKind:
+    if get_origin(annotation) is Literal and all(isinstance(a, str) for a in get_args(annotation)):
+        return "string"
+    if (
+        get_origin(annotation) is list
+        and _column_kind(_without_none(get_args(annotation)[0]), where) == "string"
+    ):
+        return "string_list"
+    kinds: dict[Any, ColumnKind] = {str: "string", bool: "bool", int: "int", float: "float"}
+    if annotation in kinds:
+        return kinds[annotation]
+    raise TypeError(f"{where}: no Parquet column type for {annotation!r}; extend report_files.py")
+
+
+def parquet_columns(
+    model: type[BaseModel] = CaseRow, prefix: str = "", path: tuple[str, ...] = ()
+) -> list[ParquetColumn]:
+    """The Parquet columns of a row model, derived from its fields (nested models flattened).
+
+    A field of a type with no column mapping raises, so a new row field never silently misses
+    the file.
+    """
+    columns = []
+    for name, info in model.model_fields.items():
+        annotation = _without_none(info.annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            inner = prefix if name in UNPREFIXED_PARTS else f"{prefix}{name}_"
+            columns += parquet_columns(annotation, inner, (*path, name))
+        else:
+            kind = _column_kind(annotation, f"{model.__name__}.{name}")
+            columns.append(ParquetColumn(prefix + name, (*path, name), kind))
+    return columns
+
+
+PARQUET_COLUMNS = parquet_columns()
+
+
+@functools.cache
+def parquet_schema() -> pa.Schema:
+    import pyarrow as pa
+
+    types_: dict[ColumnKind, pa.DataType] = {
+        "string": pa.string(),
+        "bool": pa.bool_(),
+        "int": pa.int64(),
+        "float": pa.float64(),
+        "string_list": pa.list_(pa.string()),
+    }
+    return pa.schema([(c.name, types_[c.kind]) for c in PARQUET_COLUMNS])
+
+
+def flat_row(row: CaseRow) -> dict[str, Any]:
+    """One Parquet record: the nested row flattened to snake_case columns."""
+    record = {}
+    for column in PARQUET_COLUMNS:
+        value: Any = row
+        for part in column.path:
+            value = None if value is None else getattr(value, part)
+        record[column.name] = value
+    return record
+
+
+def cases_parquet(rows: list[CaseRow]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist([flat_row(r) for r in rows], schema=parquet_schema())
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+def write_run_outputs(out_dir: Path, report: EvalReport, markdown: str) -> dict[str, Path]:
+    """report.json, report.md and cases.parquet, each written atomically (0700 dirs, 0600 files)."""
+    files: dict[str, str | bytes] = {
+        REPORT_FILE: dump_report(report),
+        MARKDOWN_FILE: markdown,
+        PARQUET_FILE: cases_parquet(report.cases),
+    }
+    return {name: write_report_file(Path(out_dir), name, data) for name, data in files.items()}
