@@ -125,6 +125,10 @@ def test_U_BND_2_detector_flags_a_logged_title() -> None:
 
 def test_content_models_never_print_their_content() -> None:
     """A traceback or assertion message that shows a case or a card result carries no content."""
+    from graft_eval_pipeline.card.floor import compute_risk_floor
+    from graft_eval_pipeline.card.models import IssueInfo
+    from graft_eval_pipeline.card.options import PrepareOptions
+    from graft_eval_pipeline.card.prepare import prepare_card_inputs
     from graft_eval_pipeline.card.result import Card, OutOfScopeEdit
     from graft_eval_pipeline_tests.builders import make_case, make_file, make_inputs, make_label
 
@@ -142,3 +146,21 @@ def test_content_models_never_print_their_content() -> None:
     for shown in (repr(case), str(case), repr(card), f"{card}", repr([case.inputs, card])):
         assert secret not in shown and "src/ledger/secret.ts" not in shown
     assert case.inputs.pr.title == secret  # the fields themselves are untouched
+
+    # The parts of `CardInputs` on their own, the floor's `fired_by` and the prepared cut paths.
+    path, old = "src/ledger/auth/secret.ts", "src/ledger/old.ts"
+    patch = "@@ -1,1 +1,999 @@\n" + "\n".join([f"+// {secret}"] * 1_000)
+    inputs = make_inputs(
+        [make_file(path, previous_path=old, status="renamed", patch=patch)],
+        pr={"title": secret, "body": secret},
+        issue=IssueInfo(number=7, title=secret, body=secret),
+    )
+    prepared = prepare_card_inputs(inputs, PrepareOptions())
+    assert prepared.cut_paths == {path} and prepared.floor.fired_by["auth_secrets"] == path
+    floor = compute_risk_floor(inputs)
+    assert floor.fired_by["auth_secrets"] == path
+    parts = (inputs.pr, inputs.issue, inputs.files[0], inputs.files, floor, prepared, prepared.floor)
+    for shown in [repr(part) for part in parts] + [str(part) for part in parts]:
+        assert secret not in shown and "ledger" not in shown, shown
+    assert "auth_secrets" in repr(floor)  # rule ids and the class are not content
+    assert inputs.files[0].path == path and inputs.pr.body == secret

@@ -73,11 +73,11 @@ _SHRINKABLE = frozenset({"modified", "changed", "renamed"})
 @dataclass(frozen=True, slots=True)
 class FloorResult:
     """`fired_by` names the first path or source ("title", "body", "issue", "pr", "listing")
-    that fired each rule; it is for display in `show`, never for reports."""
+    that fired each rule; it is for display in `show`, never for reports (nor for repr)."""
 
     risk: RiskClass
     rules: tuple[FloorRuleId, ...]
-    fired_by: dict[FloorRuleId, str] = field(default_factory=dict)
+    fired_by: dict[FloorRuleId, str] = field(default_factory=dict, repr=False)
 
 
 # R15. Every branch holds "instruction", "review" or "classif", so text without any of them

@@ -52,7 +52,7 @@ class ContentModel(CamelModel):
 FileStatus = Literal["added", "modified", "removed", "renamed", "copied", "changed", "unchanged"]
 
 
-class PullRequestInfo(CamelModel):
+class PullRequestInfo(ContentModel):
     number: int = Field(ge=1)
     title: str
     body: str
@@ -61,13 +61,13 @@ class PullRequestInfo(CamelModel):
     changed_files: int = Field(ge=0)
 
 
-class IssueInfo(CamelModel):
+class IssueInfo(ContentModel):
     number: int = Field(ge=1)
     title: str
     body: str
 
 
-class ChangedFile(CamelModel):
+class ChangedFile(ContentModel):
     path: str = Field(min_length=1)
     previous_path: str | None = None
     status: FileStatus

@@ -11,7 +11,7 @@ import functools
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -60,7 +60,8 @@ class PreparedInputs:
     inputs: CardInputs
     """What the models see: patches and text cut to the limits."""
     floor: FloorResult
-    cut_paths: frozenset[str]
+    cut_paths: frozenset[str] = field(repr=False)
+    """Paths are case content: kept out of repr, like the inputs' own fields."""
     text_cut: bool
     input_hash: str
 
