@@ -24,6 +24,7 @@ from graft_eval_pipeline.evalset.case_schema import EvalCase, FloorConfig, gold,
 from graft_eval_pipeline.evalset.crypto import generate_key
 from graft_eval_pipeline.evalset.env import EvalEnv
 from graft_eval_pipeline.evalset.errors import CheckFailed, EvalAbort, EvalError
+from graft_eval_pipeline.evalset.paths import SCHEMA_DIR, SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.store import (
     PURGE_LOG,
     CaseSet,
@@ -35,8 +36,6 @@ from graft_eval_pipeline.evalset.store import (
     read_case,
 )
 from graft_eval_pipeline.evalset.terminal import render_case
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -55,7 +54,7 @@ def schema(write: bool) -> None:
 
     for name, text in render_schemas().items():
         if write:
-            path = REPO_ROOT / "eval" / "schema" / name
+            path = SCHEMA_DIR / name
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, text.encode("utf-8"), 0o644)
             click.echo(f"wrote eval/schema/{name}")
@@ -295,9 +294,6 @@ def agreement(set_dir: Path, as_json: bool) -> None:
 
 # --- run and ci: harness, report, baseline, thresholds (spec T13, T14, E18-E23) -------------
 
-SYNTHETIC_DIR = REPO_ROOT / "eval" / "synthetic"
-SYNTHETIC_BASELINE = REPO_ROOT / "eval" / "baselines" / "synthetic.json"
-
 
 def _anthropic_llm(env: EvalEnv) -> LlmClient:
     from graft_eval_pipeline.evalset.harness import anthropic_llm
@@ -341,11 +337,12 @@ def _run_and_report(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.baseline import save_baseline
+    from graft_eval_pipeline.evalset.baseline import check_baseline_target, save_baseline
     from graft_eval_pipeline.evalset.harness import RunOptions, case_filter_for, require_live_env, run_eval
+    from graft_eval_pipeline.evalset.paths import THRESHOLDS_FILE
     from graft_eval_pipeline.evalset.report import publish_run
     from graft_eval_pipeline.evalset.report_files import REPORT_FILE
-    from graft_eval_pipeline.evalset.thresholds import THRESHOLDS_FILE, load_thresholds
+    from graft_eval_pipeline.evalset.thresholds import load_thresholds
 
     env = _eval_env()
     if live:
@@ -353,6 +350,8 @@ def _run_and_report(
     cs = _open_case_set(set_dir)
     if baseline is not None and not baseline.is_file():
         raise EvalError(f"--baseline {baseline} does not exist: create it with --save-baseline")
+    if save_baseline_to is not None:
+        check_baseline_target(save_baseline_to, cs.meta.kind)
     thresholds = load_thresholds(THRESHOLDS_FILE)
     options = RunOptions(
         set=cs,

@@ -207,7 +207,7 @@ def test_U_CASE_9_synthetic_cases_valid_against_committed_case_schema() -> None:
 def sample_report() -> dict[str, Any]:
     """A report built by the report code over two hand-made rows of the synthetic set."""
     from graft_eval_pipeline.evalset.metrics import compute_metrics
-    from graft_eval_pipeline.evalset.report import build_report, set_summary, with_thresholds
+    from graft_eval_pipeline.evalset.report import build_report
     from graft_eval_pipeline.evalset.report_schema import (
         GitInfo,
         ModelPair,
@@ -215,7 +215,8 @@ def sample_report() -> dict[str, Any]:
         RunInfo,
         ThresholdResult,
     )
-    from graft_eval_pipeline.evalset.rows import HarnessRun
+    from graft_eval_pipeline.evalset.rows import HarnessRun, set_summary
+    from graft_eval_pipeline.evalset.thresholds import with_thresholds
     from graft_eval_pipeline_tests.row_builders import make_row
 
     meta = SetMeta.model_validate_json((SYNTHETIC_DIR / "set.json").read_text(encoding="utf-8"))

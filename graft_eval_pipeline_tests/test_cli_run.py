@@ -128,9 +128,11 @@ def test_pilot_run_uses_the_set_baseline_and_refuses_a_baseline_inside_git(
 
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     inside = tmp_path / "repo" / "pilot-baseline.json"
+    runs_before = len(list((set_dir / "runs").iterdir()))
     assert main(["run", "--set", str(set_dir), "--save-baseline", str(inside)]) == 2
     assert "inside a git working tree" in capsys.readouterr().err
     assert not inside.exists()
+    assert len(list((set_dir / "runs").iterdir())) == runs_before  # refused before running anything
 
     monkeypatch.delenv("GRAFT_EVAL_KEY")
     assert main(["run", "--set", str(set_dir)]) == 2

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from graft_eval_pipeline.cli import REPO_ROOT, main
+from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.case_schema import EvalCase, parse_case
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.paths import REPO_ROOT
 from graft_eval_pipeline.evalset.store import open_set, write_case
 from graft_eval_pipeline.evalset.terminal import to_terminal_safe
 from graft_eval_pipeline_tests.builders import make_label, make_pilot_case

@@ -17,12 +17,11 @@ import dagster as dg
 from graft_eval_pipeline.evalset.crypto import parse_key
 from graft_eval_pipeline.evalset.env import DEFAULT_EVAL_DIR, EvalEnv
 from graft_eval_pipeline.evalset.export import github_client
+from graft_eval_pipeline.evalset.paths import SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.store import CaseSet, discover_set_ids, open_set, resolve_set_dir
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimitOptions
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SYNTHETIC_DIR = REPO_ROOT / "eval" / "synthetic"
 KEY_VAR = "GRAFT_EVAL_KEY"
 DIR_VAR = "GRAFT_EVAL_DIR"
 

@@ -115,6 +115,19 @@ def diff_reports(baseline: EvalReport, current: EvalReport) -> BaselineDiff:
     )
 
 
+def check_baseline_target(path: Path, kind: str) -> None:
+    """E5 for `--save-baseline`: checked before a run too, so a paid live run is not wasted."""
+    if kind != "pilot":
+        return
+    try:
+        assert_private_location(Path(path).parent)
+    except EvalLocationError:
+        raise EvalLocationError(
+            f"refusing to save a pilot baseline to {path}: it is inside a git working tree; "
+            "use the set's own baseline.json"
+        ) from None
+
+
 def save_baseline(path: Path, report: EvalReport) -> None:
     """Write a report as a baseline.
 
@@ -122,14 +135,8 @@ def save_baseline(path: Path, report: EvalReport) -> None:
     folders, parents included, through the store; 0600 file). The synthetic one is committed.
     """
     path = Path(path)
+    check_baseline_target(path, report.set.kind)
     if report.set.kind == "pilot":
-        try:
-            assert_private_location(path.parent)
-        except EvalLocationError:
-            raise EvalLocationError(
-                f"refusing to save a pilot baseline to {path}: it is inside a git working tree; "
-                "use the set's own baseline.json"
-            ) from None
         write_report_file(path.parent, path.name, dump_report(report))
         return
     path.parent.mkdir(mode=PUBLIC_DIR_MODE, parents=True, exist_ok=True)

@@ -20,7 +20,6 @@ from graft_eval_pipeline.evalset.report_files import REPORT_FILE, load_report, w
 from graft_eval_pipeline.evalset.report_render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.report_schema import REPORT_SCHEMA_VERSION, EvalReport, Metrics
 from graft_eval_pipeline.evalset.rows import HarnessRun
-from graft_eval_pipeline.evalset.rows import set_summary as set_summary  # older callers import it here
 from graft_eval_pipeline.evalset.store import CaseSet
 from graft_eval_pipeline.evalset.thresholds import (
     ThresholdBlock,

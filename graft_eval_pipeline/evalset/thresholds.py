@@ -13,8 +13,6 @@ from graft_eval_pipeline.evalset.baseline import BaselineDiff
 from graft_eval_pipeline.evalset.errors import EvalError
 from graft_eval_pipeline.evalset.report_schema import EvalReport, Metrics, ThresholdResult
 
-THRESHOLDS_FILE = Path(__file__).resolve().parents[2] / "eval" / "thresholds.json"
-
 Direction = Literal["lower", "higher"]
 
 # Which way is better for each top-level scalar of `Metrics` (camelCase, as thresholds.json names

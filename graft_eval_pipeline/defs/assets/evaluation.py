@@ -31,13 +31,14 @@ from graft_eval_pipeline.evalset.harness import (
     run_harness,
 )
 from graft_eval_pipeline.evalset.metrics import compute_metrics
+from graft_eval_pipeline.evalset.paths import THRESHOLDS_FILE
 from graft_eval_pipeline.evalset.report import build_report, publish_run
 from graft_eval_pipeline.evalset.report_files import MARKDOWN_FILE, REPORT_FILE
 from graft_eval_pipeline.evalset.report_render import SUMMARY_METRICS
 from graft_eval_pipeline.evalset.report_schema import Confusion, Metrics, ThresholdResult
 from graft_eval_pipeline.evalset.rows import HarnessRun
 from graft_eval_pipeline.evalset.store import read_cases
-from graft_eval_pipeline.evalset.thresholds import THRESHOLDS_FILE, load_thresholds
+from graft_eval_pipeline.evalset.thresholds import load_thresholds
 
 THRESHOLDS_CHECK = "thresholds"
 BASELINE_CHECK = "baseline_match"
