@@ -20,7 +20,7 @@ import click
 from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
-from graft_eval_pipeline.evalset.case_schema import EvalCase, FloorConfig, gold, needs_adjudication
+from graft_eval_pipeline.evalset.case_schema import EvalCase, FloorConfig, gold, label_counts
 from graft_eval_pipeline.evalset.crypto import generate_key
 from graft_eval_pipeline.evalset.env import EvalEnv
 from graft_eval_pipeline.evalset.errors import CheckFailed, EvalAbort, EvalError
@@ -142,12 +142,10 @@ def validate(set_dir: Path) -> None:
         except EvalError as err:
             invalid += 1
             click.echo(f"invalid: {err}", err=True)
-    labelled = sum(1 for c in cases if c.labels or c.adjudicated is not None)
-    with_gold = sum(1 for c in cases if gold(c) is not None)
-    adjudication = sum(1 for c in cases if needs_adjudication(c))
+    counts = label_counts(cases)
     click.echo(
-        f"set {cs.set_id}: {len(ids)} cases, {labelled} labelled, {with_gold} gold, "
-        f"{adjudication} need adjudication, {invalid} invalid"
+        f"set {cs.set_id}: {len(ids)} cases, {counts.labelled} labelled, {counts.gold} gold, "
+        f"{counts.needs_adjudication} need adjudication, {invalid} invalid"
     )
     if invalid:
         raise CheckFailed(f"{invalid} of {len(ids)} cases failed validation: fix or re-export them")

@@ -303,3 +303,14 @@ def test_dump_case_writes_every_synthetic_case_back_byte_for_byte() -> None:
     for path in synthetic_files():
         text = path.read_text(encoding="utf-8")
         assert dump_case(parse_case(text, path.name)) == text, path.name
+
+
+def test_label_counts_count_an_adjudication_as_labelled_and_a_disagreement_as_open() -> None:
+    from graft_eval_pipeline.evalset.case_schema import label_counts
+
+    agreed = make_case("syn-901-a")
+    open_pair = make_case("syn-902-b", labels=[make_label("alice"), make_label("bob", risk="logic")])
+    adjudicated_only = make_case("syn-903-c", labels=[], adjudicated=make_label("carol"))
+    unlabeled = make_case("syn-904-d", labels=[])
+    counts = label_counts([agreed, open_pair, adjudicated_only, unlabeled])
+    assert counts == (4, 3, 2, 1) and counts.unlabeled == 1

@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 
@@ -222,6 +222,28 @@ def gold(case: EvalCase) -> LabelSet | None:
 
 def needs_adjudication(case: EvalCase) -> bool:
     return case.adjudicated is None and len(case.labels) > 1 and gold(case) is None
+
+
+class LabelCounts(NamedTuple):
+    """How far labelling has come; `labelled` means a label set or an adjudication (E17)."""
+
+    cases: int
+    labelled: int
+    gold: int
+    needs_adjudication: int
+
+    @property
+    def unlabeled(self) -> int:
+        return self.cases - self.labelled
+
+
+def label_counts(cases: list[EvalCase]) -> LabelCounts:
+    return LabelCounts(
+        cases=len(cases),
+        labelled=sum(bool(c.labels) or c.adjudicated is not None for c in cases),
+        gold=sum(gold(c) is not None for c in cases),
+        needs_adjudication=sum(needs_adjudication(c) for c in cases),
+    )
 
 
 def _sha256(text: str) -> str:

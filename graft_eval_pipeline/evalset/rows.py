@@ -19,7 +19,7 @@ from graft_eval_pipeline.evalset.case_schema import (
     SetMeta,
     case_set_hash,
     gold,
-    needs_adjudication,
+    label_counts,
 )
 from graft_eval_pipeline.evalset.metrics import flag_outcome, oos_counts
 from graft_eval_pipeline.evalset.pricing import cost
@@ -155,12 +155,13 @@ def git_info(cwd: Path) -> GitInfo:
 
 
 def set_summary(meta: SetMeta, cases: list[EvalCase], rows: list[CaseRow]) -> SetSummary:
+    counts = label_counts(cases)
     return SetSummary(
         set_id=meta.set_id,
         kind=meta.kind,
         case_set_hash=case_set_hash(cases),
-        cases=len(cases),
+        cases=counts.cases,
         scored=sum(r.gold is not None and r.skipped is None for r in rows),
-        unlabeled=sum(not c.labels and c.adjudicated is None for c in cases),
-        needs_adjudication=sum(needs_adjudication(c) for c in cases),
+        unlabeled=counts.unlabeled,
+        needs_adjudication=counts.needs_adjudication,
     )

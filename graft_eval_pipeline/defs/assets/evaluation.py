@@ -21,7 +21,7 @@ from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
-from graft_eval_pipeline.evalset.case_schema import case_set_hash, gold, needs_adjudication
+from graft_eval_pipeline.evalset.case_schema import case_set_hash, label_counts
 from graft_eval_pipeline.evalset.env import EvalEnv
 from graft_eval_pipeline.evalset.harness import (
     RunOptions,
@@ -54,10 +54,7 @@ def loaded_case_set(context: dg.AssetExecutionContext, case_sets: CaseSetsResour
     return dg.MaterializeResult(
         metadata={
             "kind": cs.meta.kind,
-            "cases": len(cases),
-            "labelled": sum(bool(c.labels) for c in cases),
-            "gold": sum(gold(c) is not None for c in cases),
-            "needs_adjudication": sum(needs_adjudication(c) for c in cases),
+            **label_counts(cases)._asdict(),
             "case_set_hash": case_set_hash(cases),
         }
     )
