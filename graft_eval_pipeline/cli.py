@@ -153,13 +153,11 @@ def validate(set_dir: Path) -> None:
 
 def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
     """The cached live result for this case under the current prompts and models (E20 key)."""
-    from graft_eval_pipeline.card.prepare import prepare_card_inputs
-    from graft_eval_pipeline.evalset.cache import cache_key, read_entry
-    from graft_eval_pipeline.evalset.harness import RunOptions, generate_options
+    from graft_eval_pipeline.evalset.cache import cached_result
+    from graft_eval_pipeline.evalset.harness import generate_options
 
-    options = generate_options(case, RunOptions(set=cs, models=_eval_env().models()))
-    entry = read_entry(cs, cache_key(prepare_card_inputs(case.inputs, options).input_hash))
-    return None if entry is None else entry.result
+    env = _eval_env()
+    return cached_result(cs, case.inputs, generate_options(case, env.models(), env.timeout_ms))
 
 
 @cli.command()

@@ -34,7 +34,7 @@ from graft_eval_pipeline_tests.live_fakes import (
 def case_estimate(cs, case_id: str, opts) -> tuple[float, int]:
     """The 8.12 upper bound of one case, computed from prepare and pricing directly."""
     case = read_case(cs, case_id)
-    prepared = prepare_card_inputs(case.inputs, generate_options(case, opts))
+    prepared = prepare_card_inputs(case.inputs, generate_options(case, opts.models, opts.timeout_ms))
     usd = upper_bound_estimate(
         prepared.floor.risk, prepared.estimated_tokens, opts.models.strong, MAX_OUTPUT_TOKENS
     )

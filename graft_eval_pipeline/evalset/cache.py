@@ -13,7 +13,9 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from graft_eval_pipeline.card.models import RETRYABLE_FAILURES, CamelModel
+from graft_eval_pipeline.card.models import RETRYABLE_FAILURES, CamelModel, CardInputs
+from graft_eval_pipeline.card.options import GenerateOptions
+from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import canonical_json, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset import store
@@ -71,3 +73,9 @@ def read_entry(cs: store.CaseSet, key: str) -> CacheEntry | None:
 
 def write_entry(cs: store.CaseSet, entry: CacheEntry) -> None:
     store.write_private(cs, entry_path(entry.key), entry.model_dump_json(by_alias=True))
+
+
+def cached_result(cs: store.CaseSet, inputs: CardInputs, options: GenerateOptions) -> CardResult | None:
+    """The cached live card for these inputs under the running prompts and these options (`show`)."""
+    entry = read_entry(cs, cache_key(prepare_card_inputs(inputs, options).input_hash))
+    return None if entry is None else entry.result

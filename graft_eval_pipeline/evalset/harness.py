@@ -109,12 +109,12 @@ def select_cases(
     return [c for c in cases if case_filter is None or case_filter(c.id, list(c.tags))]
 
 
-def generate_options(case: EvalCase, options: RunOptions) -> GenerateOptions:
+def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> GenerateOptions:
     """The case's floorConfig reaches the floor through the configured sensitive globs."""
     return GenerateOptions(
-        models=options.models,
+        models=models,
         extra_sensitive_globs=tuple(case.floor_config.extra_sensitive_globs),
-        timeout_ms=options.timeout_ms,
+        timeout_ms=timeout_ms,
     )
 
 
@@ -251,7 +251,7 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
 
     A too-large case makes no call, so its estimate is zero.
     """
-    opts = generate_options(case, options)
+    opts = generate_options(case, options.models, options.timeout_ms)
     prepared = prepare_card_inputs(case.inputs, opts)
     key = cache_key(prepared.input_hash, fingerprint)
     tokens, usd = 0, 0.0
@@ -416,7 +416,11 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
             options.progress(progress_line(case.id, result))
 
     async def run_fake(case: EvalCase) -> CardResult:
-        return await generate_card(case.inputs, llm_for_case(case.fake_llm), generate_options(case, options))
+        return await generate_card(
+            case.inputs,
+            llm_for_case(case.fake_llm),
+            generate_options(case, options.models, options.timeout_ms),
+        )
 
     with collector_paused():
         results = await run_pool(cases, run_fake, options.effective_concurrency, report_progress)
