@@ -386,3 +386,35 @@ def test_U_ANTH_8_a_reply_that_breaks_the_schema_is_invalid_output(
     assert failure.usage.output_tokens == 310
     assert not failure.retryable
     assert_private(failure)
+
+
+def malformed(body: object) -> httpx2.Response:
+    if isinstance(body, bytes):
+        return httpx2.Response(200, content=body, headers={"content-type": "application/json"})
+    return httpx2.Response(200, json=body)
+
+
+def without(key: str, *, inside: str | None = None) -> dict[str, Any]:
+    body = json.loads(message().content)
+    del (body[inside] if inside else body)[key]
+    return body
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        malformed(b"<html>" + PROSE.encode() + b"</html>"),
+        malformed(b'{"model": "claude-haiku-5-5-20261001", "usage": '),
+        malformed([CARD]),
+        malformed(without("usage")),
+        malformed(without("model")),
+        malformed(without("output_tokens", inside="usage")),
+        malformed({**without("usage"), "usage": {"input_tokens": -1, "output_tokens": 310}}),
+        malformed({**without("content"), "content": PROSE}),
+    ],
+)
+def test_U_ANTH_8_a_2xx_body_that_is_not_a_message_is_invalid_output(answer: httpx2.Response) -> None:
+    failure = complete(make_llm(FakeApi(answer), max_retries=2))
+    assert failure == LlmFailure(kind="invalid_output", detail="malformed Messages API reply")
+    assert not failure.retryable
+    assert_private(failure)
