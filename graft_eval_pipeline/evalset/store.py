@@ -394,24 +394,38 @@ def _check_case_fits(cs: CaseSet, case: EvalCase, where: str) -> None:
         raise EvalError(f"{where}: a {source.kind} case does not belong in {cs.meta.kind} set {cs.set_id}")
 
 
+def _case_dir_names(cs: CaseSet) -> set[str]:
+    cases = cs.dir / CASES_DIR
+    return {p.name for p in cases.iterdir()} if cases.is_dir() else set()
+
+
+def _case_ids(names: set[str]) -> list[str]:
+    suffixes = (PLAIN_CASE_SUFFIX, SEALED_CASE_SUFFIX)
+    return sorted({n.removesuffix(s) for n in names for s in suffixes if n.endswith(s)})
+
+
 def list_case_ids(cs: CaseSet) -> list[str]:
     """Sorted ids of every case file, of either kind (so a misplaced file is reported on read)."""
-    cases = cs.dir / CASES_DIR
-    if not cases.is_dir():
-        return []
-    ids = {
-        p.name.removesuffix(suffix)
-        for p in cases.iterdir()
-        for suffix in (PLAIN_CASE_SUFFIX, SEALED_CASE_SUFFIX)
-        if p.name.endswith(suffix)
-    }
-    return sorted(ids)
+    return _case_ids(_case_dir_names(cs))
 
 
 def read_case(cs: CaseSet, case_id: str) -> EvalCase:
+    return _read_case(cs, case_id, None)
+
+
+def read_cases(cs: CaseSet) -> list[EvalCase]:
+    """Every case, in id order. The one scan of cases/ that finds the ids also tells whether a
+    misplaced file of the other kind can exist, which spares each case a stat call (about 15 us
+    of the ~150 us it takes to load one)."""
+    names = _case_dir_names(cs)
+    return [_read_case(cs, case_id, names) for case_id in _case_ids(names)]
+
+
+def _read_case(cs: CaseSet, case_id: str, names: set[str] | None) -> EvalCase:
+    """`names`: what a scan of cases/ found, when the caller made one."""
     _check_case_id(case_id)
     own, other = _case_files(cs, case_id)
-    if (cs.dir / other).exists():
+    if (names is None or other.rpartition("/")[2] in names) and (cs.dir / other).exists():
         what = "plaintext" if cs.is_pilot else "sealed"
         raise EvalError(
             f"{other}: a {what} case file does not belong in {cs.meta.kind} set {cs.set_id}; remove it"
@@ -427,10 +441,6 @@ def read_case(cs: CaseSet, case_id: str) -> EvalCase:
         raise EvalError(f"{own}: the case id does not match the file name; rename the file or fix the id")
     _check_case_fits(cs, case, own)
     return case
-
-
-def read_cases(cs: CaseSet) -> list[EvalCase]:
-    return [read_case(cs, case_id) for case_id in list_case_ids(cs)]
 
 
 def write_case(cs: CaseSet, case: EvalCase) -> None:
