@@ -16,7 +16,7 @@ import gc
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -163,7 +163,7 @@ async def run_pool(
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while cases load and while a fake run goes on.
+    """No cyclic garbage collection while cases load and while a fake run goes on (nestable).
 
     Both allocate fast but make no garbage that needs the cycle collector (peak memory is the
     same without it), while every automatic full collection walks all cases loaded so far:
@@ -422,11 +422,10 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
             generate_options(case, options.models, options.timeout_ms),
         )
 
-    with collector_paused():
-        results = await run_pool(cases, run_fake, options.effective_concurrency, report_progress)
-        rows = [build_row(case, result, cached=False) for case, result in zip(cases, results, strict=True)]
-        by_id = {case.id: result for case, result in zip(cases, results, strict=True)}
-        return assemble_run(options, cases, rows, by_id, started_ms)
+    results = await run_pool(cases, run_fake, options.effective_concurrency, report_progress)
+    rows = [build_row(case, result, cached=False) for case, result in zip(cases, results, strict=True)]
+    by_id = {case.id: result for case, result in zip(cases, results, strict=True)}
+    return assemble_run(options, cases, rows, by_id, started_ms)
 
 
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -441,15 +440,23 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     return box[0]
 
 
+def _collector_policy(options: RunOptions) -> AbstractContextManager[None]:
+    """A fake run keeps the collector paused end to end (each restart walks everything the run
+    holds); a live run waits on the network and pauses it only while cases load."""
+    return collector_paused() if options.mode == "fake" else nullcontext()
+
+
 def run_harness(options: RunOptions) -> HarnessRun:
     """Load and validate every case (a bad case aborts before any call), then run each one."""
-    return run_sync(_run_harness(options))
+    with _collector_policy(options):
+        return run_sync(_run_harness(options))
 
 
 def run_eval(options: RunOptions) -> EvalReport:
     """Harness, metrics and report in one call: what `graft-eval run` does before checking."""
-    harness = run_harness(options)
-    return build_report(harness, compute_metrics(harness.rows))
+    with _collector_policy(options):
+        harness = run_sync(_run_harness(options))
+        return build_report(harness, compute_metrics(harness.rows))
 
 
 def case_filter_for(
