@@ -21,6 +21,7 @@ from graft_eval_pipeline.evalset.case_schema import (
     parse_case,
 )
 from graft_eval_pipeline.evalset.json_schemas import render_schemas
+from graft_eval_pipeline.evalset.paths import SCHEMA_DIR, SYNTHETIC_DIR
 from graft_eval_pipeline_tests.builders import (
     make_case,
     make_file,
@@ -30,9 +31,6 @@ from graft_eval_pipeline_tests.builders import (
     pilot_source,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-SCHEMA_DIR = ROOT / "eval" / "schema"
-SYNTHETIC_DIR = ROOT / "eval" / "synthetic"
 CASE_SCHEMA = SCHEMA_DIR / "eval-case.v1.schema.json"
 REPORT_SCHEMA = SCHEMA_DIR / "eval-report.v1.schema.json"
 

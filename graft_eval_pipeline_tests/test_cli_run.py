@@ -9,13 +9,13 @@ import pytest
 
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.report_files import load_report
 from graft_eval_pipeline.evalset.store import write_case
 from graft_eval_pipeline_tests.builders import make_label, make_pilot_case, make_pilot_set
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SYNTHETIC = REPO_ROOT / "eval" / "synthetic"
-BASELINE = REPO_ROOT / "eval" / "baselines" / "synthetic.json"
+SYNTHETIC = SYNTHETIC_DIR
+BASELINE = SYNTHETIC_BASELINE
 
 
 @pytest.fixture(autouse=True)

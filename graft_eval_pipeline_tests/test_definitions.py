@@ -19,6 +19,7 @@ from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
 from graft_eval_pipeline.defs.sensors import case_set_registry_sensor
 from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.report import diff_reports, load_report
 from graft_eval_pipeline.evalset.store import list_case_ids, open_set, read_case
 from graft_eval_pipeline.github.auth import TokenAuth
@@ -27,7 +28,6 @@ from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
 from graft_eval_pipeline_tests.builders import make_pilot_set
 from graft_eval_pipeline_tests.fake_github import FakeGitHub, agent_pull
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 EVALUATION = [label_import, labeler_agreement, loaded_case_set, harness_run, eval_metrics, eval_report]
 EXPORT = [export_candidates, export_sample, exported_cases]
 EXPORT_WINDOW = {"repo": "fictional-org/shop-demo", "merged_from": "2026-06-01", "merged_to": "2026-06-30"}
@@ -37,11 +37,11 @@ def copy_repo_eval(tmp_path: Path) -> Path:
     """eval/synthetic and eval/baselines side by side, as in the repo (the baseline sits beside the set)."""
     root = tmp_path / "eval"
     shutil.copytree(
-        REPO_ROOT / "eval" / "synthetic",
+        SYNTHETIC_DIR,
         root / "synthetic",
         ignore=shutil.ignore_patterns("runs", "cache", "assets"),
     )
-    shutil.copytree(REPO_ROOT / "eval" / "baselines", root / "baselines")
+    shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
     return root / "synthetic"
 
 
@@ -89,9 +89,7 @@ def test_synthetic_partition_materializes_and_every_check_passes(tmp_path: Path)
 
     (report_path,) = (synthetic / "runs").glob("*/report.json")
     dagster_report = load_report(report_path)
-    assert diff_reports(
-        load_report(REPO_ROOT / "eval" / "baselines" / "synthetic.json"), dagster_report
-    ).equal
+    assert diff_reports(load_report(SYNTHETIC_BASELINE), dagster_report).equal
     # the same report as `graft-eval run` writes, but for run id and times
     from graft_eval_pipeline.cli import main
 

@@ -22,6 +22,7 @@ from graft_eval_pipeline.evalset.export import (
     export_sampled,
     run_export,
 )
+from graft_eval_pipeline.evalset.paths import SCHEMA_DIR
 from graft_eval_pipeline.evalset.redact import RedactOptions
 from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, open_set, read_case
 from graft_eval_pipeline.github.auth import TokenAuth
@@ -43,7 +44,7 @@ SET_ID = "pilot-acme"
 FROM = datetime(2026, 6, 1, tzinfo=UTC)
 TO = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)
 NOW = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
-CASE_SCHEMA = Path(__file__).resolve().parent.parent / "eval" / "schema" / "eval-case.v1.schema.json"
+CASE_SCHEMA = SCHEMA_DIR / "eval-case.v1.schema.json"
 AGENT = "Graft-Agent: fictional-agent\nGraft-Model: model-x"
 
 

@@ -16,15 +16,15 @@ from graft_eval_pipeline.evalset.baseline import diff_reports
 from graft_eval_pipeline.evalset.case_schema import FloorConfig
 from graft_eval_pipeline.evalset.errors import EvalError
 from graft_eval_pipeline.evalset.harness import RunOptions, run_eval, run_pool
+from graft_eval_pipeline.evalset.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR, THRESHOLDS_FILE
 from graft_eval_pipeline.evalset.report_files import load_report
 from graft_eval_pipeline.evalset.report_schema import EvalReport, GitInfo
 from graft_eval_pipeline.evalset.store import open_set, read_case
 from graft_eval_pipeline.evalset.thresholds import check_failed, check_thresholds, load_thresholds
 from graft_eval_pipeline_tests.builders import make_case
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SYNTHETIC = REPO_ROOT / "eval" / "synthetic"
-BASELINE = REPO_ROOT / "eval" / "baselines" / "synthetic.json"
+SYNTHETIC = SYNTHETIC_DIR
+BASELINE = SYNTHETIC_BASELINE
 NOW = datetime(2026, 10, 15, 10, 0, tzinfo=UTC)
 
 
@@ -149,9 +149,7 @@ def test_E_SYN_1_synthetic_run_equals_the_baseline_and_passes_every_threshold(sy
     diff = diff_reports(baseline, synthetic_report)
     assert diff.warnings == []
     assert diff.comparable and diff.equal, [*diff.case_changes, *diff.changes][:10]
-    results = check_thresholds(
-        synthetic_report, load_thresholds(REPO_ROOT / "eval" / "thresholds.json"), diff, True
-    )
+    results = check_thresholds(synthetic_report, load_thresholds(THRESHOLDS_FILE), diff, True)
     assert [t.name for t in results if not t.passed] == []
     assert not check_failed(results)
     assert synthetic_report.metrics.under_classification_final == 0

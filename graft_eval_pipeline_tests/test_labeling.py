@@ -39,6 +39,7 @@ from graft_eval_pipeline.evalset.label_inbox import (
 )
 from graft_eval_pipeline.evalset.label_session import run_adjudication_session, run_label_session
 from graft_eval_pipeline.evalset.labels import LABELING_GUIDE_VERSION, cases_to_adjudicate, choose_double
+from graft_eval_pipeline.evalset.paths import REPO_ROOT
 from graft_eval_pipeline.evalset.store import (
     CaseSet,
     read_case,
@@ -57,7 +58,6 @@ from graft_eval_pipeline_tests.builders import (
     make_synthetic_set,
 )
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 THREE_FILES = ["src/cart/discount.ts", ".github/workflows/ci.yml", "docs/pricing.md"]
 
 

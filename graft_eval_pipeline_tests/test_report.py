@@ -25,6 +25,7 @@ from graft_eval_pipeline.evalset.baseline import BaselineDiff, diff_reports, sav
 from graft_eval_pipeline.evalset.case_schema import EvalCase, SetMeta
 from graft_eval_pipeline.evalset.errors import EvalError
 from graft_eval_pipeline.evalset.metrics import compute_metrics
+from graft_eval_pipeline.evalset.paths import REPO_ROOT, SCHEMA_DIR, SYNTHETIC_BASELINE, THRESHOLDS_FILE
 from graft_eval_pipeline.evalset.report import build_report, default_baseline_path, new_run_id
 from graft_eval_pipeline.evalset.report_files import REPORT_FILE, dump_report, load_report, write_run_outputs
 from graft_eval_pipeline.evalset.report_render import render_markdown, summary_text
@@ -56,7 +57,6 @@ from graft_eval_pipeline_tests.builders import (
 )
 from graft_eval_pipeline_tests.row_builders import make_row
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 10, 15, 10, 0, 0, tzinfo=UTC)
 SYNTHETIC_META = SetMeta(
     schema_version=1,
@@ -76,7 +76,7 @@ PILOT_META = SetMeta(
     consent_ref="Acme agreement",
     created_at=NOW,
 )
-THRESHOLDS = load_thresholds(REPO_ROOT / "eval" / "thresholds.json")
+THRESHOLDS = load_thresholds(THRESHOLDS_FILE)
 
 
 def make_report(
@@ -409,10 +409,8 @@ def test_save_baseline_refuses_a_pilot_baseline_inside_a_git_tree(tmp_path: Path
 def test_reports_validate_against_the_committed_report_schema() -> None:
     from jsonschema import Draft202012Validator
 
-    validator = Draft202012Validator(
-        json.loads((REPO_ROOT / "eval/schema/eval-report.v1.schema.json").read_text())
-    )
-    validator.validate(json.loads((REPO_ROOT / "eval/baselines/synthetic.json").read_text()))
+    validator = Draft202012Validator(json.loads((SCHEMA_DIR / "eval-report.v1.schema.json").read_text()))
+    validator.validate(json.loads((SYNTHETIC_BASELINE).read_text()))
     cases, rows = content_cases()
     validator.validate(json.loads(dump_report(make_report(rows, cases=cases, meta=PILOT_META))))
 

@@ -10,7 +10,6 @@ import asyncio
 import importlib.util
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import get_args
 
 import pytest
@@ -27,11 +26,10 @@ from graft_eval_pipeline.card import (
 )
 from graft_eval_pipeline.card.models import FakeFailure
 from graft_eval_pipeline.evalset.case_schema import EvalCase, gold
+from graft_eval_pipeline.evalset.paths import SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.redact import RedactOptions, redact_inputs
 from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, open_set, read_cases
 
-ROOT = Path(__file__).resolve().parent.parent
-SYNTHETIC_DIR = ROOT / "eval" / "synthetic"
 GENERATOR = SYNTHETIC_DIR / "tools" / "generate_cases.py"
 REPO = "fictional-org/shop-demo"
 
