@@ -14,11 +14,11 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from graft_eval_pipeline.evalset.case_schema import FloorConfig
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.export import choose_sample, collect_candidates, export_sampled
-from graft_eval_pipeline.evalset.redact import RedactOptions
-from graft_eval_pipeline.evalset.store import create_set
+from graft_eval_pipeline.evalset.export.redact import RedactOptions
+from graft_eval_pipeline.evalset.export.stages import choose_sample, collect_candidates, export_sampled
+from graft_eval_pipeline.evalset.sets.case_schema import FloorConfig
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.store import create_set
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions

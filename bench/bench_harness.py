@@ -23,10 +23,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from graft_eval_pipeline.evalset.case_schema import dump_case
-from graft_eval_pipeline.evalset.harness import RunOptions, run_eval
-from graft_eval_pipeline.evalset.report_schema import GitInfo
-from graft_eval_pipeline.evalset.store import create_set, open_set, read_cases
+from graft_eval_pipeline.evalset.run.harness import RunOptions, run_eval
+from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
+from graft_eval_pipeline.evalset.sets.case_schema import dump_case
+from graft_eval_pipeline.evalset.sets.store import create_set, open_set, read_cases
 
 REPO = Path(__file__).resolve().parent.parent
 SYNTHETIC = REPO / "eval" / "synthetic"

@@ -48,12 +48,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from graft_eval_pipeline.card.llm import LlmClient, LlmReply, LlmRequest, Usage
-from graft_eval_pipeline.evalset.budget import Estimate
-from graft_eval_pipeline.evalset.case_schema import dump_case
-from graft_eval_pipeline.evalset.env import EvalEnv
-from graft_eval_pipeline.evalset.harness import RunOptions, anthropic_llm, run_harness
-from graft_eval_pipeline.evalset.report_schema import GitInfo
-from graft_eval_pipeline.evalset.store import create_set, open_set, read_cases
+from graft_eval_pipeline.evalset.run.budget import Estimate
+from graft_eval_pipeline.evalset.run.harness import RunOptions, anthropic_llm, run_harness
+from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
+from graft_eval_pipeline.evalset.sets.case_schema import dump_case
+from graft_eval_pipeline.evalset.sets.env import EvalEnv
+from graft_eval_pipeline.evalset.sets.store import create_set, open_set, read_cases
 from graft_eval_pipeline_tests.live_fakes import message_json, writer_reply
 
 SYNTHETIC = Path(__file__).resolve().parent.parent / "eval" / "synthetic"

@@ -15,7 +15,7 @@ import random
 import time
 from collections import Counter
 
-from graft_eval_pipeline.evalset.redact import RedactOptions, redact_text
+from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
 
 WORDS = [
     "const",

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from graft_eval_pipeline.card.models import CardInputs, ChangedFile
-from graft_eval_pipeline.evalset.case_schema import EvalCase, FloorConfig, PilotSource, dump_case
-from graft_eval_pipeline.evalset.crypto import generate_key, open_envelope, parse_key, seal
-from graft_eval_pipeline.evalset.store import create_set, open_set, read_cases, write_case
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, FloorConfig, PilotSource, dump_case
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, open_envelope, parse_key, seal
+from graft_eval_pipeline.evalset.sets.store import create_set, open_set, read_cases, write_case
 
 SET_ID = "pilot-bench"
 CASES = 1_000

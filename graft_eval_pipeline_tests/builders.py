@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from graft_eval_pipeline.card.models import CardInputs, ChangedFile, FakeScript
-from graft_eval_pipeline.evalset.case_schema import (
+from graft_eval_pipeline.evalset.sets.case_schema import (
     EvalCase,
     FloorConfig,
     LabelSet,
     PilotSource,
     SyntheticSource,
 )
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.store import CaseSet, create_set
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.store import CaseSet, create_set
 
 REPO = "fictional-org/shop-demo"
 FIXED_TIME = datetime(2026, 10, 15, tzinfo=UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graft_eval_pipeline.evalset.report_schema import CaseRow, GoldSummary, OosCounts, UsageSummary
+from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, GoldSummary, OosCounts, UsageSummary
 
 
 def make_row(

@@ -11,7 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from graft_eval_pipeline.evalset.case_schema import (
+from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
+from graft_eval_pipeline.evalset.sets.case_schema import (
     CaseFormatError,
     EvalCase,
     SetMeta,
@@ -20,8 +21,7 @@ from graft_eval_pipeline.evalset.case_schema import (
     gold,
     parse_case,
 )
-from graft_eval_pipeline.evalset.json_schemas import render_schemas
-from graft_eval_pipeline.evalset.paths import SCHEMA_DIR, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.paths import SCHEMA_DIR, SYNTHETIC_DIR
 from graft_eval_pipeline_tests.builders import (
     make_case,
     make_file,
@@ -204,17 +204,17 @@ def test_U_CASE_9_synthetic_cases_valid_against_committed_case_schema() -> None:
 
 def sample_report() -> dict[str, Any]:
     """A report built by the report code over two hand-made rows of the synthetic set."""
-    from graft_eval_pipeline.evalset.metrics import compute_metrics
-    from graft_eval_pipeline.evalset.report import build_report
-    from graft_eval_pipeline.evalset.report_schema import (
+    from graft_eval_pipeline.evalset.report.publish import build_report
+    from graft_eval_pipeline.evalset.report.thresholds import with_thresholds
+    from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
+    from graft_eval_pipeline.evalset.scoring.report_schema import (
         GitInfo,
         ModelPair,
         PromptInfo,
         RunInfo,
         ThresholdResult,
     )
-    from graft_eval_pipeline.evalset.rows import HarnessRun, set_summary
-    from graft_eval_pipeline.evalset.thresholds import with_thresholds
+    from graft_eval_pipeline.evalset.scoring.rows import HarnessRun, set_summary
     from graft_eval_pipeline_tests.row_builders import make_row
 
     meta = SetMeta.model_validate_json((SYNTHETIC_DIR / "set.json").read_text(encoding="utf-8"))
@@ -304,7 +304,7 @@ def test_dump_case_writes_every_synthetic_case_back_byte_for_byte() -> None:
 
 
 def test_label_counts_count_an_adjudication_as_labelled_and_a_disagreement_as_open() -> None:
-    from graft_eval_pipeline.evalset.case_schema import label_counts
+    from graft_eval_pipeline.evalset.sets.case_schema import label_counts
 
     agreed = make_case("syn-901-a")
     open_pair = make_case("syn-902-b", labels=[make_label("alice"), make_label("bob", risk="logic")])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graft_eval_pipeline.cli import main
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline_tests.builders import make_pilot_set
 from graft_eval_pipeline_tests.fake_github import FakeGitHub, agent_pull, serve
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from graft_eval_pipeline.cli import main
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
-from graft_eval_pipeline.evalset.report_files import load_report
-from graft_eval_pipeline.evalset.store import write_case
+from graft_eval_pipeline.evalset.report.files import load_report
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.store import write_case
 from graft_eval_pipeline_tests.builders import make_label, make_pilot_case, make_pilot_set
 
 SYNTHETIC = SYNTHETIC_DIR

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from graft_eval_pipeline.cli import main
-from graft_eval_pipeline.evalset.case_schema import EvalCase, parse_case
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.paths import REPO_ROOT
-from graft_eval_pipeline.evalset.store import open_set, write_case
-from graft_eval_pipeline.evalset.terminal import to_terminal_safe
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, parse_case
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.paths import REPO_ROOT
+from graft_eval_pipeline.evalset.sets.store import open_set, write_case
+from graft_eval_pipeline.evalset.sets.terminal import to_terminal_safe
 from graft_eval_pipeline_tests.builders import make_label, make_pilot_case
 
 SYN_019 = REPO_ROOT / "eval" / "synthetic" / "cases" / "syn-019-injection-body.case.json"
@@ -169,7 +169,7 @@ def test_purge_stopped_partway_is_finished_by_running_it_again(
     tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import graft_eval_pipeline.cli as cli_module
-    from graft_eval_pipeline.evalset.store import purge_set
+    from graft_eval_pipeline.evalset.sets.store import purge_set
 
     folder = _pilot_demo(tmp_path, env, make_pilot_case("pilot-demo"))
 

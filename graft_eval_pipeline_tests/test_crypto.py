@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graft_eval_pipeline.evalset.crypto import (
+from graft_eval_pipeline.evalset.sets.crypto import (
     format_envelope,
     generate_key,
     key_id,
@@ -19,8 +19,8 @@ from graft_eval_pipeline.evalset.crypto import (
     parse_key,
     seal,
 )
-from graft_eval_pipeline.evalset.errors import EvalCryptoError, EvalError
-from graft_eval_pipeline.evalset.store import write_case
+from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError
+from graft_eval_pipeline.evalset.sets.store import write_case
 from graft_eval_pipeline_tests.builders import make_file, make_inputs, make_pilot_case, make_pilot_set
 
 WYCHEPROOF = Path(__file__).parent / "data" / "wycheproof" / "aes_gcm_test.json"

@@ -18,10 +18,10 @@ from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
 from graft_eval_pipeline.defs.sensors import case_set_registry_sensor
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
-from graft_eval_pipeline.evalset.report import diff_reports, load_report
-from graft_eval_pipeline.evalset.store import list_case_ids, open_set, read_case
+from graft_eval_pipeline.evalset.report.publish import diff_reports, load_report
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.store import list_case_ids, open_set, read_case
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.env import EvalEnv
-from graft_eval_pipeline.evalset.errors import EvalError
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.env import EvalEnv
+from graft_eval_pipeline.evalset.sets.errors import EvalError
 
 
 def test_defaults() -> None:

@@ -11,20 +11,20 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-import graft_eval_pipeline.evalset.export as export
-from graft_eval_pipeline.evalset.case_schema import PilotSource
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.errors import EvalAbort, EvalError
-from graft_eval_pipeline.evalset.export import (
+import graft_eval_pipeline.evalset.export.stages as export
+from graft_eval_pipeline.evalset.export.redact import RedactOptions
+from graft_eval_pipeline.evalset.export.stages import (
     ExportOptions,
     choose_sample,
     collect_candidates,
     export_sampled,
     run_export,
 )
-from graft_eval_pipeline.evalset.paths import SCHEMA_DIR
-from graft_eval_pipeline.evalset.redact import RedactOptions
-from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, open_set, read_case
+from graft_eval_pipeline.evalset.sets.case_schema import PilotSource
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
+from graft_eval_pipeline.evalset.sets.paths import SCHEMA_DIR
+from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, open_set, read_case
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions

@@ -11,16 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from graft_eval_pipeline.evalset import harness, store
-from graft_eval_pipeline.evalset.baseline import diff_reports
-from graft_eval_pipeline.evalset.case_schema import FloorConfig
-from graft_eval_pipeline.evalset.errors import EvalError
-from graft_eval_pipeline.evalset.harness import RunOptions, run_eval, run_pool
-from graft_eval_pipeline.evalset.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR, THRESHOLDS_FILE
-from graft_eval_pipeline.evalset.report_files import load_report
-from graft_eval_pipeline.evalset.report_schema import EvalReport, GitInfo
-from graft_eval_pipeline.evalset.store import open_set, read_case
-from graft_eval_pipeline.evalset.thresholds import check_failed, check_thresholds, load_thresholds
+from graft_eval_pipeline.evalset.report.baseline import diff_reports
+from graft_eval_pipeline.evalset.report.files import load_report
+from graft_eval_pipeline.evalset.report.thresholds import check_failed, check_thresholds, load_thresholds
+from graft_eval_pipeline.evalset.run import harness
+from graft_eval_pipeline.evalset.run.harness import RunOptions, run_eval, run_pool
+from graft_eval_pipeline.evalset.scoring.report_schema import EvalReport, GitInfo
+from graft_eval_pipeline.evalset.sets import store
+from graft_eval_pipeline.evalset.sets.case_schema import FloorConfig
+from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR, THRESHOLDS_FILE
+from graft_eval_pipeline.evalset.sets.store import open_set, read_case
 from graft_eval_pipeline_tests.builders import make_case
 
 SYNTHETIC = SYNTHETIC_DIR

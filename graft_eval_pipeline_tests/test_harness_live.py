@@ -12,11 +12,11 @@ import pytest
 from graft_eval_pipeline.card.llm import LlmFailure, LlmReply, LlmRequest, Usage
 from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, Models
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
-from graft_eval_pipeline.evalset.budget import Budget
-from graft_eval_pipeline.evalset.errors import EvalAbort, EvalError
-from graft_eval_pipeline.evalset.harness import generate_options, run_eval, sdk_debug_log_off
-from graft_eval_pipeline.evalset.pricing import PRICES, upper_bound_estimate
-from graft_eval_pipeline.evalset.store import read_case, write_case
+from graft_eval_pipeline.evalset.run.budget import Budget
+from graft_eval_pipeline.evalset.run.harness import generate_options, run_eval, sdk_debug_log_off
+from graft_eval_pipeline.evalset.scoring.pricing import PRICES, upper_bound_estimate
+from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
+from graft_eval_pipeline.evalset.sets.store import read_case, write_case
 from graft_eval_pipeline_tests.builders import make_file, make_inputs
 from graft_eval_pipeline_tests.live_fakes import (
     CALL_USAGE,

@@ -11,8 +11,8 @@ import pytest
 from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, case_sets_resource
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.errors import EvalError
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline_tests.builders import make_pilot_set, make_synthetic_set
 
 SECRET_GOAL = "Rotate the ledger reconciliation window"

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from graft_eval_pipeline.card.models import RISK_CLASSES
-from graft_eval_pipeline.evalset.kappa import agreement, cohen_kappa, render_agreement, weighted_kappa
+from graft_eval_pipeline.evalset.labeling.agreement import (
+    agreement,
+    cohen_kappa,
+    render_agreement,
+    weighted_kappa,
+)
 from graft_eval_pipeline_tests.builders import make_case, make_file, make_inputs, make_label
 
 T, L, S = "trivial", "logic", "sensitive"

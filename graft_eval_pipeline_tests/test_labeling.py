@@ -19,8 +19,21 @@ from graft_eval_pipeline.card.floor import FLOOR_RULE_IDS
 from graft_eval_pipeline.card.models import CardInputs
 from graft_eval_pipeline.cli import cli
 from graft_eval_pipeline.cli import main as cli_main
-from graft_eval_pipeline.evalset import label_inbox
-from graft_eval_pipeline.evalset.case_schema import (
+from graft_eval_pipeline.evalset.labeling import inbox as label_inbox
+from graft_eval_pipeline.evalset.labeling.inbox import (
+    IMPORTED_DIR,
+    INBOX_DIR,
+    apply_label_file,
+    assign_double,
+    import_label_inbox,
+)
+from graft_eval_pipeline.evalset.labeling.labels import (
+    LABELING_GUIDE_VERSION,
+    cases_to_adjudicate,
+    choose_double,
+)
+from graft_eval_pipeline.evalset.labeling.session import run_adjudication_session, run_label_session
+from graft_eval_pipeline.evalset.sets.case_schema import (
     DOUBLE_LABEL_TAG,
     MAX_KEY_CHANGES,
     EvalCase,
@@ -28,19 +41,10 @@ from graft_eval_pipeline.evalset.case_schema import (
     LabelSet,
     gold,
 )
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.errors import EvalError
-from graft_eval_pipeline.evalset.label_inbox import (
-    IMPORTED_DIR,
-    INBOX_DIR,
-    apply_label_file,
-    assign_double,
-    import_label_inbox,
-)
-from graft_eval_pipeline.evalset.label_session import run_adjudication_session, run_label_session
-from graft_eval_pipeline.evalset.labels import LABELING_GUIDE_VERSION, cases_to_adjudicate, choose_double
-from graft_eval_pipeline.evalset.paths import REPO_ROOT
-from graft_eval_pipeline.evalset.store import (
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.paths import REPO_ROOT
+from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
     read_case,
     read_cases,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from graft_eval_pipeline.evalset.case_schema import case_set_hash
-from graft_eval_pipeline.evalset.metrics import compute_metrics, flag_outcome, oos_counts
-from graft_eval_pipeline.evalset.report_schema import OosCounts
+from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics, flag_outcome, oos_counts
+from graft_eval_pipeline.evalset.scoring.report_schema import OosCounts
+from graft_eval_pipeline.evalset.sets.case_schema import case_set_hash
 from graft_eval_pipeline_tests.builders import make_case, make_label
 from graft_eval_pipeline_tests.row_builders import make_row
 

@@ -6,7 +6,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from graft_eval_pipeline.evalset.pricing import PRICING_VERIFIED_AT, cost, price_for, upper_bound_estimate
+from graft_eval_pipeline.evalset.scoring.pricing import (
+    PRICING_VERIFIED_AT,
+    cost,
+    price_for,
+    upper_bound_estimate,
+)
 
 
 @dataclass

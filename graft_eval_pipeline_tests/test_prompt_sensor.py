@@ -17,7 +17,7 @@ from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.defs.sensors import LIVE_RERUN_FILE, prompt_change_sensor
-from graft_eval_pipeline.evalset.rows import HarnessRun
+from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
 from graft_eval_pipeline_tests.live_fakes import FakeLive, live_set
 
 CURRENT_MODELS = "claude-haiku-5-5 / claude-sonnet-5-5"

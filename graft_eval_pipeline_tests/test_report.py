@@ -21,15 +21,20 @@ from graft_eval_pipeline.card.result import (
     RiskSummary,
     VerifierResult,
 )
-from graft_eval_pipeline.evalset.baseline import BaselineDiff, diff_reports, save_baseline
-from graft_eval_pipeline.evalset.case_schema import EvalCase, SetMeta
-from graft_eval_pipeline.evalset.errors import EvalError
-from graft_eval_pipeline.evalset.metrics import compute_metrics
-from graft_eval_pipeline.evalset.paths import REPO_ROOT, SCHEMA_DIR, SYNTHETIC_BASELINE, THRESHOLDS_FILE
-from graft_eval_pipeline.evalset.report import build_report, default_baseline_path, new_run_id
-from graft_eval_pipeline.evalset.report_files import REPORT_FILE, dump_report, load_report, write_run_outputs
-from graft_eval_pipeline.evalset.report_render import render_markdown, summary_text
-from graft_eval_pipeline.evalset.report_schema import (
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, diff_reports, save_baseline
+from graft_eval_pipeline.evalset.report.files import REPORT_FILE, dump_report, load_report, write_run_outputs
+from graft_eval_pipeline.evalset.report.publish import build_report, default_baseline_path, new_run_id
+from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
+from graft_eval_pipeline.evalset.report.thresholds import (
+    check_failed,
+    check_thresholds,
+    load_thresholds,
+    parse_thresholds,
+    threshold_verdict,
+    with_thresholds,
+)
+from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
+from graft_eval_pipeline.evalset.scoring.report_schema import (
     RUN_ID_PATTERN,
     CaseRow,
     EvalReport,
@@ -38,15 +43,10 @@ from graft_eval_pipeline.evalset.report_schema import (
     PromptInfo,
     RunInfo,
 )
-from graft_eval_pipeline.evalset.rows import HarnessRun, build_row, git_info, set_summary
-from graft_eval_pipeline.evalset.thresholds import (
-    check_failed,
-    check_thresholds,
-    load_thresholds,
-    parse_thresholds,
-    threshold_verdict,
-    with_thresholds,
-)
+from graft_eval_pipeline.evalset.scoring.rows import HarnessRun, build_row, git_info, set_summary
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, SetMeta
+from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.paths import REPO_ROOT, SCHEMA_DIR, SYNTHETIC_BASELINE, THRESHOLDS_FILE
 from graft_eval_pipeline_tests.builders import (
     make_case,
     make_file,
@@ -391,7 +391,7 @@ def test_summary_text_lists_failures_and_hidden_changes() -> None:
 
 
 def test_save_baseline_refuses_a_pilot_baseline_inside_a_git_tree(tmp_path: Path) -> None:
-    from graft_eval_pipeline.evalset.errors import EvalLocationError
+    from graft_eval_pipeline.evalset.sets.errors import EvalLocationError
 
     cases, rows = content_cases()
     report = make_report(rows, cases=cases, meta=PILOT_META)
@@ -417,7 +417,7 @@ def test_reports_validate_against_the_committed_report_schema() -> None:
 
 def test_run_folders_of_a_pilot_set_are_0700_whatever_the_umask(tmp_path: Path) -> None:
     """E5: `runs/` and `runs/<id>/` (and a new baseline folder) are private, not umask 0755."""
-    from graft_eval_pipeline.evalset.report import publish_run
+    from graft_eval_pipeline.evalset.report.publish import publish_run
 
     cs = make_pilot_set(tmp_path / "pilot-acme")
     cases, rows = content_cases()
@@ -437,7 +437,7 @@ def test_run_folders_of_a_pilot_set_are_0700_whatever_the_umask(tmp_path: Path) 
 
 
 def test_every_scalar_metric_has_a_declared_direction() -> None:
-    from graft_eval_pipeline.evalset.thresholds import METRIC_DIRECTIONS, scalar_metric_names
+    from graft_eval_pipeline.evalset.report.thresholds import METRIC_DIRECTIONS, scalar_metric_names
 
     assert set(METRIC_DIRECTIONS) == scalar_metric_names()
     computed = compute_metrics([]).to_json_dict()
@@ -489,8 +489,8 @@ PARQUET_COLUMNS_V1 = [
 def test_parquet_columns_follow_case_row_fields() -> None:
     import pyarrow as pa
 
-    from graft_eval_pipeline.evalset.report_files import flat_row, parquet_columns, parquet_schema
-    from graft_eval_pipeline.evalset.report_schema import GoldSummary
+    from graft_eval_pipeline.evalset.report.files import flat_row, parquet_columns, parquet_schema
+    from graft_eval_pipeline.evalset.scoring.report_schema import GoldSummary
 
     assert [c.name for c in parquet_columns()] == PARQUET_COLUMNS_V1
     schema = parquet_schema()
@@ -528,7 +528,7 @@ def test_reading_reports_does_not_import_pyarrow() -> None:
 
     code = (
         "import sys\n"
-        "import graft_eval_pipeline.evalset.report, graft_eval_pipeline.evalset.harness\n"
+        "import graft_eval_pipeline.evalset.report.publish, graft_eval_pipeline.evalset.run.harness\n"
         "import graft_eval_pipeline.cli\n"
         "assert 'pyarrow' not in sys.modules, 'pyarrow imported'\n"
     )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from graft_eval_pipeline.evalset.sample import (
+from graft_eval_pipeline.evalset.sets.sample import (
     allocate,
     draw_sample,
     mulberry32,

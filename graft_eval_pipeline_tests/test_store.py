@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from graft_eval_pipeline.evalset import store
-from graft_eval_pipeline.evalset.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.errors import EvalCryptoError, EvalError, EvalLocationError
-from graft_eval_pipeline.evalset.store import (
+from graft_eval_pipeline.evalset.sets import store
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError, EvalLocationError
+from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
     assert_private_location,
     atomic_write,

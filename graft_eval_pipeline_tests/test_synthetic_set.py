@@ -25,10 +25,10 @@ from graft_eval_pipeline.card import (
     llm_for_case,
 )
 from graft_eval_pipeline.card.models import FakeFailure
-from graft_eval_pipeline.evalset.case_schema import EvalCase, gold
-from graft_eval_pipeline.evalset.paths import SYNTHETIC_DIR
-from graft_eval_pipeline.evalset.redact import RedactOptions, redact_inputs
-from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, open_set, read_cases
+from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, gold
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, open_set, read_cases
 
 GENERATOR = SYNTHETIC_DIR / "tools" / "generate_cases.py"
 REPO = "fictional-org/shop-demo"

@@ -6,7 +6,7 @@ import re
 
 from graft_eval_pipeline.card.llm import Usage
 from graft_eval_pipeline.card.result import Card, CardResult, OutOfScopeEdit, RiskSummary, VerifierResult
-from graft_eval_pipeline.evalset.terminal import render_case, to_terminal_safe
+from graft_eval_pipeline.evalset.sets.terminal import render_case, to_terminal_safe
 from graft_eval_pipeline_tests.builders import make_case, make_file, make_inputs, make_label, make_pilot_case
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")

@@ -13,7 +13,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from graft_eval_pipeline.evalset.case_schema import EvalCase, dump_case
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, dump_case
 
 REPO = "fictional-org/shop-demo"
 CREATED = "2026-10-15"

@@ -20,25 +20,25 @@ from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.evalset.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
-from graft_eval_pipeline.evalset.case_schema import case_set_hash, label_counts
-from graft_eval_pipeline.evalset.env import EvalEnv
-from graft_eval_pipeline.evalset.harness import (
+from graft_eval_pipeline.evalset.report.files import MARKDOWN_FILE, REPORT_FILE
+from graft_eval_pipeline.evalset.report.publish import build_report, publish_run
+from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS
+from graft_eval_pipeline.evalset.report.thresholds import load_thresholds
+from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
+from graft_eval_pipeline.evalset.run.harness import (
     RunOptions,
     anthropic_llm,
     case_filter_for,
     require_live_env,
     run_harness,
 )
-from graft_eval_pipeline.evalset.metrics import compute_metrics
-from graft_eval_pipeline.evalset.paths import THRESHOLDS_FILE
-from graft_eval_pipeline.evalset.report import build_report, publish_run
-from graft_eval_pipeline.evalset.report_files import MARKDOWN_FILE, REPORT_FILE
-from graft_eval_pipeline.evalset.report_render import SUMMARY_METRICS
-from graft_eval_pipeline.evalset.report_schema import Confusion, Metrics, ThresholdResult
-from graft_eval_pipeline.evalset.rows import HarnessRun
-from graft_eval_pipeline.evalset.store import read_cases
-from graft_eval_pipeline.evalset.thresholds import load_thresholds
+from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
+from graft_eval_pipeline.evalset.scoring.report_schema import Confusion, Metrics, ThresholdResult
+from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
+from graft_eval_pipeline.evalset.sets.case_schema import case_set_hash, label_counts
+from graft_eval_pipeline.evalset.sets.env import EvalEnv
+from graft_eval_pipeline.evalset.sets.paths import THRESHOLDS_FILE
+from graft_eval_pipeline.evalset.sets.store import read_cases
 
 THRESHOLDS_CHECK = "thresholds"
 BASELINE_CHECK = "baseline_match"

@@ -1,6 +1,6 @@
 """Export assets for pilot partitions: candidates (stage 1) → sample → exported cases (stage 2).
 
-Thin shells over `evalset/export.py`; the intermediates pass through the sealed IO manager and
+Thin shells over `evalset/export/stages.py`; the intermediates pass through the sealed IO manager and
 their metadata carries counts, strata and request figures only (never titles or paths).
 """
 
@@ -16,7 +16,8 @@ from pydantic import Field
 from graft_eval_pipeline.defs.jobs import EXPORT_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
-from graft_eval_pipeline.evalset.export import (
+from graft_eval_pipeline.evalset.export.redact import RedactOptions
+from graft_eval_pipeline.evalset.export.stages import (
     CandidateList,
     ExportResult,
     ExportSample,
@@ -27,7 +28,6 @@ from graft_eval_pipeline.evalset.export import (
     export_sampled,
     merge_bound,
 )
-from graft_eval_pipeline.evalset.redact import RedactOptions
 
 
 class CandidatesConfig(dg.Config):

@@ -6,7 +6,7 @@ JSON-serialisable results in between:
 1. `collect_candidates`: list closed PRs merged in the window, then stage 1 per candidate
    (PR, commits, file paths and counts; patches dropped as each page is parsed) to classify
    the author and find the strata. A `Candidate` holds ids, counts and strata, no PR text.
-2. `choose_sample`: stratified, seeded sample (evalset/sample.py) with per-stratum population.
+2. `choose_sample`: stratified, seeded sample (evalset/sets/sample.py) with per-stratum population.
 3. `export_sampled`: stage 2 for the sampled PRs only (files with patches, linked issue),
    redaction, case build (`labels: []`) and a sealed `write_case`. Existing ids are skipped
    without a request, so an aborted export resumes where it stopped.
@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from graft_eval_pipeline.card.models import CamelModel, CardInputs
-from graft_eval_pipeline.evalset.case_schema import (
+from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs
+from graft_eval_pipeline.evalset.sets.case_schema import (
     CASE_ID_PATTERN,
     CASE_SCHEMA_VERSION,
     EXPORT_TOOL,
@@ -34,10 +35,9 @@ from graft_eval_pipeline.evalset.case_schema import (
     PilotSource,
     Redaction,
 )
-from graft_eval_pipeline.evalset.env import EvalEnv
-from graft_eval_pipeline.evalset.errors import EvalAbort, EvalError
-from graft_eval_pipeline.evalset.redact import RedactOptions, redact_inputs
-from graft_eval_pipeline.evalset.sample import (
+from graft_eval_pipeline.evalset.sets.env import EvalEnv
+from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
+from graft_eval_pipeline.evalset.sets.sample import (
     PathStratum,
     SizeStratum,
     draw_sample,
@@ -45,7 +45,7 @@ from graft_eval_pipeline.evalset.sample import (
     size_stratum,
     stratum_key,
 )
-from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, write_case, write_private
+from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, write_case, write_private
 from graft_eval_pipeline.github.auth import AppAuth, Auth, TokenAuth, load_app_private_key
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.errors import GitHubAbort, GitHubError

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER
-from graft_eval_pipeline.evalset.report_schema import (
+from graft_eval_pipeline.evalset.scoring.report_schema import (
     CaseRow,
     ClassScores,
     Confusion,

@@ -11,7 +11,7 @@ import re
 import unicodedata
 
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.case_schema import EvalCase, LabelSet
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, LabelSet
 
 _NOT_PLAIN_ASCII = re.compile(r"[^\x20-\x7e\n\t]")
 

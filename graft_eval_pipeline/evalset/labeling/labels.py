@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graft_eval_pipeline.evalset.case_schema import (
+from graft_eval_pipeline.evalset.sets.case_schema import (
     DOUBLE_LABEL_TAG,
     HANDLE_PATTERN,
     EvalCase,
@@ -23,8 +23,8 @@ from graft_eval_pipeline.evalset.case_schema import (
     describe_validation_error,
     needs_adjudication,
 )
-from graft_eval_pipeline.evalset.errors import EvalError
-from graft_eval_pipeline.evalset.sample import (
+from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.sample import (
     allocate,
     mulberry32,
     path_stratum,

@@ -13,17 +13,9 @@ from typing import Literal
 from graft_eval_pipeline.card.floor import FloorResult
 from graft_eval_pipeline.card.models import CamelModel, max_risk
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.case_schema import (
-    EvalCase,
-    LabelSet,
-    SetMeta,
-    case_set_hash,
-    gold,
-    label_counts,
-)
-from graft_eval_pipeline.evalset.metrics import flag_outcome, oos_counts
-from graft_eval_pipeline.evalset.pricing import cost
-from graft_eval_pipeline.evalset.report_schema import (
+from graft_eval_pipeline.evalset.scoring.metrics import flag_outcome, oos_counts
+from graft_eval_pipeline.evalset.scoring.pricing import cost
+from graft_eval_pipeline.evalset.scoring.report_schema import (
     CaseRow,
     GitInfo,
     GoldSummary,
@@ -32,6 +24,14 @@ from graft_eval_pipeline.evalset.report_schema import (
     RunInfo,
     SetSummary,
     UsageSummary,
+)
+from graft_eval_pipeline.evalset.sets.case_schema import (
+    EvalCase,
+    LabelSet,
+    SetMeta,
+    case_set_hash,
+    gold,
+    label_counts,
 )
 
 ROW_COST_DECIMALS = 8

@@ -30,21 +30,18 @@ from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, GenerateOptions,
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.budget import (
+from graft_eval_pipeline.evalset.report.publish import build_report
+from graft_eval_pipeline.evalset.run.budget import (
     DEFAULT_MAX_COST_USD,
     DEFAULT_MAX_TOKENS,
     Budget,
     Estimate,
     total_tokens,
 )
-from graft_eval_pipeline.evalset.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
-from graft_eval_pipeline.evalset.case_schema import EvalCase
-from graft_eval_pipeline.evalset.env import EvalEnv
-from graft_eval_pipeline.evalset.errors import EvalAbort, EvalError
-from graft_eval_pipeline.evalset.metrics import compute_metrics
-from graft_eval_pipeline.evalset.pricing import price_for, upper_bound_estimate
-from graft_eval_pipeline.evalset.report import build_report
-from graft_eval_pipeline.evalset.report_schema import (
+from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
+from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
+from graft_eval_pipeline.evalset.scoring.pricing import price_for, upper_bound_estimate
+from graft_eval_pipeline.evalset.scoring.report_schema import (
     CaseRow,
     EvalReport,
     GitInfo,
@@ -52,7 +49,7 @@ from graft_eval_pipeline.evalset.report_schema import (
     PromptInfo,
     RunInfo,
 )
-from graft_eval_pipeline.evalset.rows import (
+from graft_eval_pipeline.evalset.scoring.rows import (
     HarnessRun,
     build_row,
     case_cost,
@@ -60,7 +57,10 @@ from graft_eval_pipeline.evalset.rows import (
     set_summary,
     skipped_row,
 )
-from graft_eval_pipeline.evalset.store import CaseSet, list_case_ids, read_cases
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase
+from graft_eval_pipeline.evalset.sets.env import EvalEnv
+from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
+from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, read_cases
 
 if TYPE_CHECKING:
     import httpx2
@@ -201,7 +201,7 @@ def require_prices(models: Sequence[str | None]) -> None:
     unpriced = sorted({m for m in models if m and price_for(m) is None})
     if unpriced:
         raise EvalError(
-            f"no price for model(s) {', '.join(unpriced)}: add them to evalset/pricing.py "
+            f"no price for model(s) {', '.join(unpriced)}: add them to evalset/scoring/pricing.py "
             "(with PRICING_VERIFIED_AT) or choose priced models"
         )
 

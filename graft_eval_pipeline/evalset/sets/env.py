@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graft_eval_pipeline.card.options import Models
-from graft_eval_pipeline.evalset.crypto import parse_key
-from graft_eval_pipeline.evalset.errors import EvalError
+from graft_eval_pipeline.evalset.sets.crypto import parse_key
+from graft_eval_pipeline.evalset.sets.errors import EvalError
 
 DEFAULT_EVAL_DIR = "~/.graft-eval"
 DEFAULT_MODEL_FAST = "claude-haiku-5-5"

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from graft_eval_pipeline.evalset.case_schema import (
+from graft_eval_pipeline.evalset.sets.case_schema import (
     CASE_ID_PATTERN,
     SET_ID_PATTERN,
     SYNTHETIC_SET_ID,
@@ -30,8 +30,8 @@ from graft_eval_pipeline.evalset.case_schema import (
     dump_case,
     parse_case,
 )
-from graft_eval_pipeline.evalset.crypto import key_id, open_envelope, seal
-from graft_eval_pipeline.evalset.errors import EvalCryptoError, EvalError, EvalLocationError
+from graft_eval_pipeline.evalset.sets.crypto import key_id, open_envelope, seal
+from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError, EvalLocationError
 
 SET_FILE = "set.json"
 CASES_DIR = "cases"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 EVAL_DIR = REPO_ROOT / "eval"
 SCHEMA_DIR = EVAL_DIR / "schema"
 SYNTHETIC_DIR = EVAL_DIR / "synthetic"

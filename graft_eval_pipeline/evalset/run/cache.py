@@ -18,8 +18,8 @@ from graft_eval_pipeline.card.options import GenerateOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import canonical_json, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset import store
-from graft_eval_pipeline.evalset.errors import EvalError
+from graft_eval_pipeline.evalset.sets import store
+from graft_eval_pipeline.evalset.sets.errors import EvalError
 
 CACHE_DIR = "cache"
 LIVE_MODE = "live"

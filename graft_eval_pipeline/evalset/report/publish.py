@@ -13,20 +13,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from graft_eval_pipeline.evalset.baseline import BaselineDiff, diff_reports
-from graft_eval_pipeline.evalset.case_schema import SetMeta
-from graft_eval_pipeline.evalset.errors import EvalError
-from graft_eval_pipeline.evalset.report_files import REPORT_FILE, load_report, write_run_outputs
-from graft_eval_pipeline.evalset.report_render import render_markdown, summary_text
-from graft_eval_pipeline.evalset.report_schema import REPORT_SCHEMA_VERSION, EvalReport, Metrics
-from graft_eval_pipeline.evalset.rows import HarnessRun
-from graft_eval_pipeline.evalset.store import CaseSet
-from graft_eval_pipeline.evalset.thresholds import (
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, diff_reports
+from graft_eval_pipeline.evalset.report.files import REPORT_FILE, load_report, write_run_outputs
+from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
+from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
     check_failed,
     check_thresholds,
     with_thresholds,
 )
+from graft_eval_pipeline.evalset.scoring.report_schema import REPORT_SCHEMA_VERSION, EvalReport, Metrics
+from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
+from graft_eval_pipeline.evalset.sets.case_schema import SetMeta
+from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.store import CaseSet
 
 BASELINE_FILE = "baseline.json"
 RUNS_DIR = "runs"

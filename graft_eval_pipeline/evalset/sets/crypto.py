@@ -17,7 +17,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from graft_eval_pipeline.evalset.errors import EvalCryptoError, EvalError
+from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError
 
 ENVELOPE_VERSION = "enc-v1"
 KEY_BYTES = 32

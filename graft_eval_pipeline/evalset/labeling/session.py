@@ -16,14 +16,7 @@ from datetime import datetime
 from typing import TextIO, TypeVar
 
 from graft_eval_pipeline.card.models import RiskClass
-from graft_eval_pipeline.evalset.case_schema import (
-    MAX_KEY_CHANGES,
-    Confidence,
-    EvalCase,
-    LabelAnswers,
-    LabelSet,
-)
-from graft_eval_pipeline.evalset.labels import (
+from graft_eval_pipeline.evalset.labeling.labels import (
     LABELING_GUIDE_VERSION,
     cases_to_adjudicate,
     cases_to_label,
@@ -32,8 +25,15 @@ from graft_eval_pipeline.evalset.labels import (
     with_adjudicated,
     with_label,
 )
-from graft_eval_pipeline.evalset.store import CaseSet, read_case, read_cases, write_case
-from graft_eval_pipeline.evalset.terminal import render_case, to_terminal_safe
+from graft_eval_pipeline.evalset.sets.case_schema import (
+    MAX_KEY_CHANGES,
+    Confidence,
+    EvalCase,
+    LabelAnswers,
+    LabelSet,
+)
+from graft_eval_pipeline.evalset.sets.store import CaseSet, read_case, read_cases, write_case
+from graft_eval_pipeline.evalset.sets.terminal import render_case, to_terminal_safe
 
 T = TypeVar("T")
 

@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from graft_eval_pipeline.card.models import CamelModel
-from graft_eval_pipeline.evalset.case_schema import (
+from graft_eval_pipeline.evalset.labeling.labels import apply_labels, choose_double, with_label, with_tag
+from graft_eval_pipeline.evalset.sets.case_schema import (
     DOUBLE_LABEL_TAG,
     EvalCase,
     LabelSet,
@@ -25,9 +26,8 @@ from graft_eval_pipeline.evalset.case_schema import (
     gold,
     needs_adjudication,
 )
-from graft_eval_pipeline.evalset.errors import EvalError
-from graft_eval_pipeline.evalset.labels import apply_labels, choose_double, with_label, with_tag
-from graft_eval_pipeline.evalset.store import (
+from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
     read_case,
     read_cases,

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from graft_eval_pipeline.evalset.baseline import BaselineDiff
-from graft_eval_pipeline.evalset.errors import EvalError
-from graft_eval_pipeline.evalset.report_schema import EvalReport, Metrics, ThresholdResult
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
+from graft_eval_pipeline.evalset.scoring.report_schema import EvalReport, Metrics, ThresholdResult
+from graft_eval_pipeline.evalset.sets.errors import EvalError
 
 Direction = Literal["lower", "higher"]
 
