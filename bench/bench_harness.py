@@ -23,7 +23,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from graft_eval_pipeline.evalset.run.harness import RunOptions, run_eval
+from graft_eval_pipeline.evalset.evaluate import run_eval
+from graft_eval_pipeline.evalset.run.options import RunOptions
 from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
 from graft_eval_pipeline.evalset.sets.case_schema import dump_case
 from graft_eval_pipeline.evalset.sets.store import create_set, open_set, read_cases

@@ -49,7 +49,9 @@ from starlette.routing import Route
 
 from graft_eval_pipeline.card.llm import LlmClient, LlmReply, LlmRequest, Usage
 from graft_eval_pipeline.evalset.run.budget import Estimate
-from graft_eval_pipeline.evalset.run.harness import RunOptions, anthropic_llm, run_harness
+from graft_eval_pipeline.evalset.run.harness import run_harness
+from graft_eval_pipeline.evalset.run.live import anthropic_llm
+from graft_eval_pipeline.evalset.run.options import RunOptions
 from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
 from graft_eval_pipeline.evalset.sets.case_schema import dump_case
 from graft_eval_pipeline.evalset.sets.env import EvalEnv

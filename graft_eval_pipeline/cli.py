@@ -154,7 +154,7 @@ def validate(set_dir: Path) -> None:
 def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
     """The cached live result for this case under the current prompts and models (E20 key)."""
     from graft_eval_pipeline.evalset.run.cache import cached_result
-    from graft_eval_pipeline.evalset.run.harness import generate_options
+    from graft_eval_pipeline.evalset.run.options import generate_options
 
     env = _eval_env()
     return cached_result(cs, case.inputs, generate_options(case, env.models(), env.timeout_ms))
@@ -292,7 +292,7 @@ def agreement(set_dir: Path, as_json: bool) -> None:
 
 
 def _anthropic_llm(env: EvalEnv) -> LlmClient:
-    from graft_eval_pipeline.evalset.run.harness import anthropic_llm
+    from graft_eval_pipeline.evalset.run.live import anthropic_llm
 
     return anthropic_llm(env)
 
@@ -333,16 +333,13 @@ def _run_and_report(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
 ) -> None:
+    from graft_eval_pipeline.evalset.evaluate import run_eval
     from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
     from graft_eval_pipeline.evalset.report.files import REPORT_FILE
     from graft_eval_pipeline.evalset.report.publish import publish_run
     from graft_eval_pipeline.evalset.report.thresholds import load_thresholds
-    from graft_eval_pipeline.evalset.run.harness import (
-        RunOptions,
-        case_filter_for,
-        require_live_env,
-        run_eval,
-    )
+    from graft_eval_pipeline.evalset.run.live import require_live_env
+    from graft_eval_pipeline.evalset.run.options import RunOptions, case_filter_for
     from graft_eval_pipeline.evalset.sets.paths import THRESHOLDS_FILE
 
     env = _eval_env()

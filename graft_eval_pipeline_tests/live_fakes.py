@@ -19,7 +19,7 @@ from graft_eval_pipeline.card.fake_llm import agreeing_verifier, null_writer
 from graft_eval_pipeline.card.llm import LlmFailure, LlmReply, LlmRequest, Usage
 from graft_eval_pipeline.card.models import RiskClass
 from graft_eval_pipeline.evalset.run.budget import Estimate
-from graft_eval_pipeline.evalset.run.harness import RunOptions
+from graft_eval_pipeline.evalset.run.options import RunOptions
 from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
 from graft_eval_pipeline.evalset.sets.store import CaseSet, write_case
 from graft_eval_pipeline_tests.builders import (

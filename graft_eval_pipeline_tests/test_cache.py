@@ -10,6 +10,7 @@ import pytest
 from graft_eval_pipeline.card.llm import Usage
 from graft_eval_pipeline.card.prompts import prompt_fingerprint
 from graft_eval_pipeline.card.result import CallRecord, CardResult, RiskSummary
+from graft_eval_pipeline.evalset.evaluate import run_eval
 from graft_eval_pipeline.evalset.run.cache import (
     CacheEntry,
     cache_key,
@@ -18,7 +19,6 @@ from graft_eval_pipeline.evalset.run.cache import (
     read_entry,
     write_entry,
 )
-from graft_eval_pipeline.evalset.run.harness import run_eval
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline_tests.live_fakes import GOAL_MARK, NOW, Factory, FakeLive, live_options, live_set

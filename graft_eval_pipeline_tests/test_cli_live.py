@@ -15,7 +15,7 @@ import pytest
 from graft_eval_pipeline import cli
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.report.publish import load_report
-from graft_eval_pipeline.evalset.run.harness import anthropic_llm
+from graft_eval_pipeline.evalset.run.live import anthropic_llm
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline_tests.live_fakes import GOAL_MARK, FakeLive, MessagesApi, case_ids, live_set
 

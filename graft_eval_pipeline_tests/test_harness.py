@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from graft_eval_pipeline.evalset.evaluate import run_eval
 from graft_eval_pipeline.evalset.report.baseline import diff_reports
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, check_thresholds, load_thresholds
 from graft_eval_pipeline.evalset.run import harness
-from graft_eval_pipeline.evalset.run.harness import RunOptions, run_eval, run_pool
+from graft_eval_pipeline.evalset.run.options import RunOptions
+from graft_eval_pipeline.evalset.run.pool import run_pool
 from graft_eval_pipeline.evalset.scoring.report_schema import EvalReport, GitInfo
 from graft_eval_pipeline.evalset.sets import store
 from graft_eval_pipeline.evalset.sets.case_schema import FloorConfig

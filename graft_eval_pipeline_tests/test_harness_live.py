@@ -12,8 +12,10 @@ import pytest
 from graft_eval_pipeline.card.llm import LlmFailure, LlmReply, LlmRequest, Usage
 from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, Models
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
+from graft_eval_pipeline.evalset.evaluate import run_eval
 from graft_eval_pipeline.evalset.run.budget import Budget
-from graft_eval_pipeline.evalset.run.harness import generate_options, run_eval, sdk_debug_log_off
+from graft_eval_pipeline.evalset.run.live import sdk_debug_log_off
+from graft_eval_pipeline.evalset.run.options import generate_options
 from graft_eval_pipeline.evalset.scoring.pricing import PRICES, upper_bound_estimate
 from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
 from graft_eval_pipeline.evalset.sets.store import read_case, write_case

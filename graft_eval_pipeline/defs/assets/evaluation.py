@@ -25,13 +25,9 @@ from graft_eval_pipeline.evalset.report.publish import build_report, publish_run
 from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS
 from graft_eval_pipeline.evalset.report.thresholds import load_thresholds
 from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
-from graft_eval_pipeline.evalset.run.harness import (
-    RunOptions,
-    anthropic_llm,
-    case_filter_for,
-    require_live_env,
-    run_harness,
-)
+from graft_eval_pipeline.evalset.run.harness import run_harness
+from graft_eval_pipeline.evalset.run.live import anthropic_llm, require_live_env
+from graft_eval_pipeline.evalset.run.options import RunOptions, case_filter_for
 from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
 from graft_eval_pipeline.evalset.scoring.report_schema import Confusion, Metrics, ThresholdResult
 from graft_eval_pipeline.evalset.scoring.rows import HarnessRun

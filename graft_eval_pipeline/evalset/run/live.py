@@ -1,0 +1,233 @@
+"""Live mode: prices, per-case plan (cache key, estimate), confirmation, budget and the API client.
+
+Every case is planned before any call: the run prints the upper-bound estimate for the cases
+not already cached, refuses one over the cost cap, asks for confirmation, and only then builds
+the client; during the run each case starts only if its estimate still fits both caps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from graft_eval_pipeline.card.floor import FloorResult
+from graft_eval_pipeline.card.generate import generate_card
+from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, GenerateOptions
+from graft_eval_pipeline.card.prepare import prepare_card_inputs
+from graft_eval_pipeline.card.prompts import prompt_fingerprint
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
+from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
+from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line
+from graft_eval_pipeline.evalset.run.pool import run_pool
+from graft_eval_pipeline.evalset.scoring.pricing import price_for, upper_bound_estimate
+from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow
+from graft_eval_pipeline.evalset.scoring.rows import build_row, case_cost, skipped_row
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase
+from graft_eval_pipeline.evalset.sets.env import EvalEnv
+from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
+
+if TYPE_CHECKING:
+    import httpx2
+
+SDK_LOGGER = "anthropic"
+
+
+@contextmanager
+def sdk_debug_log_off() -> Iterator[None]:
+    """The anthropic SDK logs every request's options, prompt text included, at DEBUG (with
+    ANTHROPIC_LOG=debug or a DEBUG root logger): a live run keeps its logger at INFO or above."""
+    logger = logging.getLogger(SDK_LOGGER)
+    level = logger.level
+    if logger.getEffectiveLevel() < logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+# --- live mode: prices, plan, estimate, budget (E19-E21) ------------------------------------
+
+
+def require_prices(models: Sequence[str | None]) -> None:
+    """E21: a live run refuses to start when a model it may call has no price."""
+    unpriced = sorted({m for m in models if m and price_for(m) is None})
+    if unpriced:
+        raise EvalError(
+            f"no price for model(s) {', '.join(unpriced)}: add them to evalset/scoring/pricing.py "
+            "(with PRICING_VERIFIED_AT) or choose priced models"
+        )
+
+
+def require_live_env(env: EvalEnv) -> str:
+    """The API key (E18) and a price for every model the live client may answer with."""
+    if env.anthropic_api_key is None:
+        raise EvalError("ANTHROPIC_API_KEY is not set: --live needs it (fake mode needs none)")
+    require_prices([env.model_fast, env.model_strong, env.refusal_fallback])
+    return env.anthropic_api_key
+
+
+def anthropic_llm(
+    env: EvalEnv, *, http_client: httpx2.AsyncClient | None = None, base_url: str | None = None
+) -> LlmClient:
+    """The live client from the environment; the only way this project reaches the API.
+
+    `http_client` and `base_url` serve tests and the loopback benchmark, never production.
+    """
+    from graft_eval_pipeline.card.anthropic_llm import create_anthropic_llm
+
+    return create_anthropic_llm(
+        api_key=require_live_env(env),
+        max_retries=env.max_retries,
+        timeout_ms=env.timeout_ms,
+        refusal_fallback=env.refusal_fallback,
+        http_client=http_client,
+        base_url=base_url,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CasePlan:
+    """What a live run knows about a case before any call: cache key, cached entry, estimate."""
+
+    case: EvalCase
+    options: GenerateOptions
+    floor: FloorResult
+    key: str
+    cached: CacheEntry | None
+    estimate_usd: float
+    estimate_tokens: int
+
+
+def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan:
+    """Prepare the case (E20 key, 8.12 estimate) and read its cache entry unless --no-cache.
+
+    A too-large case makes no call, so its estimate is zero.
+    """
+    opts = generate_options(case, options.models, options.timeout_ms)
+    prepared = prepare_card_inputs(case.inputs, opts)
+    key = cache_key(prepared.input_hash, fingerprint)
+    tokens, usd = 0, 0.0
+    if not case.inputs.too_large:
+        tokens = prepared.estimated_tokens
+        bound = upper_bound_estimate(prepared.floor.risk, tokens, opts.models.strong, MAX_OUTPUT_TOKENS)
+        if bound is None:  # run_live checks the prices before planning
+            raise EvalError(f"no price for model {opts.models.strong}")
+        usd = bound
+    return CasePlan(
+        case=case,
+        options=opts,
+        floor=prepared.floor,
+        key=key,
+        cached=read_entry(options.set, key) if options.use_cache else None,
+        estimate_usd=usd,
+        estimate_tokens=tokens,
+    )
+
+
+def estimate_of(plans: Sequence[CasePlan]) -> Estimate:
+    """8.12 summed over the cases that are not cached."""
+    to_call = [p for p in plans if p.cached is None]
+    return Estimate(
+        cases_to_call=len(to_call),
+        cases_cached=len(plans) - len(to_call),
+        estimated_tokens=sum(p.estimate_tokens for p in to_call),
+        upper_bound_usd=sum(p.estimate_usd for p in to_call),
+    )
+
+
+async def close_client(client: LlmClient) -> None:
+    """A live client holds a connection pool; it closes on this run's loop (fakes have none)."""
+    aclose = getattr(client, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class LiveOutcome:
+    """One case of a live run: a result (fresh or cached), or None when the budget skipped it."""
+
+    result: CardResult | None
+    cached: bool
+
+
+async def confirm_estimate(
+    options: RunOptions, estimate: Estimate, confirm: Callable[[Estimate], Awaitable[bool]]
+) -> None:
+    """Show the estimate, refuse one over the cost cap, then ask (E19); nothing is called yet."""
+    if options.progress is not None:
+        options.progress(estimate.summary())
+    if options.on_estimate is not None:
+        options.on_estimate(estimate)
+    if estimate.upper_bound_usd > options.max_cost_usd:
+        raise EvalAbort(
+            "over_budget",
+            f"the upper-bound estimate ${estimate.upper_bound_usd:.2f} is over the cost cap "
+            f"${options.max_cost_usd:.2f}: raise --max-cost-usd or narrow the run (--cases, --tag)",
+        )
+    if estimate.cases_to_call == 0:
+        return  # every result is cached: nothing to pay for, nothing to confirm
+    if not await confirm(estimate):
+        raise EvalAbort("declined", "declined at the cost confirmation: no model was called")
+
+
+async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[CaseRow], dict[str, CardResult]]:
+    """E19-E21: plan, estimate, confirm, then run under the caps and write the cache."""
+    if options.llm_factory is None or options.confirm is None:
+        raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
+    require_prices([options.models.fast, options.models.strong])
+    fingerprint = prompt_fingerprint()
+    plans = {case.id: plan_case(case, options, fingerprint) for case in cases}
+    await confirm_estimate(options, estimate_of(list(plans.values())), options.confirm)
+    llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
+    budget = Budget(options.max_cost_usd, options.max_tokens)
+
+    async def run_one(case: EvalCase) -> LiveOutcome:
+        plan = plans[case.id]
+        if plan.cached is not None:
+            return LiveOutcome(result=plan.cached.result, cached=True)
+        reserved = (plan.estimate_usd, plan.estimate_tokens)
+        if not await budget.reserve(*reserved):
+            return LiveOutcome(result=None, cached=False)
+        result = await generate_card(case.inputs, llm(), plan.options)
+        cost = case_cost(result)
+        # an answering model without a price (never expected) counts as its whole estimate
+        await budget.settle(
+            reserved, (plan.estimate_usd if cost is None else cost, total_tokens(result.usage))
+        )
+        if is_cacheable(result):
+            entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
+            # sealing and fsync off the event loop: the other cases' calls keep flowing
+            await asyncio.to_thread(write_entry, options.set, entry)
+        return LiveOutcome(result=result, cached=False)
+
+    def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
+        if options.progress is None:
+            return
+        if outcome.result is None:
+            options.progress(f"{case.id} floor {plans[case.id].floor.risk} skipped (budget)")
+        else:
+            options.progress(progress_line(case.id, outcome.result, cached=outcome.cached))
+
+    with sdk_debug_log_off():
+        try:
+            outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
+        finally:
+            if llm.cache_info().currsize:
+                await close_client(llm())
+    rows: list[CaseRow] = []
+    results: dict[str, CardResult] = {}
+    for case, outcome in zip(cases, outcomes, strict=True):
+        if outcome.result is None:
+            rows.append(skipped_row(case, plans[case.id].floor))
+        else:
+            rows.append(build_row(case, outcome.result, cached=outcome.cached))
+            results[case.id] = outcome.result
+    return rows, results

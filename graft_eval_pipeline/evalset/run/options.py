@@ -1,0 +1,94 @@
+"""What a run is asked to do: `RunOptions`, its defaults, and the case selection (--cases, --tag).
+
+The CLI and the Dagster `harness_run` config both build a `RunOptions`; every default they show
+comes from here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card.options import GenerateOptions, Models
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
+from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
+from graft_eval_pipeline.evalset.scoring.rows import git_info
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase
+from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids
+
+DEFAULT_CONCURRENCY = {"fake": 8, "live": 4}
+DEFAULT_TIMEOUT_MS = 120_000
+CODE_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything a run needs; clocks, the live client and the confirmation are injected.
+
+    `progress` receives the live estimate and then one line per case holding its id and
+    classes only (E8). `on_estimate` sees the live estimate before the confirmation and before
+    any call (Dagster records it as metadata). `confirm` is required in live mode.
+    """
+
+    set: CaseSet
+    mode: Literal["fake", "live"] = "fake"
+    llm_factory: Callable[[], LlmClient] | None = None
+    models: Models = field(default_factory=Models)
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    concurrency: int | None = None
+    max_cost_usd: float = DEFAULT_MAX_COST_USD
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    use_cache: bool = True
+    case_filter: Callable[[str, list[str]], bool] | None = None
+    confirm: Callable[[Estimate], Awaitable[bool]] | None = None
+    on_estimate: Callable[[Estimate], None] | None = None
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
+    progress: Callable[[str], None] | None = None
+    git: Callable[[], GitInfo] = field(default=lambda: git_info(CODE_DIR))
+
+    @property
+    def effective_concurrency(self) -> int:
+        return self.concurrency if self.concurrency is not None else DEFAULT_CONCURRENCY[self.mode]
+
+
+def select_cases(
+    cases: list[EvalCase], case_filter: Callable[[str, list[str]], bool] | None
+) -> list[EvalCase]:
+    return [c for c in cases if case_filter is None or case_filter(c.id, list(c.tags))]
+
+
+def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> GenerateOptions:
+    """The case's floorConfig reaches the floor through the configured sensitive globs."""
+    return GenerateOptions(
+        models=models,
+        extra_sensitive_globs=tuple(case.floor_config.extra_sensitive_globs),
+        timeout_ms=timeout_ms,
+    )
+
+
+def progress_line(case_id: str, result: CardResult, *, cached: bool = False) -> str:
+    """Ids and classes only (E8)."""
+    line = f"{case_id} floor {result.risk.floor} final {result.risk.final} {result.status}"
+    line += f" ({result.failure_reason})" if result.failure_reason else ""
+    return line + (" cached" if cached else "")
+
+
+def case_filter_for(
+    cs: CaseSet, case_ids: Sequence[str], tag: str | None
+) -> Callable[[str, list[str]], bool] | None:
+    """--cases and --tag; an unknown id is a usage error, not an empty run."""
+    wanted = set(case_ids)
+    unknown = sorted(wanted - set(list_case_ids(cs)))
+    if unknown:
+        raise EvalError(f"--cases: {len(unknown)} id(s) not in set {cs.set_id}: {', '.join(unknown)}")
+    if not wanted and tag is None:
+        return None
+    return lambda case_id, tags: (not wanted or case_id in wanted) and (tag is None or tag in tags)
