@@ -19,23 +19,30 @@ import click
 
 from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
-from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, FloorConfig, gold, label_counts
-from graft_eval_pipeline.evalset.sets.crypto import generate_key
-from graft_eval_pipeline.evalset.sets.env import EvalEnv
-from graft_eval_pipeline.evalset.sets.errors import CheckFailed, EvalAbort, EvalError
-from graft_eval_pipeline.evalset.sets.paths import SCHEMA_DIR, SYNTHETIC_BASELINE, SYNTHETIC_DIR
-from graft_eval_pipeline.evalset.sets.store import (
+from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
+from graft_eval_pipeline.evalset.sets import (
     PURGE_LOG,
+    SCHEMA_DIR,
+    SYNTHETIC_BASELINE,
+    SYNTHETIC_DIR,
     CaseSet,
+    CheckFailed,
+    EvalAbort,
+    EvalCase,
+    EvalEnv,
+    EvalError,
+    FloorConfig,
     atomic_write,
     create_set,
+    generate_key,
+    gold,
+    label_counts,
     list_case_ids,
     open_set,
     purge_set,
     read_case,
+    render_case,
 )
-from graft_eval_pipeline.evalset.sets.terminal import render_case
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -50,7 +57,7 @@ def cli() -> None:
 @click.option("--write", is_flag=True, help="Write eval/schema/*.json instead of printing them.")
 def schema(write: bool) -> None:
     """Print or write the committed JSON Schemas."""
-    from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
+    from graft_eval_pipeline.evalset.report import render_schemas
 
     for name, text in render_schemas().items():
         if write:
@@ -153,8 +160,7 @@ def validate(set_dir: Path) -> None:
 
 def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
     """The cached live result for this case under the current prompts and models (E20 key)."""
-    from graft_eval_pipeline.evalset.run.cache import cached_result
-    from graft_eval_pipeline.evalset.run.options import generate_options
+    from graft_eval_pipeline.evalset.run import cached_result, generate_options
 
     env = _eval_env()
     return cached_result(cs, case.inputs, generate_options(case, env.models(), env.timeout_ms))
@@ -213,8 +219,7 @@ def label(
     set_dir: Path, handle: str, case_id: str | None, double_only: bool, apply_file: Path | None
 ) -> None:
     """Label cases blind (E25): the PR only, never the floor, a card or other labels."""
-    from graft_eval_pipeline.evalset.labeling.inbox import apply_label_file
-    from graft_eval_pipeline.evalset.labeling.session import run_label_session
+    from graft_eval_pipeline.evalset.labeling import apply_label_file, run_label_session
 
     cs = _open_case_set(set_dir)
     if apply_file is not None:
@@ -242,7 +247,7 @@ def label(
 @click.option("--seed", type=int, default=1, show_default=True)
 def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: int) -> None:
     """Tag max(min, ceil(fraction × n)) cases double-label, stratified and seeded; idempotent."""
-    from graft_eval_pipeline.evalset.labeling.inbox import assign_double
+    from graft_eval_pipeline.evalset.labeling import assign_double
 
     ids = assign_double(_open_case_set(set_dir), fraction=fraction, minimum=minimum, seed=seed)
     if ids:
@@ -257,7 +262,7 @@ def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: in
 @click.option("--case", "case_id", default=None, help="Adjudicate this case only.")
 def adjudicate(set_dir: Path, handle: str, case_id: str | None) -> None:
     """Settle disagreeing label sets (E17); shows the sets side by side, never model output."""
-    from graft_eval_pipeline.evalset.labeling.session import run_adjudication_session
+    from graft_eval_pipeline.evalset.labeling import run_adjudication_session
 
     written = run_adjudication_session(
         _open_case_set(set_dir),
@@ -277,9 +282,9 @@ def agreement(set_dir: Path, as_json: bool) -> None:
     """Cohen's kappa per labeler pair (spec 8.1): ids and numbers only."""
     import json
 
-    from graft_eval_pipeline.evalset.labeling.agreement import agreement as compute_agreement
-    from graft_eval_pipeline.evalset.labeling.agreement import render_agreement
-    from graft_eval_pipeline.evalset.sets.store import read_cases
+    from graft_eval_pipeline.evalset.labeling import agreement as compute_agreement
+    from graft_eval_pipeline.evalset.labeling import render_agreement
+    from graft_eval_pipeline.evalset.sets import read_cases
 
     report = compute_agreement(read_cases(_open_case_set(set_dir)))
     if as_json:
@@ -292,7 +297,7 @@ def agreement(set_dir: Path, as_json: bool) -> None:
 
 
 def _anthropic_llm(env: EvalEnv) -> LlmClient:
-    from graft_eval_pipeline.evalset.run.live import anthropic_llm
+    from graft_eval_pipeline.evalset.run import anthropic_llm
 
     return anthropic_llm(env)
 
@@ -334,13 +339,15 @@ def _run_and_report(
     no_cache: bool = False,
 ) -> None:
     from graft_eval_pipeline.evalset.evaluate import run_eval
-    from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
-    from graft_eval_pipeline.evalset.report.files import REPORT_FILE
-    from graft_eval_pipeline.evalset.report.publish import publish_run
-    from graft_eval_pipeline.evalset.report.thresholds import load_thresholds
-    from graft_eval_pipeline.evalset.run.live import require_live_env
-    from graft_eval_pipeline.evalset.run.options import RunOptions, case_filter_for
-    from graft_eval_pipeline.evalset.sets.paths import THRESHOLDS_FILE
+    from graft_eval_pipeline.evalset.report import (
+        REPORT_FILE,
+        check_baseline_target,
+        load_thresholds,
+        publish_run,
+        save_baseline,
+    )
+    from graft_eval_pipeline.evalset.run import RunOptions, case_filter_for, require_live_env
+    from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
     env = _eval_env()
     if live:
@@ -517,9 +524,9 @@ def export_command(
     dry_run: bool,
 ) -> None:
     """Export merged agent PRs from GitHub into unlabeled, encrypted cases of a pilot set."""
-    from graft_eval_pipeline.evalset.export.redact import RedactOptions
-    from graft_eval_pipeline.evalset.export.stages import (
+    from graft_eval_pipeline.evalset.export import (
         ExportOptions,
+        RedactOptions,
         check_repository,
         github_client,
         merge_bound,
@@ -597,7 +604,7 @@ def sets_sync() -> None:
 @SET_OPTION
 def summary(set_dir: Path) -> None:
     """Print the summary of the set's latest report (what the main job ends with)."""
-    from graft_eval_pipeline.evalset.report.publish import latest_report_summary
+    from graft_eval_pipeline.evalset.report import latest_report_summary
 
     cs = _open_case_set(set_dir)
     click.echo(latest_report_summary(cs), nl=False)

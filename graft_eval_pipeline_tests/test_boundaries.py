@@ -51,7 +51,19 @@ CONTENT_NAMES = {
     "out_of_scope_edits",
 }
 # The human views: `show`, labelling and adjudication print case content on purpose (E24, E25).
-CONTENT_ALLOWED = {"terminal.py", "label_session.py"}
+CONTENT_ALLOWED = {"evalset/sets/terminal.py", "evalset/labeling/session.py"}
+
+# evalset/ stage packages -> the stages each may import (through their public __init__).
+# sets <- scoring <- run, report; sets <- export; sets <- labeling. evaluate.py composes them all.
+STAGES = {
+    "sets": set(),
+    "export": {"sets"},
+    "labeling": {"sets"},
+    "scoring": {"sets"},
+    "run": {"sets", "scoring"},
+    "report": {"sets", "scoring"},
+}
+EVALSET = "graft_eval_pipeline.evalset"
 
 
 def _imports(tree: ast.AST) -> list[str]:
@@ -78,6 +90,96 @@ def test_U_BND_1_layers_import_only_the_layers_above_them() -> None:
                 if any(name == f or name.startswith(f + ".") for f in forbidden):
                     offences.append(f"{path.relative_to(PACKAGE)} imports {name}")
     assert offences == []
+
+
+def _evalset_imports(tree: ast.AST) -> list[tuple[str, list[str]]]:
+    """(module, imported names) for every `from graft_eval_pipeline.evalset... import ...`."""
+    return [
+        (node.module, [alias.name for alias in node.names])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(EVALSET)
+    ] + [
+        (alias.name, [])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name.startswith(EVALSET)
+    ]
+
+
+def _stage_of(path: Path) -> str | None:
+    parts = path.relative_to(PACKAGE).parts
+    return parts[1] if parts[0] == "evalset" and len(parts) > 2 else None
+
+
+def _stage_offences(rel: str, own: str | None, imports: list[tuple[str, list[str]]]) -> list[str]:
+    offences = []
+    for module, names in imports:
+        parts = module.split(".")
+        stage = parts[2] if len(parts) > 2 else None
+        if stage == own:
+            continue
+        if stage == "evaluate":
+            if own is not None:
+                offences.append(f"{rel}: stage {own} imports evaluate (only cli.py and defs/ may)")
+        elif stage not in STAGES:
+            offences.append(f"{rel} imports {module}")
+        elif own is not None and stage not in STAGES[own]:
+            offences.append(f"{rel}: stage {own} imports stage {stage}")
+        elif len(parts) != 3:
+            offences.append(f"{rel} imports {module} (use the package {EVALSET}.{stage})")
+        else:
+            public = _public_names(stage)
+            offences += [
+                f"{rel} imports {n} from {stage}, not in its __all__" for n in names if n not in public
+            ]
+    return offences
+
+
+def test_stages_import_only_the_stages_below_them_and_only_through_their_public_surface() -> None:
+    """A stage imports its own modules directly and other stages only by their package's
+    `__all__`; anything outside evalset/ (defs/, cli.py) and evaluate.py the same way."""
+    assert set(STAGES) == {p.name for p in (PACKAGE / "evalset").iterdir() if (p / "__init__.py").is_file()}
+    offences = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        imports = _evalset_imports(ast.parse(path.read_text(encoding="utf-8")))
+        offences += _stage_offences(path.relative_to(PACKAGE).as_posix(), _stage_of(path), imports)
+    assert offences == []
+
+
+def test_stage_detector_sees_an_upward_import_a_private_module_and_a_private_name() -> None:
+    tree = ast.parse(
+        "from graft_eval_pipeline.evalset.report import build_report\n"
+        "from graft_eval_pipeline.evalset.sets.store import CaseSet\n"
+        "from graft_eval_pipeline.evalset.sets import _private\n"
+        "from graft_eval_pipeline.evalset.scoring.rows import build_row\n"
+    )
+    assert _stage_offences("evalset/run/x.py", "run", _evalset_imports(tree)) == [
+        "evalset/run/x.py: stage run imports stage report",
+        "evalset/run/x.py imports graft_eval_pipeline.evalset.sets.store (use the package "
+        "graft_eval_pipeline.evalset.sets)",
+        "evalset/run/x.py imports _private from sets, not in its __all__",
+        "evalset/run/x.py imports graft_eval_pipeline.evalset.scoring.rows (use the package "
+        "graft_eval_pipeline.evalset.scoring)",
+    ]
+
+
+def _public_names(stage: str) -> set[str]:
+    tree = ast.parse((PACKAGE / "evalset" / stage / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    raise AssertionError(f"evalset/{stage}/__init__.py has no __all__")
+
+
+def test_each_stage_exports_exactly_what_the_others_use() -> None:
+    used: dict[str, set[str]] = {stage: set() for stage in STAGES}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for module, names in _evalset_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            parts = module.split(".")
+            if len(parts) == 3 and parts[2] in STAGES and _stage_of(path) != parts[2]:
+                used[parts[2]].update(names)
+    assert {stage: _public_names(stage) for stage in STAGES} == used
 
 
 def test_U_BND_1_detector_sees_a_forbidden_import() -> None:
@@ -111,7 +213,7 @@ def _content_in_sink_calls(tree: ast.AST) -> list[tuple[int, str]]:
 def test_U_BND_2_no_output_call_outside_the_human_views_mentions_case_content() -> None:
     offences = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.name in CONTENT_ALLOWED:
+        if path.relative_to(PACKAGE).as_posix() in CONTENT_ALLOWED:
             continue
         for line, ident in _content_in_sink_calls(ast.parse(path.read_text(encoding="utf-8"))):
             offences.append(f"{path.relative_to(PACKAGE)}:{line} prints {ident}")

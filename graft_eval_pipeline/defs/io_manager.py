@@ -16,9 +16,13 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.evalset.sets.case_schema import describe_validation_error
-from graft_eval_pipeline.evalset.sets.errors import EvalError
-from graft_eval_pipeline.evalset.sets.store import CaseSet, read_private, write_private
+from graft_eval_pipeline.evalset.sets import (
+    CaseSet,
+    EvalError,
+    describe_validation_error,
+    read_private,
+    write_private,
+)
 
 
 class SealedIOManager(dg.ConfigurableIOManager):

@@ -14,11 +14,17 @@ from typing import Literal
 
 import dagster as dg
 
-from graft_eval_pipeline.evalset.export.stages import github_client
-from graft_eval_pipeline.evalset.sets.crypto import parse_key
-from graft_eval_pipeline.evalset.sets.env import DEFAULT_EVAL_DIR, EvalEnv
-from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
-from graft_eval_pipeline.evalset.sets.store import CaseSet, discover_set_ids, open_set, resolve_set_dir
+from graft_eval_pipeline.evalset.export import github_client
+from graft_eval_pipeline.evalset.sets import (
+    DEFAULT_EVAL_DIR,
+    SYNTHETIC_DIR,
+    CaseSet,
+    EvalEnv,
+    discover_set_ids,
+    open_set,
+    parse_key,
+    resolve_set_dir,
+)
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimitOptions
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
-from graft_eval_pipeline.evalset.sets.case_schema import SYNTHETIC_SET_ID
+from graft_eval_pipeline.evalset.sets import SYNTHETIC_SET_ID
 
 
 @dg.schedule(job=evaluate_case_set_job, cron_schedule="0 3 * * *", execution_timezone="UTC")

@@ -7,11 +7,9 @@ the same three steps.
 
 from __future__ import annotations
 
-from graft_eval_pipeline.evalset.report.publish import build_report
-from graft_eval_pipeline.evalset.run.harness import collector_policy, run_harness
-from graft_eval_pipeline.evalset.run.options import RunOptions
-from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
-from graft_eval_pipeline.evalset.scoring.report_schema import EvalReport
+from graft_eval_pipeline.evalset.report import build_report
+from graft_eval_pipeline.evalset.run import RunOptions, collector_policy, run_harness
+from graft_eval_pipeline.evalset.scoring import EvalReport, compute_metrics
 
 
 def run_eval(options: RunOptions) -> EvalReport:

@@ -20,21 +20,32 @@ from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.evalset.report.files import MARKDOWN_FILE, REPORT_FILE
-from graft_eval_pipeline.evalset.report.publish import build_report, publish_run
-from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS
-from graft_eval_pipeline.evalset.report.thresholds import load_thresholds
-from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
-from graft_eval_pipeline.evalset.run.harness import run_harness
-from graft_eval_pipeline.evalset.run.live import anthropic_llm, require_live_env
-from graft_eval_pipeline.evalset.run.options import RunOptions, case_filter_for
-from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
-from graft_eval_pipeline.evalset.scoring.report_schema import Confusion, Metrics, ThresholdResult
-from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
-from graft_eval_pipeline.evalset.sets.case_schema import case_set_hash, label_counts
-from graft_eval_pipeline.evalset.sets.env import EvalEnv
-from graft_eval_pipeline.evalset.sets.paths import THRESHOLDS_FILE
-from graft_eval_pipeline.evalset.sets.store import read_cases
+from graft_eval_pipeline.evalset.report import (
+    MARKDOWN_FILE,
+    REPORT_FILE,
+    SUMMARY_METRICS,
+    build_report,
+    load_thresholds,
+    publish_run,
+)
+from graft_eval_pipeline.evalset.run import (
+    DEFAULT_MAX_COST_USD,
+    DEFAULT_MAX_TOKENS,
+    Estimate,
+    RunOptions,
+    anthropic_llm,
+    case_filter_for,
+    require_live_env,
+    run_harness,
+)
+from graft_eval_pipeline.evalset.scoring import (
+    Confusion,
+    HarnessRun,
+    Metrics,
+    ThresholdResult,
+    compute_metrics,
+)
+from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE, EvalEnv, case_set_hash, label_counts, read_cases
 
 THRESHOLDS_CHECK = "thresholds"
 BASELINE_CHECK = "baseline_match"

@@ -16,11 +16,11 @@ from pydantic import Field
 from graft_eval_pipeline.defs.jobs import EXPORT_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
-from graft_eval_pipeline.evalset.export.redact import RedactOptions
-from graft_eval_pipeline.evalset.export.stages import (
+from graft_eval_pipeline.evalset.export import (
     CandidateList,
     ExportResult,
     ExportSample,
+    RedactOptions,
     check_export_allowed,
     check_repository,
     choose_sample,

@@ -11,9 +11,13 @@ import dagster as dg
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.evalset.labeling.agreement import TARGET_RISK_KAPPA, AgreementReport, agreement
-from graft_eval_pipeline.evalset.labeling.inbox import import_label_inbox
-from graft_eval_pipeline.evalset.sets.store import read_cases
+from graft_eval_pipeline.evalset.labeling import (
+    TARGET_RISK_KAPPA,
+    AgreementReport,
+    agreement,
+    import_label_inbox,
+)
+from graft_eval_pipeline.evalset.sets import read_cases
 
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=["exported_cases"])

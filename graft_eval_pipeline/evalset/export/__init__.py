@@ -1,0 +1,37 @@
+"""Export: merged agent PRs from GitHub to sealed cases (candidates, stratified sample, stage-2
+fetch, redaction).
+
+What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
+"""
+
+from graft_eval_pipeline.evalset.export.redact import RedactOptions
+from graft_eval_pipeline.evalset.export.stages import (
+    CandidateList,
+    ExportOptions,
+    ExportResult,
+    ExportSample,
+    check_export_allowed,
+    check_repository,
+    choose_sample,
+    collect_candidates,
+    export_sampled,
+    github_client,
+    merge_bound,
+    run_export,
+)
+
+__all__ = [
+    "CandidateList",
+    "ExportOptions",
+    "ExportResult",
+    "ExportSample",
+    "RedactOptions",
+    "check_export_allowed",
+    "check_repository",
+    "choose_sample",
+    "collect_candidates",
+    "export_sampled",
+    "github_client",
+    "merge_bound",
+    "run_export",
+]

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from graft_eval_pipeline.card.models import CardInputs
-from graft_eval_pipeline.evalset.sets.case_schema import Redaction
-from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets import EvalError, Redaction
 
 _A = re.ASCII  # JavaScript semantics: \b, \s and [A-Za-z] are ASCII-only
 

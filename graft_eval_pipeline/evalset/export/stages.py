@@ -27,25 +27,27 @@ from typing import Any, Literal
 
 from graft_eval_pipeline.card.models import CamelModel, CardInputs
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs
-from graft_eval_pipeline.evalset.sets.case_schema import (
+from graft_eval_pipeline.evalset.sets import (
     CASE_ID_PATTERN,
     CASE_SCHEMA_VERSION,
     EXPORT_TOOL,
+    CaseSet,
+    EvalAbort,
     EvalCase,
+    EvalEnv,
+    EvalError,
+    PathStratum,
     PilotSource,
     Redaction,
-)
-from graft_eval_pipeline.evalset.sets.env import EvalEnv
-from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
-from graft_eval_pipeline.evalset.sets.sample import (
-    PathStratum,
     SizeStratum,
     draw_sample,
+    list_case_ids,
     path_stratum,
     size_stratum,
     stratum_key,
+    write_case,
+    write_private,
 )
-from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, write_case, write_private
 from graft_eval_pipeline.github.auth import AppAuth, Auth, TokenAuth, load_app_private_key
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.errors import GitHubAbort, GitHubError

@@ -1,0 +1,26 @@
+"""Labeling: label sets, the blind sessions, --apply and the labels inbox, double labeling and
+labeler agreement (Cohen's kappa).
+
+What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
+"""
+
+from graft_eval_pipeline.evalset.labeling.agreement import (
+    TARGET_RISK_KAPPA,
+    AgreementReport,
+    agreement,
+    render_agreement,
+)
+from graft_eval_pipeline.evalset.labeling.inbox import apply_label_file, assign_double, import_label_inbox
+from graft_eval_pipeline.evalset.labeling.session import run_adjudication_session, run_label_session
+
+__all__ = [
+    "TARGET_RISK_KAPPA",
+    "AgreementReport",
+    "agreement",
+    "apply_label_file",
+    "assign_double",
+    "import_label_inbox",
+    "render_agreement",
+    "run_adjudication_session",
+    "run_label_session",
+]

@@ -13,7 +13,7 @@ from itertools import combinations
 from pydantic import Field
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER, CamelModel, RiskClass
-from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, LabelSet
+from graft_eval_pipeline.evalset.sets import EvalCase, LabelSet
 
 MIN_SHARED_CASES = 5
 TARGET_RISK_KAPPA = 0.6

@@ -18,17 +18,15 @@ from pydantic import ValidationError
 
 from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.evalset.labeling.labels import apply_labels, choose_double, with_label, with_tag
-from graft_eval_pipeline.evalset.sets.case_schema import (
+from graft_eval_pipeline.evalset.sets import (
     DOUBLE_LABEL_TAG,
+    CaseSet,
     EvalCase,
+    EvalError,
     LabelSet,
     describe_validation_error,
     gold,
     needs_adjudication,
-)
-from graft_eval_pipeline.evalset.sets.errors import EvalError
-from graft_eval_pipeline.evalset.sets.store import (
-    CaseSet,
     read_case,
     read_cases,
     read_private,

@@ -14,19 +14,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graft_eval_pipeline.evalset.sets.case_schema import (
+from graft_eval_pipeline.evalset.sets import (
     DOUBLE_LABEL_TAG,
     HANDLE_PATTERN,
     EvalCase,
+    EvalError,
     LabelAnswers,
     LabelSet,
-    describe_validation_error,
-    needs_adjudication,
-)
-from graft_eval_pipeline.evalset.sets.errors import EvalError
-from graft_eval_pipeline.evalset.sets.sample import (
     allocate,
+    describe_validation_error,
     mulberry32,
+    needs_adjudication,
     path_stratum,
     seeded_shuffle,
     size_stratum,

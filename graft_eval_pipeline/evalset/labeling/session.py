@@ -25,15 +25,19 @@ from graft_eval_pipeline.evalset.labeling.labels import (
     with_adjudicated,
     with_label,
 )
-from graft_eval_pipeline.evalset.sets.case_schema import (
+from graft_eval_pipeline.evalset.sets import (
     MAX_KEY_CHANGES,
+    CaseSet,
     Confidence,
     EvalCase,
     LabelAnswers,
     LabelSet,
+    read_case,
+    read_cases,
+    render_case,
+    to_terminal_safe,
+    write_case,
 )
-from graft_eval_pipeline.evalset.sets.store import CaseSet, read_case, read_cases, write_case
-from graft_eval_pipeline.evalset.sets.terminal import render_case, to_terminal_safe
 
 T = TypeVar("T")
 

@@ -11,9 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from graft_eval_pipeline.evalset.report.files import dump_report
-from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, EvalReport
-from graft_eval_pipeline.evalset.sets.errors import EvalLocationError
-from graft_eval_pipeline.evalset.sets.store import assert_private_location, atomic_write, write_report_file
+from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
+from graft_eval_pipeline.evalset.sets import (
+    EvalLocationError,
+    assert_private_location,
+    atomic_write,
+    write_report_file,
+)
 
 # Baseline comparison ignores what differs between two runs of the same code (6.6); thresholds
 # and pass are derived from the baseline itself, so comparing them would be circular.

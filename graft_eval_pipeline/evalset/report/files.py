@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_
 
 from pydantic import BaseModel
 
-from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, EvalReport
-from graft_eval_pipeline.evalset.sets.errors import EvalError
-from graft_eval_pipeline.evalset.sets.store import write_report_file
+from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
+from graft_eval_pipeline.evalset.sets import EvalError, write_report_file
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from graft_eval_pipeline.evalset.scoring.report_schema import REPORT_RULES_NOT_IN_SCHEMA, EvalReport
-from graft_eval_pipeline.evalset.sets.case_schema import CASE_RULES_NOT_IN_SCHEMA, EvalCase
+from graft_eval_pipeline.evalset.scoring import REPORT_RULES_NOT_IN_SCHEMA, EvalReport
+from graft_eval_pipeline.evalset.sets import CASE_RULES_NOT_IN_SCHEMA, EvalCase
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -22,11 +22,8 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     check_thresholds,
     with_thresholds,
 )
-from graft_eval_pipeline.evalset.scoring.report_schema import REPORT_SCHEMA_VERSION, EvalReport, Metrics
-from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
-from graft_eval_pipeline.evalset.sets.case_schema import SetMeta
-from graft_eval_pipeline.evalset.sets.errors import EvalError
-from graft_eval_pipeline.evalset.sets.store import CaseSet
+from graft_eval_pipeline.evalset.scoring import REPORT_SCHEMA_VERSION, EvalReport, HarnessRun, Metrics
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalError, SetMeta
 
 BASELINE_FILE = "baseline.json"
 RUNS_DIR = "runs"

@@ -8,7 +8,7 @@ from typing import Any
 from graft_eval_pipeline.card.models import RISK_CLASSES
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, flatten
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, threshold_verdict
-from graft_eval_pipeline.evalset.scoring.report_schema import EvalReport, ThresholdResult
+from graft_eval_pipeline.evalset.scoring import EvalReport, ThresholdResult
 
 TABLE_EXCLUDED_PREFIXES = ("confusion.", "underClassificationByTag.")
 SUMMARY_METRICS = (

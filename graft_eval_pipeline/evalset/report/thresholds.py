@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
-from graft_eval_pipeline.evalset.scoring.report_schema import EvalReport, Metrics, ThresholdResult
-from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.scoring import EvalReport, Metrics, ThresholdResult
+from graft_eval_pipeline.evalset.sets import EvalError
 
 Direction = Literal["lower", "higher"]
 

@@ -1,0 +1,25 @@
+"""Run: the card engine over a case set, fake or live (options, case pool, live planning with
+budget and cache), into per-case rows.
+
+What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
+"""
+
+from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
+from graft_eval_pipeline.evalset.run.cache import cached_result
+from graft_eval_pipeline.evalset.run.harness import collector_policy, run_harness
+from graft_eval_pipeline.evalset.run.live import anthropic_llm, require_live_env
+from graft_eval_pipeline.evalset.run.options import RunOptions, case_filter_for, generate_options
+
+__all__ = [
+    "DEFAULT_MAX_COST_USD",
+    "DEFAULT_MAX_TOKENS",
+    "Estimate",
+    "RunOptions",
+    "anthropic_llm",
+    "cached_result",
+    "case_filter_for",
+    "collector_policy",
+    "generate_options",
+    "require_live_env",
+    "run_harness",
+]

@@ -18,8 +18,7 @@ from graft_eval_pipeline.card.options import GenerateOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import canonical_json, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.sets import store
-from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalError, read_private, write_private
 
 CACHE_DIR = "cache"
 LIVE_MODE = "live"
@@ -55,9 +54,9 @@ def is_cacheable(result: CardResult) -> bool:
     return not any(call.failure in RETRYABLE_FAILURES for call in result.calls)
 
 
-def read_entry(cs: store.CaseSet, key: str) -> CacheEntry | None:
+def read_entry(cs: CaseSet, key: str) -> CacheEntry | None:
     """The entry under `key`, or None; an unreadable entry is an error naming its key only."""
-    text = store.read_private(cs, entry_path(key))
+    text = read_private(cs, entry_path(key))
     if text is None:
         return None
     try:
@@ -71,11 +70,11 @@ def read_entry(cs: store.CaseSet, key: str) -> CacheEntry | None:
     return entry
 
 
-def write_entry(cs: store.CaseSet, entry: CacheEntry) -> None:
-    store.write_private(cs, entry_path(entry.key), entry.model_dump_json(by_alias=True))
+def write_entry(cs: CaseSet, entry: CacheEntry) -> None:
+    write_private(cs, entry_path(entry.key), entry.model_dump_json(by_alias=True))
 
 
-def cached_result(cs: store.CaseSet, inputs: CardInputs, options: GenerateOptions) -> CardResult | None:
+def cached_result(cs: CaseSet, inputs: CardInputs, options: GenerateOptions) -> CardResult | None:
     """The cached live card for these inputs under the running prompts and these options (`show`)."""
     entry = read_entry(cs, cache_key(prepare_card_inputs(inputs, options).input_hash))
     return None if entry is None else entry.result

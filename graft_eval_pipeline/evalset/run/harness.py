@@ -19,11 +19,16 @@ from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.live import run_live
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line, select_cases
 from graft_eval_pipeline.evalset.run.pool import collector_paused, run_pool, run_sync
-from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, ModelPair, PromptInfo, RunInfo
-from graft_eval_pipeline.evalset.scoring.rows import HarnessRun, build_row, set_summary
-from graft_eval_pipeline.evalset.sets.case_schema import EvalCase
-from graft_eval_pipeline.evalset.sets.errors import EvalError
-from graft_eval_pipeline.evalset.sets.store import read_cases
+from graft_eval_pipeline.evalset.scoring import (
+    CaseRow,
+    HarnessRun,
+    ModelPair,
+    PromptInfo,
+    RunInfo,
+    build_row,
+    set_summary,
+)
+from graft_eval_pipeline.evalset.sets import EvalCase, EvalError, read_cases
 
 # --- the run ----------------------------------------------------------------------------------
 

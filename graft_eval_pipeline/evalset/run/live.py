@@ -26,12 +26,15 @@ from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_token
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line
 from graft_eval_pipeline.evalset.run.pool import run_pool
-from graft_eval_pipeline.evalset.scoring.pricing import price_for, upper_bound_estimate
-from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow
-from graft_eval_pipeline.evalset.scoring.rows import build_row, case_cost, skipped_row
-from graft_eval_pipeline.evalset.sets.case_schema import EvalCase
-from graft_eval_pipeline.evalset.sets.env import EvalEnv
-from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
+from graft_eval_pipeline.evalset.scoring import (
+    CaseRow,
+    build_row,
+    case_cost,
+    price_for,
+    skipped_row,
+    upper_bound_estimate,
+)
+from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalError
 
 if TYPE_CHECKING:
     import httpx2

@@ -17,11 +17,8 @@ from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.card.options import GenerateOptions, Models
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
-from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
-from graft_eval_pipeline.evalset.scoring.rows import git_info
-from graft_eval_pipeline.evalset.sets.case_schema import EvalCase
-from graft_eval_pipeline.evalset.sets.errors import EvalError
-from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids
+from graft_eval_pipeline.evalset.scoring import GitInfo, git_info
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalError, list_case_ids
 
 DEFAULT_CONCURRENCY = {"fake": 8, "live": 4}
 DEFAULT_TIMEOUT_MS = 120_000

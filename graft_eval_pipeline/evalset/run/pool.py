@@ -11,8 +11,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
-from graft_eval_pipeline.evalset.sets.case_schema import EvalCase
-from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets import EvalCase, EvalError
 
 T = TypeVar("T")
 

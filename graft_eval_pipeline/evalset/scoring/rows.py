@@ -25,14 +25,7 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     SetSummary,
     UsageSummary,
 )
-from graft_eval_pipeline.evalset.sets.case_schema import (
-    EvalCase,
-    LabelSet,
-    SetMeta,
-    case_set_hash,
-    gold,
-    label_counts,
-)
+from graft_eval_pipeline.evalset.sets import EvalCase, LabelSet, SetMeta, case_set_hash, gold, label_counts
 
 ROW_COST_DECIMALS = 8
 
