@@ -16,8 +16,9 @@ from graft_eval_pipeline.defs.assets.evaluation import harness_run
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.defs.sensors import LIVE_RERUN_FILE, prompt_change_sensor
+from graft_eval_pipeline.defs.sensors import prompt_change_sensor
 from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
+from graft_eval_pipeline.evalset.sets import LIVE_RERUN_FILE
 from graft_eval_pipeline_tests.live_fakes import FakeLive, live_set
 
 CURRENT_MODELS = "claude-haiku-5-5 / claude-sonnet-5-5"

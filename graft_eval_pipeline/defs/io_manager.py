@@ -17,6 +17,7 @@ from pydantic_core import to_jsonable_python
 
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.sets import (
+    ASSETS_DIR,
     CaseSet,
     EvalError,
     describe_validation_error,
@@ -67,4 +68,4 @@ def _partition(has_partitions: bool, context: dg.OutputContext | dg.InputContext
 
 
 def _asset_rel(asset_key: dg.AssetKey) -> str:
-    return "assets/" + "/".join(asset_key.path) + ".json"
+    return f"{ASSETS_DIR}/" + "/".join(asset_key.path) + ".json"

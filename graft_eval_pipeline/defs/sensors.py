@@ -16,6 +16,7 @@ from graft_eval_pipeline.defs.assets.evaluation import eval_report, models_label
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.partitions import CASE_SET_PARTITIONS
 from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.evalset.sets import LIVE_RERUN_FILE
 
 
 def partition_changes(known: Sequence[str], found: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -55,7 +56,6 @@ def case_set_registry_sensor(
 
 # --- prompt changes: re-evaluate sets whose last report used other prompts or models --------
 
-LIVE_RERUN_FILE = "live-rerun.json"
 """Beside set.json: `{"maxCostUsd": 5}` opts the set in to live re-runs with that cost cap."""
 SIGNATURE_KEYS = ("prompt_fingerprint", "prompt_version", "models")
 

@@ -31,6 +31,7 @@ from graft_eval_pipeline.evalset.sets import (
     CASE_ID_PATTERN,
     CASE_SCHEMA_VERSION,
     EXPORT_TOOL,
+    EXPORTS_DIR,
     CaseSet,
     EvalAbort,
     EvalCase,
@@ -567,7 +568,7 @@ def run_export(
     )
     if not options.dry_run:
         stamp = now().strftime("%Y%m%dT%H%M%S%fZ")
-        write_private(cs, f"exports/{stamp}.json", summary.model_dump_json(by_alias=True, indent=2))
+        write_private(cs, f"{EXPORTS_DIR}/{stamp}.json", summary.model_dump_json(by_alias=True, indent=2))
     for line in summary_lines(summary):
         emit(line)
     return summary

@@ -20,6 +20,8 @@ from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.evalset.labeling.labels import apply_labels, choose_double, with_label, with_tag
 from graft_eval_pipeline.evalset.sets import (
     DOUBLE_LABEL_TAG,
+    IMPORTED_DIR,
+    INBOX_DIR,
     CaseSet,
     EvalCase,
     EvalError,
@@ -33,9 +35,6 @@ from graft_eval_pipeline.evalset.sets import (
     write_case,
     write_private,
 )
-
-INBOX_DIR = "labels-inbox"
-IMPORTED_DIR = f"{INBOX_DIR}/imported"
 
 
 class InboxFile(CamelModel):

@@ -23,10 +23,7 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     with_thresholds,
 )
 from graft_eval_pipeline.evalset.scoring import REPORT_SCHEMA_VERSION, EvalReport, HarnessRun, Metrics
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalError, SetMeta
-
-BASELINE_FILE = "baseline.json"
-RUNS_DIR = "runs"
+from graft_eval_pipeline.evalset.sets import BASELINE_FILE, RUNS_DIR, CaseSet, EvalError, SetMeta
 
 
 def new_run_id(now: datetime, suffix: str | None = None) -> str:

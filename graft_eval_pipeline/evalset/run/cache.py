@@ -18,9 +18,8 @@ from graft_eval_pipeline.card.options import GenerateOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import canonical_json, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalError, read_private, write_private
+from graft_eval_pipeline.evalset.sets import CACHE_DIR, CaseSet, EvalError, read_private, write_private
 
-CACHE_DIR = "cache"
 LIVE_MODE = "live"
 
 

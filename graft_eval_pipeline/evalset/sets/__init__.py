@@ -31,6 +31,15 @@ from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.env import DEFAULT_EVAL_DIR, EvalEnv
 from graft_eval_pipeline.evalset.sets.errors import CheckFailed, EvalAbort, EvalError, EvalLocationError
 from graft_eval_pipeline.evalset.sets.paths import (
+    ASSETS_DIR,
+    BASELINE_FILE,
+    CACHE_DIR,
+    EXPORTS_DIR,
+    IMPORTED_DIR,
+    INBOX_DIR,
+    LIVE_RERUN_FILE,
+    PURGE_LOG,
+    RUNS_DIR,
     SCHEMA_DIR,
     SYNTHETIC_BASELINE,
     SYNTHETIC_DIR,
@@ -48,7 +57,6 @@ from graft_eval_pipeline.evalset.sets.sample import (
     stratum_key,
 )
 from graft_eval_pipeline.evalset.sets.store import (
-    PURGE_LOG,
     CaseSet,
     assert_private_location,
     atomic_write,
@@ -68,15 +76,23 @@ from graft_eval_pipeline.evalset.sets.store import (
 from graft_eval_pipeline.evalset.sets.terminal import render_case, to_terminal_safe
 
 __all__ = [
+    "ASSETS_DIR",
+    "BASELINE_FILE",
+    "CACHE_DIR",
     "CASE_ID_PATTERN",
     "CASE_RULES_NOT_IN_SCHEMA",
     "CASE_SCHEMA_VERSION",
     "DEFAULT_EVAL_DIR",
     "DOUBLE_LABEL_TAG",
+    "EXPORTS_DIR",
     "EXPORT_TOOL",
     "HANDLE_PATTERN",
+    "IMPORTED_DIR",
+    "INBOX_DIR",
+    "LIVE_RERUN_FILE",
     "MAX_KEY_CHANGES",
     "PURGE_LOG",
+    "RUNS_DIR",
     "SCHEMA_DIR",
     "SYNTHETIC_BASELINE",
     "SYNTHETIC_DIR",

@@ -32,10 +32,8 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
 )
 from graft_eval_pipeline.evalset.sets.crypto import key_id, open_envelope, seal
 from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError, EvalLocationError
+from graft_eval_pipeline.evalset.sets.paths import CASES_DIR, PURGE_LOG, SET_FILE
 
-SET_FILE = "set.json"
-CASES_DIR = "cases"
-PURGE_LOG = "purge-log.jsonl"
 SEALED_SUFFIX = ".enc"
 PLAIN_CASE_SUFFIX = ".case.json"
 SEALED_CASE_SUFFIX = ".case.enc"
