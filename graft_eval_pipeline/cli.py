@@ -19,6 +19,12 @@ import click
 
 from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.export import (
+    DEFAULT_MAX_CANDIDATES,
+    DEFAULT_MIN_PER_STRATUM,
+    DEFAULT_SAMPLE,
+    DEFAULT_SEED,
+)
 from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.sets import (
     PURGE_LOG,
@@ -42,6 +48,11 @@ from graft_eval_pipeline.evalset.sets import (
     purge_set,
     read_case,
     render_case,
+)
+from graft_eval_pipeline.github.rate_limit import (
+    DEFAULT_MAX_REQUESTS,
+    DEFAULT_MAX_WAIT_S,
+    DEFAULT_MIN_REMAINING,
 )
 
 
@@ -486,10 +497,16 @@ class _StageProgress:
 @click.option(
     "--agent-coauthor-emails", default=None, help="Comma-separated (default GRAFT_AGENT_COAUTHOR_EMAILS)."
 )
-@click.option("--sample", "sample_size", type=click.IntRange(min=1), default=40, show_default=True)
-@click.option("--min-per-stratum", type=click.IntRange(min=0), default=2, show_default=True)
-@click.option("--max-candidates", type=click.IntRange(min=1), default=400, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option(
+    "--sample", "sample_size", type=click.IntRange(min=1), default=DEFAULT_SAMPLE, show_default=True
+)
+@click.option(
+    "--min-per-stratum", type=click.IntRange(min=0), default=DEFAULT_MIN_PER_STRATUM, show_default=True
+)
+@click.option(
+    "--max-candidates", type=click.IntRange(min=1), default=DEFAULT_MAX_CANDIDATES, show_default=True
+)
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
 @click.option(
     "--redact", "redact_kinds", type=click.Choice(["emails"]), multiple=True, help="Also redact e-mails."
 )
@@ -497,9 +514,14 @@ class _StageProgress:
 @click.option("--redact-pattern", multiple=True, help="Redact this regular expression (repeatable).")
 @click.option("--auth", "auth_mode", type=click.Choice(["app", "token"]), default="app", show_default=True)
 @click.option("--installation-id", type=click.IntRange(min=1), default=None, help="GitHub App installation.")
-@click.option("--min-remaining", type=click.IntRange(min=0), default=50, show_default=True)
-@click.option("--max-wait", default="15m", show_default=True, help="Longest rate-limit wait before aborting.")
-@click.option("--max-requests", type=click.IntRange(min=1), default=5000, show_default=True)
+@click.option("--min-remaining", type=click.IntRange(min=0), default=DEFAULT_MIN_REMAINING, show_default=True)
+@click.option(
+    "--max-wait",
+    default=f"{DEFAULT_MAX_WAIT_S // 60}m",
+    show_default=True,
+    help="Longest rate-limit wait before aborting.",
+)
+@click.option("--max-requests", type=click.IntRange(min=1), default=DEFAULT_MAX_REQUESTS, show_default=True)
 @click.option("--dry-run", is_flag=True, help="Stage 1 and the sample only: print strata and PR numbers.")
 def export_command(
     set_dir: Path,

@@ -26,7 +26,12 @@ from graft_eval_pipeline.evalset.sets import (
     resolve_set_dir,
 )
 from graft_eval_pipeline.github.client import GitHubClient
-from graft_eval_pipeline.github.rate_limit import RateLimitOptions
+from graft_eval_pipeline.github.rate_limit import (
+    DEFAULT_MAX_REQUESTS,
+    DEFAULT_MAX_WAIT_S,
+    DEFAULT_MIN_REMAINING,
+    RateLimitOptions,
+)
 
 KEY_VAR = "GRAFT_EVAL_KEY"
 DIR_VAR = "GRAFT_EVAL_DIR"
@@ -70,9 +75,9 @@ class GitHubResource(dg.ConfigurableResource):
 
     auth: Literal["app", "token"] = "app"
     installation_id: int | None = None
-    min_remaining: int = 50
-    max_wait_s: float = 15 * 60
-    max_requests: int = 5000
+    min_remaining: int = DEFAULT_MIN_REMAINING
+    max_wait_s: float = DEFAULT_MAX_WAIT_S
+    max_requests: int = DEFAULT_MAX_REQUESTS
 
     def env(self) -> EvalEnv:
         return EvalEnv.from_environ(os.environ)

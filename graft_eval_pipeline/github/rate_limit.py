@@ -19,11 +19,17 @@ FALLBACK_WAIT_S = 60.0
 SECONDARY_LIMIT_TEXT = "secondary rate limit"
 
 
+# The defaults of --min-remaining, --max-wait and --max-requests and of Dagster's GitHubResource.
+DEFAULT_MIN_REMAINING = 50  # pause before the hourly budget drops below this
+DEFAULT_MAX_WAIT_S = 15 * 60  # the longest single wait before the export stops (resumable)
+DEFAULT_MAX_REQUESTS = 5000  # requests one export may send
+
+
 @dataclass(frozen=True)
 class RateLimitOptions:
-    min_remaining: int = 50
-    max_wait_s: float = 15 * 60
-    max_requests: int = 5000
+    min_remaining: int = DEFAULT_MIN_REMAINING
+    max_wait_s: float = DEFAULT_MAX_WAIT_S
+    max_requests: int = DEFAULT_MAX_REQUESTS
 
 
 @dataclass

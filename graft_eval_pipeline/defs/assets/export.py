@@ -17,6 +17,10 @@ from graft_eval_pipeline.defs.jobs import EXPORT_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.evalset.export import (
+    DEFAULT_MAX_CANDIDATES,
+    DEFAULT_MIN_PER_STRATUM,
+    DEFAULT_SAMPLE,
+    DEFAULT_SEED,
     CandidateList,
     ExportResult,
     ExportSample,
@@ -39,13 +43,13 @@ class CandidatesConfig(dg.Config):
     author: Literal["agent", "bot", "any"] = "agent"
     agent_logins: list[str] = Field(default_factory=list)
     agent_coauthor_emails: list[str] = Field(default_factory=list)
-    max_candidates: int = 400
+    max_candidates: int = DEFAULT_MAX_CANDIDATES
 
 
 class SampleConfig(dg.Config):
-    sample: int = 40
-    min_per_stratum: int = 2
-    seed: int = 1
+    sample: int = DEFAULT_SAMPLE
+    min_per_stratum: int = DEFAULT_MIN_PER_STRATUM
+    seed: int = DEFAULT_SEED
 
 
 class RedactConfig(dg.Config):

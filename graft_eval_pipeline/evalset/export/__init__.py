@@ -6,6 +6,10 @@ What other stages, `defs/` and `cli.py` may use; everything else is internal to 
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions
 from graft_eval_pipeline.evalset.export.stages import (
+    DEFAULT_MAX_CANDIDATES,
+    DEFAULT_MIN_PER_STRATUM,
+    DEFAULT_SAMPLE,
+    DEFAULT_SEED,
     CandidateList,
     ExportOptions,
     ExportResult,
@@ -21,6 +25,10 @@ from graft_eval_pipeline.evalset.export.stages import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_CANDIDATES",
+    "DEFAULT_MIN_PER_STRATUM",
+    "DEFAULT_SAMPLE",
+    "DEFAULT_SEED",
     "CandidateList",
     "ExportOptions",
     "ExportResult",

@@ -70,6 +70,12 @@ Progress = Callable[[str, int, int], None]
 
 # --- intermediates (JSON-serialisable, no PR text) -----------------------------------------
 
+# The defaults of `graft-eval export` and of the Dagster export assets' config.
+DEFAULT_SAMPLE = 40  # cases per export
+DEFAULT_MIN_PER_STRATUM = 2  # every non-empty stratum gets at least this many (population allowing)
+DEFAULT_MAX_CANDIDATES = 400  # PRs merged in the window that stage 1 looks at
+DEFAULT_SEED = 1
+
 
 class Candidate(CamelModel):
     """One merged PR after stage 1: ids, counts, strata and provenance; never a title or a path."""
@@ -247,7 +253,7 @@ def collect_candidates(
     author: AuthorFilter = "agent",
     agent_logins: tuple[str, ...] = (),
     agent_coauthor_emails: tuple[str, ...] = (),
-    max_candidates: int = 400,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
     extra_sensitive_globs: tuple[str, ...] = (),
     progress: Progress | None = None,
 ) -> CandidateList:
@@ -453,10 +459,10 @@ class ExportOptions:
     author: AuthorFilter = "agent"
     agent_logins: tuple[str, ...] = ()
     agent_coauthor_emails: tuple[str, ...] = ()
-    sample: int = 40
-    min_per_stratum: int = 2
-    max_candidates: int = 400
-    seed: int = 1
+    sample: int = DEFAULT_SAMPLE
+    min_per_stratum: int = DEFAULT_MIN_PER_STRATUM
+    max_candidates: int = DEFAULT_MAX_CANDIDATES
+    seed: int = DEFAULT_SEED
     redact: RedactOptions = field(default_factory=RedactOptions)
     dry_run: bool = False
 
