@@ -387,12 +387,12 @@ def _run_and_report(
         cs, run_eval(options), thresholds=thresholds, strict=strict, baseline=baseline, out=out
     )
     checked = published.checked
-    if save_baseline_to is not None:
-        save_baseline(save_baseline_to, checked.report)
+    saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None
     click.echo(checked.summary(), nl=False)
     click.echo(f"report: {published.out_dir / REPORT_FILE}")
-    if save_baseline_to is not None:
-        click.echo(f"baseline saved: {save_baseline_to}")
+    if saved is not None:
+        state = "saved" if saved else "unchanged (same results; only run id, time and commit differ)"
+        click.echo(f"baseline {state}: {save_baseline_to}")
     if check and checked.failed:
         raise CheckFailed("a threshold or the baseline match failed (see above)")
 

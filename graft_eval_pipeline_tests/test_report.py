@@ -406,6 +406,21 @@ def test_save_baseline_refuses_a_pilot_baseline_inside_a_git_tree(tmp_path: Path
     assert load_report(tmp_path / "repo" / "baselines" / "synthetic.json") == synthetic
 
 
+def test_saving_an_unchanged_result_leaves_the_baseline_file_as_it_is(tmp_path: Path) -> None:
+    """Re-saving after a change that moves no result keeps `git diff` empty; any result change
+    rewrites the file."""
+    rows = three_rows()
+    path = tmp_path / "baselines" / "synthetic.json"
+    assert save_baseline(path, make_report(rows)) is True
+    before = path.read_bytes()
+    rerun = make_report(rows).model_copy(update={"run_id": "20991231T000000Z-ffff"})
+    assert save_baseline(path, rerun) is False
+    assert path.read_bytes() == before
+    changed = make_report([make_row(r.id, gold=r.gold.risk, floor="trivial", model="trivial") for r in rows])
+    assert save_baseline(path, changed) is True
+    assert load_report(path) == changed
+
+
 def test_reports_validate_against_the_committed_report_schema() -> None:
     from jsonschema import Draft202012Validator
 

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graft_eval_pipeline.evalset.report.files import dump_report
+from graft_eval_pipeline.evalset.report.files import dump_report, load_report
 from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
 from graft_eval_pipeline.evalset.sets import (
+    EvalError,
     EvalLocationError,
     assert_private_location,
     atomic_write,
@@ -132,16 +133,33 @@ def check_baseline_target(path: Path, kind: str) -> None:
         ) from None
 
 
-def save_baseline(path: Path, report: EvalReport) -> None:
-    """Write a report as a baseline.
+def holds_same_result(path: Path, report: EvalReport) -> bool:
+    """True when `path` is a report whose comparison with `report` finds no difference (only the
+    run id, time, commit and duration may differ)."""
+    if not Path(path).is_file():
+        return False
+    try:
+        diff = diff_reports(load_report(path), report)
+    except EvalError:
+        return False
+    return diff.equal and not diff.warnings
 
-    A pilot baseline never goes into a git working tree (E5) and is private like the set (0700
-    folders, parents included, through the store; 0600 file). The synthetic one is committed.
+
+def save_baseline(path: Path, report: EvalReport) -> bool:
+    """Write a report as a baseline; False when the file already holds the same result.
+
+    An unchanged result leaves the file as it is, so re-saving after a change that does not move
+    any result leaves `git diff` empty. A pilot baseline never goes into a git working tree (E5)
+    and is private like the set (0700 folders, parents included, through the store; 0600 file).
+    The synthetic one is committed.
     """
     path = Path(path)
     check_baseline_target(path, report.set.kind)
+    if holds_same_result(path, report):
+        return False
     if report.set.kind == "pilot":
         write_report_file(path.parent, path.name, dump_report(report))
-        return
+        return True
     path.parent.mkdir(mode=PUBLIC_DIR_MODE, parents=True, exist_ok=True)
     atomic_write(path, dump_report(report), PUBLIC_FILE_MODE)
+    return True
