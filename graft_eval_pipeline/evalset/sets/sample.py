@@ -1,4 +1,4 @@
-"""Stratified, seeded sampling of export candidates (spec E12, T6). Pure functions.
+"""Strata and seeded sampling (spec E12, T6), shared by the export sample and double labeling. Pure.
 
 Two axes: size (S ≤ 50, M ≤ 300, L ≤ 1,500, XL above: the floor's own thresholds) and paths
 (sensitive, tests, docs, source). A uniform sample of agent PRs is mostly small source changes;
