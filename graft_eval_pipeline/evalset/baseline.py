@@ -13,7 +13,12 @@ from typing import Any
 from graft_eval_pipeline.evalset.errors import EvalLocationError
 from graft_eval_pipeline.evalset.report_files import dump_report
 from graft_eval_pipeline.evalset.report_schema import CaseRow, EvalReport
-from graft_eval_pipeline.evalset.store import assert_private_location, atomic_write, write_report_file
+from graft_eval_pipeline.evalset.store import (
+    assert_private_location,
+    atomic_write,
+    check_output_target,
+    write_report_file,
+)
 
 # Baseline comparison ignores what differs between two runs of the same code (6.6); thresholds
 # and pass are derived from the baseline itself, so comparing them would be circular.
@@ -116,7 +121,10 @@ def diff_reports(baseline: EvalReport, current: EvalReport) -> BaselineDiff:
 
 
 def check_baseline_target(path: Path, kind: str) -> None:
-    """E5 for `--save-baseline`: checked before a run too, so a paid live run is not wasted."""
+    """E5 for `--save-baseline`: checked before a run too, so a paid live run is not wasted.
+
+    No baseline goes into a set's store-only parts (a sealed case would become a report)."""
+    check_output_target(path, "--save-baseline")
     if kind != "pilot":
         return
     try:

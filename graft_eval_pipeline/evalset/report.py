@@ -20,7 +20,7 @@ from graft_eval_pipeline.evalset.report_files import REPORT_FILE, load_report, w
 from graft_eval_pipeline.evalset.report_render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.report_schema import REPORT_SCHEMA_VERSION, EvalReport, Metrics
 from graft_eval_pipeline.evalset.rows import HarnessRun
-from graft_eval_pipeline.evalset.store import CaseSet
+from graft_eval_pipeline.evalset.store import CaseSet, check_output_target
 from graft_eval_pipeline.evalset.thresholds import (
     ThresholdBlock,
     check_failed,
@@ -114,6 +114,8 @@ def publish_run(
 
     The one path from a report to disk, shared by `graft-eval run` and the Dagster report asset.
     """
+    if out is not None:
+        check_output_target(out, "--out")
     baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
     previous = load_report(baseline_path) if baseline_path.is_file() else None
     checked = check_run(report, previous, thresholds, strict)
