@@ -39,6 +39,7 @@ from graft_eval_pipeline.evalset.sets import (
     EvalError,
     FloorConfig,
     atomic_write,
+    check_output_target,
     create_set,
     generate_key,
     gold,
@@ -87,9 +88,15 @@ def _eval_env() -> EvalEnv:
     return EvalEnv.from_environ(os.environ)
 
 
-def _open_case_set(folder: Path) -> CaseSet:
-    """Open a set; a pilot set needs GRAFT_EVAL_KEY (exit 2 with a clear message without it)."""
-    return open_set(folder, _eval_env().optional_key())
+def _open_case_set(folder: Path, strict: bool = False) -> CaseSet:
+    """Open a set; a pilot set needs GRAFT_EVAL_KEY (exit 2 with a clear message without it).
+
+    Warnings from opening it (loose modes) go to stderr; `strict` refuses the set instead (exit 2).
+    """
+    cs = open_set(folder, _eval_env().optional_key(), strict=strict)
+    for warning in cs.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return cs
 
 
 def _comma_list(text: str | None) -> list[str]:
@@ -106,6 +113,9 @@ def _operator() -> str:
 
 SET_OPTION = click.option(
     "--set", "set_dir", required=True, type=click.Path(path_type=Path), help="Case set folder."
+)
+STRICT_OPTION = click.option(
+    "--strict", is_flag=True, help="Refuse (exit 2) a pilot set whose folders or files are open to others."
 )
 
 
@@ -149,9 +159,10 @@ def init(
 
 @cli.command()
 @SET_OPTION
-def validate(set_dir: Path) -> None:
-    """Check the schema of (and decrypt) every case; print counts."""
-    cs = _open_case_set(set_dir)
+@STRICT_OPTION
+def validate(set_dir: Path, strict: bool) -> None:
+    """Check the schema of (and decrypt) every case; print counts and loose modes."""
+    cs = _open_case_set(set_dir, strict)
     ids = list_case_ids(cs)
     cases, invalid = [], 0
     for case_id in ids:
@@ -164,6 +175,7 @@ def validate(set_dir: Path) -> None:
     click.echo(
         f"set {cs.set_id}: {len(ids)} cases, {counts.labelled} labelled, {counts.gold} gold, "
         f"{counts.needs_adjudication} need adjudication, {invalid} invalid"
+        + (", modes too open (see the warning)" if cs.warnings else "")
     )
     if invalid:
         raise CheckFailed(f"{invalid} of {len(ids)} cases failed validation: fix or re-export them")
@@ -181,9 +193,10 @@ def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
 @SET_OPTION
 @click.option("--case", "case_id", required=True)
 @click.option("--with-result", is_flag=True, help="Add the latest cached card result and the gold label.")
-def show(set_dir: Path, case_id: str, with_result: bool) -> None:
+@STRICT_OPTION
+def show(set_dir: Path, case_id: str, with_result: bool, strict: bool) -> None:
     """Print one case for a human, terminal-safe (E24)."""
-    cs = _open_case_set(set_dir)
+    cs = _open_case_set(set_dir, strict)
     case = read_case(cs, case_id)
     cached = _cached_result(cs, case) if with_result else None
     click.echo(render_case(case, result=cached, gold=gold(case) if with_result else None), nl=False)
@@ -199,12 +212,13 @@ def purge(set_dir: Path, confirm: str) -> None:
     env = _eval_env()
     done = purge_set(set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir)
     if done.finished:
-        click.echo(f"finished {len(done.finished)} interrupted purge(s) (already logged)")
+        click.echo(f"finished and logged {len(done.finished)} interrupted purge(s)")
     if done.case_count is None:
         click.echo(f"set {confirm} was already purged and logged; its leftover files are now deleted")
     else:
         click.echo(
-            f"purged set {confirm}: {done.case_count} cases deleted; logged in {env.eval_dir / PURGE_LOG}"
+            f"purged set {confirm}: {done.case_count} cases deleted and nothing of its folder is left; "
+            f"logged in {env.eval_dir / PURGE_LOG}"
         )
     click.echo("now delete any other copies (backups, synced folders, other machines)")
 
@@ -226,13 +240,19 @@ HANDLE_OPTION = click.option("--as", "handle", required=True, help="Your labeler
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     help="Write label sets from a labels.json file instead of asking.",
 )
+@STRICT_OPTION
 def label(
-    set_dir: Path, handle: str, case_id: str | None, double_only: bool, apply_file: Path | None
+    set_dir: Path,
+    handle: str,
+    case_id: str | None,
+    double_only: bool,
+    apply_file: Path | None,
+    strict: bool,
 ) -> None:
     """Label cases blind (E25): the PR only, never the floor, a card or other labels."""
     from graft_eval_pipeline.evalset.labeling import apply_label_file, run_label_session
 
-    cs = _open_case_set(set_dir)
+    cs = _open_case_set(set_dir, strict)
     if apply_file is not None:
         if case_id is not None or double_only:
             raise click.UsageError("--apply takes every case in the file: drop --case and --double-only")
@@ -256,11 +276,12 @@ def label(
 @click.option("--fraction", type=click.FloatRange(0, 1), required=True, help="Share of cases, e.g. 0.2.")
 @click.option("--min", "minimum", type=click.IntRange(min=0), default=20, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
-def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: int) -> None:
+@STRICT_OPTION
+def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: int, strict: bool) -> None:
     """Tag max(min, ceil(fraction × n)) cases double-label, stratified and seeded; idempotent."""
     from graft_eval_pipeline.evalset.labeling import assign_double
 
-    ids = assign_double(_open_case_set(set_dir), fraction=fraction, minimum=minimum, seed=seed)
+    ids = assign_double(_open_case_set(set_dir, strict), fraction=fraction, minimum=minimum, seed=seed)
     if ids:
         click.echo(f"tagged {len(ids)} case(s) double-label: {', '.join(ids)}")
     else:
@@ -271,12 +292,13 @@ def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: in
 @SET_OPTION
 @HANDLE_OPTION
 @click.option("--case", "case_id", default=None, help="Adjudicate this case only.")
-def adjudicate(set_dir: Path, handle: str, case_id: str | None) -> None:
+@STRICT_OPTION
+def adjudicate(set_dir: Path, handle: str, case_id: str | None, strict: bool) -> None:
     """Settle disagreeing label sets (E17); shows the sets side by side, never model output."""
     from graft_eval_pipeline.evalset.labeling import run_adjudication_session
 
     written = run_adjudication_session(
-        _open_case_set(set_dir),
+        _open_case_set(set_dir, strict),
         handle=handle,
         inp=sys.stdin,
         out=sys.stdout,
@@ -289,7 +311,8 @@ def adjudicate(set_dir: Path, handle: str, case_id: str | None) -> None:
 @cli.command()
 @SET_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def agreement(set_dir: Path, as_json: bool) -> None:
+@STRICT_OPTION
+def agreement(set_dir: Path, as_json: bool, strict: bool) -> None:
     """Cohen's kappa per labeler pair (spec 8.1): ids and numbers only."""
     import json
 
@@ -297,7 +320,7 @@ def agreement(set_dir: Path, as_json: bool) -> None:
     from graft_eval_pipeline.evalset.labeling import render_agreement
     from graft_eval_pipeline.evalset.sets import read_cases
 
-    report = compute_agreement(read_cases(_open_case_set(set_dir)))
+    report = compute_agreement(read_cases(_open_case_set(set_dir, strict)))
     if as_json:
         click.echo(json.dumps(report.to_json_dict(), indent=2))
     else:
@@ -363,11 +386,13 @@ def _run_and_report(
     env = _eval_env()
     if live:
         require_live_env(env)  # key and prices before anything else; without --live both are ignored
-    cs = _open_case_set(set_dir)
+    cs = _open_case_set(set_dir, strict)
     if baseline is not None and not baseline.is_file():
         raise EvalError(f"--baseline {baseline} does not exist: create it with --save-baseline")
     if save_baseline_to is not None:
         check_baseline_target(save_baseline_to, cs.meta.kind)
+    if out is not None:
+        check_output_target(out, "--out")
     thresholds = load_thresholds(THRESHOLDS_FILE)
     options = RunOptions(
         set=cs,
@@ -400,7 +425,11 @@ def _run_and_report(
 RUN_OUTPUT_OPTIONS = [
     click.option("--baseline", type=click.Path(path_type=Path), default=None, help="Baseline report."),
     click.option("--save-baseline", "save_baseline_to", type=click.Path(path_type=Path), default=None),
-    click.option("--strict", is_flag=True, help="Provisional threshold failures also exit 1."),
+    click.option(
+        "--strict",
+        is_flag=True,
+        help="Provisional threshold failures also exit 1; a pilot set with loose modes is refused (2).",
+    ),
     click.option("--out", type=click.Path(path_type=Path), default=None, help="Default <set>/runs/<runId>/."),
     click.option(
         "--concurrency", type=click.IntRange(min=1), default=None, help="Cases in flight (4 live, 8 fake)."
@@ -523,6 +552,7 @@ class _StageProgress:
 )
 @click.option("--max-requests", type=click.IntRange(min=1), default=DEFAULT_MAX_REQUESTS, show_default=True)
 @click.option("--dry-run", is_flag=True, help="Stage 1 and the sample only: print strata and PR numbers.")
+@STRICT_OPTION
 def export_command(
     set_dir: Path,
     repo: str,
@@ -544,6 +574,7 @@ def export_command(
     max_wait: str,
     max_requests: int,
     dry_run: bool,
+    strict: bool,
 ) -> None:
     """Export merged agent PRs from GitHub into unlabeled, encrypted cases of a pilot set."""
     from graft_eval_pipeline.evalset.export import (
@@ -578,7 +609,7 @@ def export_command(
     limits = RateLimitOptions(
         min_remaining=min_remaining, max_wait_s=_duration_s(max_wait), max_requests=max_requests
     )
-    cs = _open_case_set(set_dir)
+    cs = _open_case_set(set_dir, strict)
     progress = _StageProgress() if sys.stderr.isatty() else None
     with github_client(env, auth=auth_mode, installation_id=installation_id, limits=limits) as gh:
         try:
@@ -624,11 +655,12 @@ def sets_sync() -> None:
 
 @cli.command()
 @SET_OPTION
-def summary(set_dir: Path) -> None:
+@STRICT_OPTION
+def summary(set_dir: Path, strict: bool) -> None:
     """Print the summary of the set's latest report (what the main job ends with)."""
     from graft_eval_pipeline.evalset.report import latest_report_summary
 
-    cs = _open_case_set(set_dir)
+    cs = _open_case_set(set_dir, strict)
     click.echo(latest_report_summary(cs), nl=False)
 
 

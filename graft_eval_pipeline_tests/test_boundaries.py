@@ -149,7 +149,7 @@ def test_stages_import_only_the_stages_below_them_and_only_through_their_public_
 
 def test_stage_detector_sees_an_upward_import_a_private_module_and_a_private_name() -> None:
     tree = ast.parse(
-        "from graft_eval_pipeline.evalset.report import build_report\n"
+        "from graft_eval_pipeline.evalset.report.publish import build_report\n"
         "from graft_eval_pipeline.evalset.sets.store import CaseSet\n"
         "from graft_eval_pipeline.evalset.sets import _private\n"
         "from graft_eval_pipeline.evalset.scoring.rows import build_row\n"

@@ -32,7 +32,7 @@ class SealedIOManager(dg.ConfigurableIOManager):
     sets: CaseSetsResource
 
     def _open(self, partition_key: str) -> CaseSet:
-        return self.sets.open(partition_key)
+        return self.sets.open(partition_key, warn=False)
 
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
         cs = self._open(_partition(context.has_asset_partitions, context))

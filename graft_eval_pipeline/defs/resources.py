@@ -47,8 +47,14 @@ class CaseSetsResource(dg.ConfigurableResource):
     def set_dir(self, set_id: str) -> Path:
         return resolve_set_dir(set_id, Path(self.eval_dir).expanduser(), Path(self.synthetic_dir))
 
-    def open(self, set_id: str) -> CaseSet:
-        return open_set(self.set_dir(set_id), parse_key(self.eval_key) if self.eval_key else None)
+    def open(self, set_id: str, *, warn: bool = True) -> CaseSet:
+        """Open the set; its warnings (loose modes) go to the Dagster log unless `warn` is off
+        (the IO manager opens the set again for every value, and the asset has warned already)."""
+        cs = open_set(self.set_dir(set_id), parse_key(self.eval_key) if self.eval_key else None)
+        if warn:
+            for warning in cs.warnings:
+                dg.get_dagster_logger().warning(warning)
+        return cs
 
     def env(self) -> EvalEnv:
         """Model ids and timeouts: the same environment variables `graft-eval` reads."""

@@ -82,20 +82,41 @@ def apply_label_file(cs: CaseSet, path: Path, *, handle: str, now: datetime) -> 
         raise EvalError(f"could not read {path}: {err.strerror or err}") from None
     entries = parse_json_object(text, where)
     labels = apply_labels({c.id: c for c in read_cases(cs)}, entries, labeler=handle, now=now, where=where)
-    return [c.id for c in write_labels(cs, labels)]
+    try:
+        return [c.id for c in write_labels(cs, labels)]
+    except LabelWriteStopped as err:
+        raise EvalError(
+            f"{where}: {err}; run the same `label --apply` again to finish (it replaces your own "
+            "label sets, so nothing is doubled)"
+        ) from None
+
+
+class LabelWriteStopped(EvalError):
+    """A label write failed part way: the sets before it are written (each case file is whole)."""
 
 
 def write_labels(cs: CaseSet, labels: Mapping[str, LabelSet]) -> list[EvalCase]:
     """Write each label set onto a copy of its case read just before the write, so a label saved
-    meanwhile (a `label` session, the nightly import) is kept; returns the cases as written."""
+    meanwhile (a `label` session, the nightly import) is kept; returns the cases as written.
+
+    Each case is written atomically; a failure part way raises `LabelWriteStopped` saying how many
+    sets were written. Writing the same sets again finishes the job: a labeler's set replaces
+    their own.
+    """
     written: list[EvalCase] = []
     for case_id, label in labels.items():
-        fresh = read_case(cs, case_id)
         try:
-            case = with_label(fresh, label)
-        except ValueError as err:
-            raise EvalError(describe_validation_error(err, f"case {case_id}")) from None
-        write_case(cs, case)
+            fresh = read_case(cs, case_id)
+            try:
+                case = with_label(fresh, label)
+            except ValueError as err:
+                raise EvalError(describe_validation_error(err, f"case {case_id}")) from None
+            write_case(cs, case)
+        except EvalError as err:
+            raise LabelWriteStopped(
+                f"stopped at case {case_id} after writing {len(written)} of {len(labels)} label set(s) "
+                f"({err})"
+            ) from None
         written.append(case)
     return written
 

@@ -17,6 +17,7 @@ from graft_eval_pipeline.evalset.sets import (
     EvalLocationError,
     assert_private_location,
     atomic_write,
+    check_output_target,
     write_report_file,
 )
 
@@ -121,7 +122,10 @@ def diff_reports(baseline: EvalReport, current: EvalReport) -> BaselineDiff:
 
 
 def check_baseline_target(path: Path, kind: str) -> None:
-    """E5 for `--save-baseline`: checked before a run too, so a paid live run is not wasted."""
+    """E5 for `--save-baseline`: checked before a run too, so a paid live run is not wasted.
+
+    No baseline goes into a set's store-only parts (a sealed case would become a report)."""
+    check_output_target(path, "--save-baseline")
     if kind != "pilot":
         return
     try:

@@ -23,7 +23,14 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     with_thresholds,
 )
 from graft_eval_pipeline.evalset.scoring import REPORT_SCHEMA_VERSION, EvalReport, HarnessRun, Metrics
-from graft_eval_pipeline.evalset.sets import BASELINE_FILE, RUNS_DIR, CaseSet, EvalError, SetMeta
+from graft_eval_pipeline.evalset.sets import (
+    BASELINE_FILE,
+    RUNS_DIR,
+    CaseSet,
+    EvalError,
+    SetMeta,
+    check_output_target,
+)
 
 
 def new_run_id(now: datetime, suffix: str | None = None) -> str:
@@ -108,6 +115,8 @@ def publish_run(
 
     The one path from a report to disk, shared by `graft-eval run` and the Dagster report asset.
     """
+    if out is not None:
+        check_output_target(out, "--out")
     baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
     previous = load_report(baseline_path) if baseline_path.is_file() else None
     checked = check_run(report, previous, thresholds, strict)

@@ -2,15 +2,20 @@
 
 A pilot set lives outside every git working tree and every file in it except set.json and the
 reports is an AES-256-GCM envelope whose AAD is `<setId>/<relative path>`. The synthetic set is
-plaintext. Dirs are 0700 and files 0600 in every set.
+plaintext. Dirs are 0700 and files 0600 in every set. Opening a set walks it once
+(`set_tree`): a pilot set holding a link or special file is refused, loose modes are a warning
+(refused with strict), and temp files a stopped write left are removed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +38,13 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
 from graft_eval_pipeline.evalset.sets.crypto import key_id, open_envelope, seal
 from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError, EvalLocationError
 from graft_eval_pipeline.evalset.sets.paths import CASES_DIR, PURGE_LOG, SET_FILE
+from graft_eval_pipeline.evalset.sets.set_tree import (
+    SetTree,
+    foreign_entries_problem,
+    loose_modes_warning,
+    scan_set_tree,
+    store_only_part,
+)
 
 SEALED_SUFFIX = ".enc"
 PLAIN_CASE_SUFFIX = ".case.json"
@@ -44,11 +56,15 @@ KEY_MISSING = "GRAFT_EVAL_KEY is not set"
 
 @dataclass(frozen=True)
 class CaseSet:
-    """An opened set; `key` is None for the synthetic set and never shown in a repr."""
+    """An opened set; `key` is None for the synthetic set and never shown in a repr.
+
+    `warnings`: one-line notes from opening it (loose modes), for the caller to show.
+    """
 
     dir: Path
     meta: SetMeta
     key: bytes | None = field(default=None, repr=False)
+    warnings: tuple[str, ...] = ()
 
     @property
     def set_id(self) -> str:
@@ -197,11 +213,18 @@ def _read_meta(dir: Path) -> SetMeta:
         raise EvalError(describe_validation_error(err, str(path))) from None
 
 
-def open_set(dir: Path, key: bytes | None) -> CaseSet:
-    """Open a set; a pilot set needs the key whose keyId set.json records (checked before decrypting)."""
+def open_set(dir: Path, key: bytes | None, *, strict: bool = False) -> CaseSet:
+    """Open a set; a pilot set needs the key whose keyId set.json records (checked before decrypting).
+
+    Every open removes the temp files a stopped write left. A pilot set must also hold only real
+    folders and regular files (else EvalError); folders or files open to group or others give a
+    warning in `CaseSet.warnings`, or an EvalError when `strict`.
+    """
     dir = Path(dir)
     meta = _read_meta(dir)
     if meta.kind == "synthetic":
+        with contextlib.suppress(OSError):  # only the temp-file clean-up applies here: best effort
+            scan_set_tree(dir, remove_stale_temps=True)
         return CaseSet(dir=dir, meta=meta, key=None)
     assert_private_location(dir)
     if key is None:
@@ -213,14 +236,27 @@ def open_set(dir: Path, key: bytes | None) -> CaseSet:
             f"wrong GRAFT_EVAL_KEY for set {meta.set_id}: set.json expects key {meta.key_id}, "
             f"the key given is {key_id(key)}; use this set's key from the password manager"
         )
-    return CaseSet(dir=dir, meta=meta, key=key)
+    warning = check_set_tree(dir, meta.set_id, remove_stale_temps=True)
+    if warning is not None and strict:
+        raise EvalError(f"{warning} (refused under --strict)")
+    return CaseSet(dir=dir, meta=meta, key=key, warnings=(warning,) if warning else ())
 
 
-def count_case_files(dir: Path) -> int:
-    cases = Path(dir) / CASES_DIR
-    if not cases.is_dir():
-        return 0
-    return sum(1 for p in cases.iterdir() if p.name.endswith((PLAIN_CASE_SUFFIX, SEALED_CASE_SUFFIX)))
+def check_set_tree(dir: Path, set_id: str, *, remove_stale_temps: bool) -> str | None:
+    """Refuse a pilot set holding a link or special file; the loose-modes warning, if any."""
+    tree = _scan(dir, set_id, remove_stale_temps=remove_stale_temps)
+    return loose_modes_warning(tree, set_id, dir)
+
+
+def _scan(dir: Path, set_id: str, *, remove_stale_temps: bool) -> SetTree:
+    try:
+        tree = scan_set_tree(dir, remove_stale_temps=remove_stale_temps)
+    except OSError as exc:
+        raise EvalError(f"could not read set {set_id} in {dir}: {_reason(exc)}") from None
+    problem = foreign_entries_problem(tree, set_id)
+    if problem is not None:
+        raise EvalError(problem)
+    return tree
 
 
 PURGE_STAMP_FORMAT = "%Y%m%dT%H%M%S%fZ"
@@ -246,10 +282,25 @@ def _tombstone(dir: Path, set_id: str, now: datetime) -> Path:
     return dir.parent / f".{set_id}.purging-{now.astimezone(UTC).strftime(PURGE_STAMP_FORMAT)}"
 
 
+def _open_purge_log(root: Path, flags: int) -> int:
+    """Open purge-log.jsonl itself: never through a symbolic link, never a FIFO or device."""
+    try:
+        fd = os.open(root / PURGE_LOG, flags | os.O_NOFOLLOW | os.O_NONBLOCK, FILE_MODE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            reason = f"{PURGE_LOG} is a symbolic link; replace it with a regular file"
+            raise OSError(exc.errno, reason) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, f"{PURGE_LOG} is not a regular file; replace it with one")
+    return fd
+
+
 def _append_purge_log(root: Path, set_id: str, purged_at: datetime, case_count: int, by: str) -> None:
     _make_private_dirs(root)
     line = {"setId": set_id, "purgedAt": purged_at.isoformat(), "caseCount": case_count, "by": by}
-    fd = os.open(root / PURGE_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    fd = _open_purge_log(root, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
         os.write(fd, (json.dumps(line) + "\n").encode("utf-8"))
         os.fsync(fd)
@@ -260,9 +311,11 @@ def _append_purge_log(root: Path, set_id: str, purged_at: datetime, case_count: 
 def _logged(root: Path, set_id: str, purged_at: datetime) -> bool:
     """True when purge-log.jsonl already has the line of this purge (same set, same time)."""
     try:
-        lines = (root / PURGE_LOG).read_text(encoding="utf-8").splitlines()
+        fd = _open_purge_log(root, os.O_RDONLY)
     except FileNotFoundError:
         return False
+    with os.fdopen(fd, encoding="utf-8", errors="replace") as handle:
+        lines = handle.read().splitlines()
     for text in lines:
         try:
             entry = json.loads(text)
@@ -274,6 +327,7 @@ def _logged(root: Path, set_id: str, purged_at: datetime) -> bool:
 
 
 def _remove_tombstone(tombstone: Path, rmtree: Callable[[Path], None]) -> None:
+    """Delete the tombstone (links inside it are removed, never followed) and check it is gone."""
     try:
         rmtree(tombstone)
     except OSError as exc:
@@ -281,6 +335,18 @@ def _remove_tombstone(tombstone: Path, rmtree: Callable[[Path], None]) -> None:
             f"the purge is logged but {tombstone} could not be fully deleted ({_reason(exc)}); "
             "run the same purge again to finish"
         ) from None
+    if os.path.lexists(tombstone):
+        raise EvalError(
+            f"the purge is logged but {tombstone} is still there; run the same purge again to finish"
+        )
+
+
+def _tombstone_case_count(tombstone: Path) -> int:
+    """Case files really in the tombstone (a link in it is not followed: rmtree removes only it)."""
+    try:
+        return scan_set_tree(tombstone, remove_stale_temps=False).case_files
+    except OSError as exc:
+        raise EvalError(f"could not read {tombstone}: {_reason(exc)}") from None
 
 
 def finish_interrupted_purges(
@@ -304,7 +370,7 @@ def finish_interrupted_purges(
         purged_at = datetime.strptime(match["stamp"], PURGE_STAMP_FORMAT).replace(tzinfo=UTC)
         try:
             if not _logged(root, set_id, purged_at):
-                _append_purge_log(root, set_id, purged_at, count_case_files(path), by)
+                _append_purge_log(root, set_id, purged_at, _tombstone_case_count(path), by)
         except OSError as exc:
             raise EvalError(f"could not write the purge log in {root}: {_reason(exc)}") from None
         _remove_tombstone(path, _rmtree)
@@ -348,8 +414,11 @@ def purge_set(
         raise EvalError(f"--confirm must equal the set id ({meta.set_id}) to purge it; nothing was deleted")
     if real == root or real in root.parents:
         raise EvalError(f"the purge log folder {root} is inside {dir}: set GRAFT_EVAL_DIR elsewhere")
+    try:  # purge deletes only inside the set: a link would go and leave what it points to
+        case_count = _scan(real, meta.set_id, remove_stale_temps=False).case_files
+    except EvalError as err:
+        raise EvalError(f"cannot purge: {err}; nothing was deleted") from None
     finished = sweep()
-    case_count = count_case_files(real)
     tombstone = _tombstone(real, meta.set_id, now)
     try:
         os.rename(real, tombstone)
@@ -369,6 +438,11 @@ def purge_set(
             f"could not write the purge log in {root}: {_reason(exc)}; nothing was deleted"
         ) from None
     _remove_tombstone(tombstone, _rmtree)
+    if os.path.lexists(real):  # _write_file never re-creates a set folder, but check anyway
+        raise EvalError(
+            f"the purge is logged and its files deleted, but {dir} exists again (a job still writing?): "
+            "stop it, then delete the folder"
+        )
     return PurgeResult(set_id=meta.set_id, case_count=case_count, finished=finished)
 
 
@@ -475,12 +549,27 @@ def write_private(cs: CaseSet, rel: str, text: str) -> None:
     _write_file(cs, rel + SEALED_SUFFIX if cs.is_pilot else rel, text)
 
 
+def check_output_target(path: Path, flag: str) -> None:
+    """`--out` and `--save-baseline` never write into a set's store-only parts (set.json, cases/,
+    cache/, assets/, exports/, labels-inbox/), where a plaintext report would replace sealed data."""
+    found = store_only_part(path)
+    if found is not None:
+        set_dir, rel = found
+        raise EvalError(
+            f"refusing {flag} {path}: it is {rel} of the case set in {set_dir}, which only the store "
+            "writes; pick a path outside set.json, cases/, cache/, assets/, exports/ and labels-inbox/ "
+            "(a pilot baseline goes to <set>/baseline.json)"
+        )
+
+
 def write_report_file(cs_or_dir: CaseSet | Path, rel: str, data: str | bytes) -> Path:
     """Reports are plaintext in every set (E8: they carry no case content), but still private:
     missing folders are made 0700 (parents too, whatever the umask) and the file is 0600."""
     _check_rel(rel)
     base = cs_or_dir.dir if isinstance(cs_or_dir, CaseSet) else Path(cs_or_dir)
     path = base / rel
+    if isinstance(cs_or_dir, CaseSet):
+        _check_set_folder(cs_or_dir)
     _make_private_dirs(path.parent)
     atomic_write(path, data)
     return path
@@ -499,8 +588,15 @@ def _read_file(cs: CaseSet, rel_file: str) -> str | None:
     return open_envelope(text, cs.key, f"{cs.set_id}/{rel_file}")
 
 
+def _check_set_folder(cs: CaseSet) -> None:
+    """A write never re-creates a set folder that is gone (purged while a job was running)."""
+    if not (cs.dir / SET_FILE).is_file():
+        raise EvalError(f"set {cs.set_id} is no longer in {cs.dir} (purged?): nothing was written")
+
+
 def _write_file(cs: CaseSet, rel_file: str, text: str) -> None:
     path = cs.dir / rel_file
+    _check_set_folder(cs)
     _make_private_dirs(path.parent)
     if cs.is_pilot:
         if cs.key is None:
