@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
-import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -26,6 +25,7 @@ from graft_eval_pipeline.card.fake_llm import llm_for_case
 from graft_eval_pipeline.card.floor import FloorResult
 from graft_eval_pipeline.card.generate import generate_card
 from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card.log_guard import llm_logs_quiet
 from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, GenerateOptions, Models
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
@@ -68,7 +68,6 @@ if TYPE_CHECKING:
 DEFAULT_CONCURRENCY = {"fake": 8, "live": 4}
 DEFAULT_TIMEOUT_MS = 120_000
 CODE_DIR = Path(__file__).resolve().parent
-SDK_LOGGER = "anthropic"
 T = TypeVar("T")
 
 
@@ -177,20 +176,6 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-@contextmanager
-def sdk_debug_log_off() -> Iterator[None]:
-    """The anthropic SDK logs every request's options, prompt text included, at DEBUG (with
-    ANTHROPIC_LOG=debug or a DEBUG root logger): a live run keeps its logger at INFO or above."""
-    logger = logging.getLogger(SDK_LOGGER)
-    level = logger.level
-    if logger.getEffectiveLevel() < logging.INFO:
-        logger.setLevel(logging.INFO)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 # --- live mode: prices, plan, estimate, budget (E19-E21) ------------------------------------
@@ -356,7 +341,7 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
         else:
             options.progress(progress_line(case.id, outcome.result, cached=outcome.cached))
 
-    with sdk_debug_log_off():
+    with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings (issue 10)
         try:
             outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
         finally:
