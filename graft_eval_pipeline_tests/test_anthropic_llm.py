@@ -14,10 +14,11 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
+import anthropic
 import httpx2
 import pytest
 
-from graft_eval_pipeline.card.anthropic_llm import create_anthropic_llm
+from graft_eval_pipeline.card.anthropic_llm import AnthropicLlm, create_anthropic_llm
 from graft_eval_pipeline.card.llm import LlmClient, LlmFailure, LlmReply, LlmRequest, Usage
 
 BASE_URL = "http://anthropic.invalid"
@@ -418,3 +419,11 @@ def test_U_ANTH_8_a_2xx_body_that_is_not_a_message_is_invalid_output(answer: htt
     assert failure == LlmFailure(kind="invalid_output", detail="malformed Messages API reply")
     assert not failure.retryable
     assert_private(failure)
+
+
+def test_spans_never_carry_content_whatever_the_environment_says(monkeypatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE", "content")
+    assert anthropic.AsyncAnthropic(api_key="test-key").open_telemetry["traces"]["content_mode"] == "content"
+    llm = make_llm(FakeApi())
+    assert isinstance(llm, AnthropicLlm)
+    assert llm._client.open_telemetry["traces"]["content_mode"] == "metadata_only"

@@ -4,7 +4,6 @@ caps, cache, concurrency and per-model metering. No network: the client is `Fake
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 
 import pytest
@@ -14,7 +13,6 @@ from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, Models
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.evalset.evaluate import run_eval
 from graft_eval_pipeline.evalset.run.budget import Budget
-from graft_eval_pipeline.evalset.run.live import sdk_debug_log_off
 from graft_eval_pipeline.evalset.run.options import generate_options
 from graft_eval_pipeline.evalset.scoring.pricing import PRICES, upper_bound_estimate
 from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
@@ -249,7 +247,7 @@ def test_live_mode_refuses_an_unpriced_model_before_any_call(tmp_path) -> None:
     assert err.value.exit_code == 2 and confirm.seen == [] and factory.built == 0
 
 
-def test_live_progress_and_sdk_logger_hold_no_case_text(tmp_path) -> None:
+def test_live_progress_holds_no_case_text(tmp_path) -> None:
     cs = live_set(tmp_path, 2)
     lines: list[str] = []
     run_eval(live_options(cs, Factory(FakeLive()), progress=lines.append))
@@ -258,12 +256,3 @@ def test_live_progress_and_sdk_logger_hold_no_case_text(tmp_path) -> None:
     assert f"{case_ids(2)[0]} floor trivial final trivial ok" in lines
     assert f"{case_ids(2)[0]} floor trivial final trivial ok cached" in lines
     assert not any("GOALTEXT" in line for line in lines)
-
-    sdk = logging.getLogger("anthropic")
-    sdk.setLevel(logging.DEBUG)
-    try:
-        with sdk_debug_log_off():
-            assert not sdk.isEnabledFor(logging.DEBUG)
-        assert sdk.level == logging.DEBUG  # restored after the run
-    finally:
-        sdk.setLevel(logging.NOTSET)

@@ -47,6 +47,9 @@ def create_anthropic_llm(
     `timeout_ms` is the SDK's default per attempt; each request's own `timeout_ms` overrides it.
     `refusal_fallback` names a model that a refused request is sent to once more.
     `http_client` and `base_url` are for tests (an `httpx2.MockTransport`), never the network.
+    Its OpenTelemetry spans (when a tracer provider is set up) carry metadata only: the
+    environment's content mode is not read. Its log records are the harness's to silence
+    (`card.log_guard`).
     """
     client = anthropic.AsyncAnthropic(
         api_key=api_key,
@@ -54,6 +57,8 @@ def create_anthropic_llm(
         timeout=timeout_ms / 1000,
         http_client=http_client,
         base_url=base_url,
+        # Spans never hold request or reply content, whatever ANTHROPIC_OPEN_TELEMETRY_* say.
+        open_telemetry={"traces": {"content_mode": "metadata_only"}},
     )
     return AnthropicLlm(client, refusal_fallback)
 

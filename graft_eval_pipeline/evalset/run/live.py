@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graft_eval_pipeline.card.floor import FloorResult
 from graft_eval_pipeline.card.generate import generate_card
 from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card.log_guard import llm_logs_quiet
 from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, GenerateOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import prompt_fingerprint
@@ -38,22 +37,6 @@ from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalE
 
 if TYPE_CHECKING:
     import httpx2
-
-SDK_LOGGER = "anthropic"
-
-
-@contextmanager
-def sdk_debug_log_off() -> Iterator[None]:
-    """The anthropic SDK logs every request's options, prompt text included, at DEBUG (with
-    ANTHROPIC_LOG=debug or a DEBUG root logger): a live run keeps its logger at INFO or above."""
-    logger = logging.getLogger(SDK_LOGGER)
-    level = logger.level
-    if logger.getEffectiveLevel() < logging.INFO:
-        logger.setLevel(logging.INFO)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 # --- live mode: prices, plan, estimate, budget (E19-E21) ------------------------------------
@@ -219,7 +202,7 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
         else:
             options.progress(progress_line(case.id, outcome.result, cached=outcome.cached))
 
-    with sdk_debug_log_off():
+    with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
             outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
         finally:
