@@ -4,9 +4,17 @@ Serves the routes the export reads (pull list with `Link` pagination, pull, comm
 issue) and the App token exchange, with GitHub's `x-ratelimit-*` headers (named and shaped as
 in the recorded octokit fixture, `data/octokit-fixtures`) on a decrementing budget: at zero it
 answers 403 "API rate limit exceeded" until the injected clock passes the reset. Failures can be
-injected per route (404, 429 with retry-after, secondary-limit 403, ...) and every request is
-logged. Unit tests reach it in-process through `SyncASGITransport`; the CLI test serves it with
-uvicorn on a loopback port (`serve`). Never the network.
+injected per route (404, 429 with retry-after, ...) and every request is logged.
+
+It also behaves as GitHub does where the export met surprises: bursts of 5xx answers with
+GitHub's own messages (`server_errors`), dropped connections (`drop_connections`, in-process
+only), a secondary rate limit answered 403 without `retry-after` (`secondary_limit`), and
+`301 Moved Permanently` to `/repositories/<id>/...` for a renamed repository (`renamed_from`) or
+a transferred issue (`transfer_issue`), shaped like the recorded redirect in
+`data/octokit-fixtures/rename-repository.raw-fixture.json`.
+
+Unit tests reach it in-process through `SyncASGITransport`; the CLI test serves it with uvicorn
+on a loopback port (`serve`). Never the network.
 """
 
 from __future__ import annotations
@@ -35,6 +43,28 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 DOCS_URL = "https://docs.github.com/rest"
+REDIRECT_DOCS_URL = "https://docs.github.com/v3/#http-redirects"
+SECONDARY_DOCS_URL = (
+    "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+)
+# What GitHub answers for a secondary rate limit (no retry-after, primary budget not spent), and
+# the older wording GitHub Enterprise Server still uses.
+SECONDARY_LIMIT_MESSAGE = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
+    "If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000."
+)
+ABUSE_LIMIT_MESSAGE = (
+    "You have triggered an abuse detection mechanism. Please wait a few minutes before you try again."
+)
+# GitHub's messages for its transient 5xx answers.
+SERVER_ERROR_MESSAGES = {
+    500: "Server Error",
+    502: "Server Error",
+    503: "No server is currently available to service your request. Sorry about that. "
+    "Please try resubmitting your request and contact us if the problem persists.",
+    504: "We couldn't respond to your request in time. Sorry about that. "
+    "Please try resubmitting your request and contact us if the problem persists.",
+}
 T0 = datetime(2026, 6, 1, tzinfo=UTC)
 
 
@@ -160,6 +190,7 @@ class Failure:
     times: int | None  # None: every time
     headers: dict[str, str]
     message: str
+    docs: str = DOCS_URL
 
 
 def _b64url_decode(text: str) -> bytes:
@@ -178,8 +209,10 @@ class FakeGitHub:
         app_id: str | None = None,
         app_public_key: rsa.RSAPublicKey | None = None,
         budget: RateBudget | None = None,
+        repo_id: int = 700001,
     ) -> None:
         self.repo = repo
+        self.repo_id = repo_id  # GitHub's id: renamed-repository redirects point to /repositories/<id>
         self.clock = clock
         self.token = token
         self.app_id = app_id
@@ -188,7 +221,14 @@ class FakeGitHub:
         self.pulls: dict[int, FakePull] = {}
         self.issues: dict[int, FakeIssue] = {}
         self.failures: list[Failure] = []
+        self.renamed_from: set[str] = set()  # old owner/name answered with 301 to /repositories/<id>
+        self.redirect_origin: str | None = None  # Location origin; None: the request's own
+        self.transferred: dict[int, tuple[int, int]] = {}  # issue -> (new repo id, new number)
+        self.foreign_issues: dict[tuple[int, int], FakeIssue] = {}  # (repo id, number) -> issue
+        self.connection_failures = 0  # the next n requests fail to connect (in-process only)
+        self.dropped: list[str] = []  # paths of the requests whose connection was dropped
         self.log: list[tuple[str, str]] = []
+        self.authorization_log: list[str | None] = []  # the Authorization header of each request
         self.installation_tokens: list[str] = []
         self.max_per_page = 100  # lower it to get several pages from a few items
         self.app = Starlette(routes=[Route("/{path:path}", self._dispatch, methods=["GET", "POST"])])
@@ -221,12 +261,40 @@ class FakeGitHub:
         times: int | None = 1,
         headers: dict[str, str] | None = None,
         message: str = "Injected failure",
+        docs: str = DOCS_URL,
     ) -> None:
         """Answer `status` for requests whose path fully matches the regex `path`."""
-        self.failures.append(Failure(method, re.compile(path), status, times, headers or {}, message))
+        self.failures.append(Failure(method, re.compile(path), status, times, headers or {}, message, docs))
+
+    def server_errors(self, path: str, statuses: tuple[int, ...] = (502, 503, 504)) -> None:
+        """A 5xx burst: the next requests to `path` answer each status once, in order."""
+        for status in statuses:
+            self.fail(path, status, message=SERVER_ERROR_MESSAGES.get(status, "Server Error"))
+
+    def secondary_limit(
+        self, path: str, *, times: int | None = 1, message: str = SECONDARY_LIMIT_MESSAGE
+    ) -> None:
+        """403 as GitHub answers a secondary rate limit: no retry-after, the primary budget not spent."""
+        self.fail(path, 403, times=times, message=message, docs=SECONDARY_DOCS_URL)
+
+    def drop_connections(self, times: int) -> None:
+        """The next `times` requests fail to connect (`httpx.ConnectError`); in-process transport only."""
+        self.connection_failures += times
+
+    def transfer_issue(self, number: int, issue: FakeIssue, *, to_repo_id: int) -> None:
+        """Issue `number` moved to another repository (id `to_repo_id`) as `issue`: GET answers 301."""
+        self.transferred[number] = (to_repo_id, issue.number)
+        self.foreign_issues[(to_repo_id, issue.number)] = issue
 
     def transport(self) -> SyncASGITransport:
-        return SyncASGITransport(self.app)
+        return SyncASGITransport(self.app, before=self._maybe_drop)
+
+    def _maybe_drop(self, request: httpx.Request) -> None:
+        with self._lock:
+            if self.connection_failures > 0:
+                self.connection_failures -= 1
+                self.dropped.append(request.url.path)
+                raise httpx.ConnectError("connection refused (injected by the fake)", request=request)
 
     def paths(self, pattern: str = ".*") -> list[str]:
         """Logged paths (without query) that fully match `pattern`."""
@@ -245,8 +313,10 @@ class FakeGitHub:
             "X-RateLimit-Resource": "core",
         }
 
-    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-        body = {"message": message, "documentation_url": DOCS_URL}
+    def _error(
+        self, status: int, message: str, headers: dict[str, str] | None = None, docs: str = DOCS_URL
+    ) -> Response:
+        body = {"message": message, "documentation_url": docs}
         return JSONResponse(body, status_code=status, headers={**self._rate_headers(), **(headers or {})})
 
     def _injected(self, method: str, path: str) -> Response | None:
@@ -254,8 +324,45 @@ class FakeGitHub:
             if failure.method == method and failure.path.fullmatch(path) and failure.times != 0:
                 if failure.times is not None:
                     failure.times -= 1
-                return self._error(failure.status, failure.message, failure.headers)
+                return self._error(failure.status, failure.message, failure.headers, failure.docs)
         return None
+
+    def _moved(self, request: Request, path: str) -> Response:
+        """301 as GitHub sends it (recorded in rename-repository.raw-fixture.json)."""
+        origin = self.redirect_origin or f"{request.url.scheme}://{request.url.netloc}"
+        location = f"{origin}{path}" + (f"?{request.url.query}" if request.url.query else "")
+        body = {"message": "Moved Permanently", "url": location, "documentation_url": REDIRECT_DOCS_URL}
+        return JSONResponse(body, status_code=301, headers={**self._rate_headers(), "Location": location})
+
+    def _renamed(self, request: Request, path: str) -> Response | None:
+        """A GET under a renamed repository answers 301 to its /repositories/<id> path."""
+        match = re.fullmatch(r"/repos/(?P<repo>[^/]+/[^/]+)(?P<rest>/.*)?", path)
+        if match is None or request.method != "GET" or match["repo"] not in self.renamed_from:
+            return None
+        return self._moved(request, f"/repositories/{self.repo_id}{match['rest'] or ''}")
+
+    def _transferred(self, request: Request, path: str) -> Response | None:
+        """A GET of a transferred issue answers 301 to the issue in its new repository."""
+        match = re.fullmatch(rf"/repos/{re.escape(self.repo)}/issues/(\d+)", path)
+        if match is None or request.method != "GET" or int(match[1]) not in self.transferred:
+            return None
+        repo_id, number = self.transferred[int(match[1])]
+        return self._moved(request, f"/repositories/{repo_id}/issues/{number}")
+
+    def _by_id(self, path: str) -> tuple[str, Response | None]:
+        """`/repositories/<id>/...`: this repository's routes, or an issue transferred elsewhere."""
+        match = re.fullmatch(r"/repositories/(?P<id>\d+)(?P<rest>/.*)?", path)
+        if match is None:
+            return path, None
+        repo_id, rest = int(match["id"]), match["rest"] or ""
+        if repo_id == self.repo_id:
+            return f"/repos/{self.repo}{rest}", None
+        issue = re.fullmatch(r"/issues/(\d+)", rest)
+        moved = self.foreign_issues.get((repo_id, int(issue[1]))) if issue else None
+        if moved is None:
+            return path, self._error(404, "Not Found")
+        body = {"number": moved.number, "title": moved.title, "body": moved.body, "state": "open"}
+        return path, JSONResponse(body, headers=self._rate_headers())
 
     def _spend_budget(self) -> bool:
         b = self.budget
@@ -297,6 +404,7 @@ class FakeGitHub:
         query = request.url.query
         with self._lock:
             self.log.append((request.method, f"{path}?{query}" if query else path))
+            self.authorization_log.append(request.headers.get("authorization"))
             injected = self._injected(request.method, path)
             if injected is not None:
                 return injected
@@ -304,6 +412,15 @@ class FakeGitHub:
                 return self._error(403, "API rate limit exceeded for installation ID 1.")
             if not self._authorized(request, path):
                 return self._error(401, "Bad credentials")
+            moved = self._renamed(request, path)
+            if moved is not None:
+                return moved
+            path, by_id = self._by_id(path)
+            if by_id is not None:
+                return by_id
+            moved = self._transferred(request, path)
+            if moved is not None:
+                return moved
             for method, rx, handler in self._routes:
                 match = rx.fullmatch(path)
                 if match and method == request.method:
@@ -381,13 +498,18 @@ class FakeGitHub:
 
 
 class SyncASGITransport(httpx.BaseTransport):
-    """Runs an ASGI app in-process for a synchronous httpx client (httpx's own is async only)."""
+    """Runs an ASGI app in-process for a synchronous httpx client (httpx's own is async only).
 
-    def __init__(self, app: Any) -> None:
+    `before(request)` runs first and may raise an httpx transport error (a dropped connection)."""
+
+    def __init__(self, app: Any, before: Callable[[httpx.Request], None] | None = None) -> None:
         self._inner = httpx.ASGITransport(app=app)
         self._loop = asyncio.new_event_loop()
+        self._before = before
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if self._before is not None:
+            self._before(request)
         inner_request = httpx.Request(
             request.method, request.url, headers=request.headers, content=request.read()
         )

@@ -95,3 +95,16 @@ def test_export_rate_limit_wait_over_max_wait_exits_3_and_reports_requests(
     assert run_export(fake, monkeypatch, pilot, "--max-wait", "1m") == 3
     err = capsys.readouterr().err
     assert "--max-wait" in err and "stopped after" in err
+
+
+def test_export_a_persistent_5xx_exits_3_with_a_resumable_message(
+    pilot: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = fake_with_prs()
+    fake.fail(rf"/repos/{REPO}/pulls/12", 503, times=None)
+    # --max-wait 500ms leaves no room for the first backoff (at least 1 s): no real sleep here
+    assert run_export(fake, monkeypatch, pilot, "--max-wait", "500ms") == 3
+    err = capsys.readouterr().err
+    assert "answered 503 for GET /repos/fictional-org/shop-demo/pulls/12 after 0 retries" in err
+    assert "re-run the same export later to resume" in err and "Traceback" not in err
+    assert TITLE not in err

@@ -30,6 +30,8 @@ from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
 from graft_eval_pipeline_tests.builders import make_pilot_set
 from graft_eval_pipeline_tests.fake_github import (
+    ABUSE_LIMIT_MESSAGE,
+    SECONDARY_LIMIT_MESSAGE,
     FakeClock,
     FakeCommit,
     FakeFile,
@@ -269,12 +271,13 @@ def test_U_EXP_7_other_errors_abort_with_exit_2_and_keep_what_was_written(tmp_pa
     for n in range(1, 4):
         env.agent_pull(n)
     picks = env.collect().candidates
-    env.fake.fail(rf"/repos/{REPO}/pulls/1", 500, times=None)  # exported last (sorted by number)
+    env.fake.fail(rf"/repos/{REPO}/pulls/1", 422, times=None)  # exported last (sorted by number)
     with pytest.raises(EvalError) as err:
         export_sampled(
             env.gh, env.cs, sorted(picks, key=lambda c: -c.pr_number), redact=RedactOptions(), now=lambda: NOW
         )
-    assert err.value.exit_code == 2 and "500" in str(err.value)
+    assert err.value.exit_code == 2 and "422" in str(err.value)
+    assert env.clock.sleeps == []  # a 4xx is not retried
     assert list_case_ids(env.cs) == [f"{SET_ID}--shop-demo-2", f"{SET_ID}--shop-demo-3"]
 
 
@@ -385,3 +388,82 @@ def test_export_window_takes_whole_days_or_iso_times_and_names_a_bad_bound() -> 
     assert export.check_repository("fictional-org/shop-demo") == "fictional-org/shop-demo"
     with pytest.raises(EvalError, match="is not owner/name"):
         export.check_repository("shop-demo")
+
+
+# --- GitHub as it really answers (issue 10, item 4) ----------------------------------------------
+
+
+def in_backoff_window(sleeps: list[float], attempts: list[int]) -> bool:
+    """Each wait lies in [2^(a+1) * 0.5, 2^(a+1)) s: exponential backoff with jitter."""
+    return len(sleeps) == len(attempts) and all(
+        2.0 * 2**a * 0.5 <= s < 2.0 * 2**a for s, a in zip(sleeps, attempts, strict=True)
+    )
+
+
+def test_a_5xx_burst_and_dropped_connections_are_retried_and_the_export_completes(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    env.agent_pull(1)
+    env.fake.drop_connections(2)  # the listing: two failed connects, then it answers
+    env.fake.server_errors(rf"/repos/{REPO}/pulls/1")  # 502, 503, 504, then the PR
+    summary = env.run()
+    assert list_case_ids(env.cs) == [f"{SET_ID}--shop-demo-1"]
+    assert env.fake.dropped == [f"/repos/{REPO}/pulls", f"/repos/{REPO}/pulls"]
+    assert in_backoff_window(env.clock.sleeps, [0, 1, 0, 1, 2])
+    assert summary.rate_limit_waits == 0  # backoff is not a rate-limit wait
+
+
+def test_a_5xx_that_outlasts_the_retries_stops_with_exit_3_and_a_rerun_resumes(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    for n in range(1, 4):
+        env.agent_pull(n)
+    picks = sorted(env.collect().candidates, key=lambda c: -c.pr_number)  # #1 last
+    env.fake.fail(rf"/repos/{REPO}/pulls/1", 503, times=None)
+    with pytest.raises(EvalAbort) as err:
+        export_sampled(env.gh, env.cs, picks, redact=RedactOptions(), now=lambda: NOW)
+    assert err.value.exit_code == 3 and err.value.reason == "github_unavailable"
+    assert "503" in str(err.value) and "after 5 retries" in str(err.value) and "re-run" in str(err.value)
+    assert in_backoff_window(env.clock.sleeps, [0, 1, 2, 3, 4])
+    assert list_case_ids(env.cs) == [f"{SET_ID}--shop-demo-2", f"{SET_ID}--shop-demo-3"]
+    env.fake.failures.clear()
+    result = export_sampled(env.gh, env.cs, picks, redact=RedactOptions(), now=lambda: NOW)
+    assert [e.pr_number for e in result.exported] == [1] and len(result.skipped_existing) == 2
+
+
+def test_a_renamed_repository_and_a_transferred_issue_are_followed(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    old = "fictional-org/shop-demo-old"
+    env.fake.renamed_from.add(old)
+    env.agent_pull(1, body="Fixes #5")
+    env.fake.transfer_issue(5, FakeIssue(9, title="Moved issue"), to_repo_id=700002)
+    options = ExportOptions(repo=old, merged_from=FROM, merged_to=TO)
+    run_export(env.gh, env.cs, options, now=lambda: NOW, emit=env.lines.append)
+    case = read_case(env.cs, f"{SET_ID}--shop-demo-old-1")
+    assert case.inputs.repository_full_name == REPO
+    assert case.inputs.issue is not None and (case.inputs.issue.number, case.inputs.issue.title) == (
+        9,
+        "Moved issue",
+    )
+    assert any(p.startswith("/repositories/") for p in env.fake.paths())
+
+
+def test_an_answer_of_another_shape_stops_the_export_with_exit_2_and_names_the_route(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    env.agent_pull(1, body="Fixes #5")
+    env.fake.fail(rf"/repos/{REPO}/issues/5", 200, message="Moved Permanently")  # an error object, 200
+    with pytest.raises(EvalError) as err:
+        env.run()
+    assert type(err.value) is EvalError and err.value.exit_code == 2
+    assert f"GET /repos/{REPO}/issues/5 with an unexpected body (expected an issue" in str(err.value)
+    assert list_case_ids(env.cs) == []
+
+
+@pytest.mark.parametrize("message", [SECONDARY_LIMIT_MESSAGE, ABUSE_LIMIT_MESSAGE])
+def test_a_secondary_limit_403_without_retry_after_waits_and_the_export_completes(
+    tmp_path: Path, message: str
+) -> None:
+    env = Env(tmp_path)
+    env.agent_pull(1)
+    env.fake.secondary_limit(rf"/repos/{REPO}/pulls/1", times=2, message=message)
+    summary = env.run()
+    assert env.clock.sleeps == [60.0, 120.0]  # at least a minute, then exponential
+    assert summary.rate_limit_waits == 2 and list_case_ids(env.cs) == [f"{SET_ID}--shop-demo-1"]

@@ -16,6 +16,8 @@ from typing import Any, Protocol
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
+from graft_eval_pipeline.github.errors import GitHubError
+
 # POST path, bearer value → JSON answer; supplied by the client so the exchange is rate limited too.
 TokenPost = Callable[[str, str], Any]
 
@@ -76,8 +78,17 @@ class AppAuth:
     def authorization(self, post: TokenPost) -> str:
         if self._token is None or self._now() >= self._expires_at - REFRESH_MARGIN_S:
             jwt = app_jwt(self.app_id, self._key, self._now())
-            answer = post(f"/app/installations/{self.installation_id}/access_tokens", f"Bearer {jwt}")
-            self._token = str(answer["token"])
-            expires = datetime.fromisoformat(str(answer["expires_at"]).replace("Z", "+00:00"))
+            path = f"/app/installations/{self.installation_id}/access_tokens"
+            answer = post(path, f"Bearer {jwt}")
+            try:
+                token, expires_at = answer["token"], answer["expires_at"]
+                expires = datetime.fromisoformat(str(expires_at).replace("Z", "+00:00"))
+                if not isinstance(token, str) or not token:
+                    raise TypeError
+            except (KeyError, TypeError, ValueError):
+                raise GitHubError(
+                    "unexpected", None, f"GitHub API answered POST {path} with no installation token"
+                ) from None
+            self._token = token
             self._expires_at = expires.timestamp()
         return f"Bearer {self._token}"

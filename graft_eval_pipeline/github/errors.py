@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-ErrorKind = Literal["not_found", "rate_limited", "auth", "http", "network"]
+# server: 5xx still failing after the backoff retries; network: connection errors likewise (both
+# transient: the export stops with exit 3 and resumes on a re-run). unexpected: a 2xx body that is
+# not the JSON shape the route returns, or a redirect that could not be followed.
+ErrorKind = Literal["not_found", "rate_limited", "auth", "http", "network", "server", "unexpected"]
 
 
 class GitHubError(Exception):
-    """A request that failed after the rate-limit retries."""
+    """A request that failed after the rate-limit and transient-failure retries."""
 
     def __init__(self, kind: ErrorKind, status: int | None, message: str) -> None:
         self.kind = kind

@@ -2,6 +2,10 @@
 
 Files come in two shapes: paths and counts only (stage 1, every candidate; patches are dropped
 as each page is parsed) and with patches (stage 2, sampled PRs only, at most 30 pages of 100).
+
+Every answer is checked against the fields read here before use: a body of another shape (an
+error object with status 200, a list for an object, a field of the wrong type) is a
+`GitHubError("unexpected")` naming the route and the field, never a TypeError or KeyError.
 """
 
 from __future__ import annotations
@@ -33,6 +37,78 @@ def _repo_path(repo: str) -> str:
     return f"/repos/{repo}"
 
 
+# --- the shapes read here: field -> accepted types, or a nested shape ---------------------------
+
+_NONE = type(None)
+_OPT_STR = (str, _NONE)
+_TIME_FIELDS = frozenset({"updated_at", "merged_at"})
+_PULL_SUMMARY: Mapping[str, Any] = {
+    "number": (int,),
+    "updated_at": (str,),
+    "merged_at": _OPT_STR,
+    "title": _OPT_STR,
+    "body": _OPT_STR,
+    "user": (Mapping, _NONE),
+}
+_PULL: Mapping[str, Any] = {
+    **_PULL_SUMMARY,
+    "additions": (int,),
+    "deletions": (int,),
+    "changed_files": (int,),
+    "head": {"sha": (str,)},
+    "base": {"sha": (str,), "repo": {"full_name": (str,)}},
+}
+_COMMIT: Mapping[str, Any] = {"commit": {"message": _OPT_STR}}
+_FILE: Mapping[str, Any] = {
+    "filename": (str,),
+    "status": (str,),
+    "additions": (int,),
+    "deletions": (int,),
+    "patch": _OPT_STR,
+    "previous_filename": _OPT_STR,
+}
+_ISSUE: Mapping[str, Any] = {
+    "number": (int,),
+    "title": _OPT_STR,
+    "body": _OPT_STR,
+    "pull_request": (Mapping, _NONE),
+}
+
+
+def _unexpected(where: str, what: str, field: str | None = None) -> GitHubError:
+    detail = f"; field {field!r} is missing or of the wrong type" if field else ""
+    message = f"GitHub API answered {where} with an unexpected body (expected {what}{detail})"
+    return GitHubError("unexpected", None, message)
+
+
+def _field_ok(value: Any, types: tuple[type, ...], name: str) -> bool:
+    if isinstance(value, bool) and bool not in types:
+        return False  # a JSON true is not a count
+    if not isinstance(value, types):
+        return False
+    if name in _TIME_FIELDS and isinstance(value, str):
+        try:
+            parse_time(value)
+        except ValueError:
+            return False
+    return True
+
+
+def _checked(
+    value: Any, shape: Mapping[str, Any], where: str, what: str, prefix: str = ""
+) -> Mapping[str, Any]:
+    """`value` as an object with `shape`'s fields (optional ones may be absent), else GitHubError."""
+    if not isinstance(value, Mapping):
+        raise _unexpected(where, what, prefix.rstrip(".") or None)
+    for name, spec in shape.items():
+        field = value.get(name)
+        if isinstance(spec, Mapping):
+            _checked(field, spec, where, what, f"{prefix}{name}.")
+        elif not _field_ok(field, spec, name):
+            raise _unexpected(where, what, f"{prefix}{name}")
+    return value
+
+
 def list_merged_pulls(
     gh: GitHubClient, repo: str, merged_from: datetime, merged_to: datetime
 ) -> Iterator[Mapping[str, Any]]:
@@ -47,8 +123,10 @@ def list_merged_pulls(
         "direction": "desc",
         "per_page": PER_PAGE,
     }
-    for page, _ in gh.pages(f"{_repo_path(repo)}/pulls", params):
-        for pr in page:
+    url = f"{_repo_path(repo)}/pulls"
+    for page, _ in gh.pages(url, params):
+        for item in page:
+            pr = _checked(item, _PULL_SUMMARY, f"GET {url}", "a list of pull requests")
             if parse_time(pr["updated_at"]) < merged_from:
                 return
             merged_at = pr.get("merged_at")
@@ -57,13 +135,15 @@ def list_merged_pulls(
 
 
 def get_pull(gh: GitHubClient, repo: str, number: int) -> Mapping[str, Any]:
-    return gh.get_json(f"{_repo_path(repo)}/pulls/{number}")
+    url = f"{_repo_path(repo)}/pulls/{number}"
+    return _checked(gh.get_json(url), _PULL, f"GET {url}", "a pull request")
 
 
 def list_commits(gh: GitHubClient, repo: str, number: int) -> list[Mapping[str, Any]]:
     commits: list[Mapping[str, Any]] = []
-    for page, _ in gh.pages(f"{_repo_path(repo)}/pulls/{number}/commits", {"per_page": PER_PAGE}):
-        commits.extend(page)
+    url = f"{_repo_path(repo)}/pulls/{number}/commits"
+    for page, _ in gh.pages(url, {"per_page": PER_PAGE}):
+        commits.extend(_checked(item, _COMMIT, f"GET {url}", "a list of commits") for item in page)
     return commits
 
 
@@ -90,7 +170,10 @@ def list_files(gh: GitHubClient, repo: str, number: int, *, with_patches: bool) 
     more = False
     url = f"{_repo_path(repo)}/pulls/{number}/files"
     for pages_read, (page, has_next) in enumerate(gh.pages(url, {"per_page": PER_PAGE}), start=1):
-        files.extend(_changed_file(item, with_patches) for item in page)
+        files.extend(
+            _changed_file(_checked(item, _FILE, f"GET {url}", "a list of files"), with_patches)
+            for item in page
+        )
         more = has_next
         if pages_read >= MAX_FILE_PAGES:
             break
@@ -105,13 +188,14 @@ def linked_issue_number(body: str, task_issue_number: int | None) -> int | None:
 
 def get_issue(gh: GitHubClient, repo: str, number: int) -> IssueInfo | None:
     """The linked issue, or None when it is gone or is a pull request."""
+    url = f"{_repo_path(repo)}/issues/{number}"
     try:
-        issue = gh.get_json(f"{_repo_path(repo)}/issues/{number}")
+        issue = _checked(gh.get_json(url), _ISSUE, f"GET {url}", "an issue")
     except GitHubError as err:
         if err.kind == "not_found":
             return None
         raise
-    if "pull_request" in issue:
+    if issue.get("pull_request") is not None:
         return None
     return IssueInfo(number=issue["number"], title=issue.get("title") or "", body=issue.get("body") or "")
 

@@ -16,6 +16,7 @@ JSON-serialisable results in between:
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -152,6 +153,7 @@ def github_client(
     limits: RateLimitOptions,
     sleep: Callable[[float], None] = time.sleep,
     now: Callable[[], float] = time.time,
+    rand: Callable[[], float] = random.random,
     transport: Any = None,
 ) -> GitHubClient:
     """E16: the App's installation token (default) or GRAFT_EVAL_GITHUB_TOKEN."""
@@ -172,13 +174,14 @@ def github_client(
                 "GITHUB_APP_PRIVATE_KEY_PATH must name a readable PEM RSA key (the App's private key)"
             ) from None
         credentials = AppAuth(str(env.github_app_id), key, installation_id, now)
-    limiter = RateLimiter(limits, sleep=sleep, now=now)
+    limiter = RateLimiter(limits, sleep=sleep, now=now, rand=rand)
     return GitHubClient(auth=credentials, limiter=limiter, base_url=env.github_api_url, transport=transport)
 
 
 @contextmanager
 def github_errors() -> Iterator[None]:
-    """GitHub-layer failures as the CLI's errors: rate-limit stops exit 3, the rest exit 2."""
+    """GitHub-layer failures as the CLI's errors: rate-limit stops and transient failures that
+    outlasted the retries (5xx, connection errors) exit 3, the rest exit 2."""
     try:
         yield
     except GitHubAbort as err:
@@ -187,6 +190,11 @@ def github_errors() -> Iterator[None]:
         if err.kind == "rate_limited":
             raise EvalAbort(
                 "rate_limited", f"{err}: still rate limited after 3 retries; re-run later"
+            ) from None
+        if err.kind in ("server", "network"):
+            raise EvalAbort(
+                "github_unavailable",
+                f"{err}; cases written so far are kept, re-run the same export later to resume",
             ) from None
         raise EvalError(f"{err}; cases written so far are kept, re-run to resume") from None
 
