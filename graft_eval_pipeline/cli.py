@@ -8,6 +8,7 @@ Each command group lives in a small block below; errors raise `EvalError` subcla
 from __future__ import annotations
 
 import getpass
+import io
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -49,6 +50,7 @@ from graft_eval_pipeline.evalset.sets import (
     purge_set,
     read_case,
     render_case,
+    to_terminal_safe,
 )
 from graft_eval_pipeline.github.rate_limit import (
     DEFAULT_MAX_REQUESTS,
@@ -170,7 +172,7 @@ def validate(set_dir: Path, strict: bool) -> None:
             cases.append(read_case(cs, case_id))
         except EvalError as err:
             invalid += 1
-            click.echo(f"invalid: {err}", err=True)
+            echo_error(f"invalid: {' '.join(str(err).split())}")
     counts = label_counts(cases)
     click.echo(
         f"set {cs.set_id}: {len(ids)} cases, {counts.labelled} labelled, {counts.gold} gold, "
@@ -664,6 +666,12 @@ def summary(set_dir: Path, strict: bool) -> None:
     click.echo(latest_report_summary(cs), nl=False)
 
 
+def echo_error(text: str) -> None:
+    """The one way an error reaches stderr: terminal-safe (an escape sequence from a file name or
+    a file shows as `[U+001B]`, it does not act), one line unless it is click's usage block."""
+    click.echo(to_terminal_safe(text.rstrip("\n")), err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code instead of raising SystemExit (testable)."""
     try:
@@ -671,19 +679,19 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.UsageError as exc:
-        exc.show()
+        usage = io.StringIO()
+        exc.show(file=usage)
+        echo_error(usage.getvalue())
         return 2
     except click.Abort:
-        click.echo("aborted", err=True)
+        echo_error("aborted")
         return 3
     except EvalError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo_error(f"error: {' '.join(str(exc).split())}")
         return exc.exit_code
     except OSError as exc:  # a file system failure no evalset function mapped: one line, no traceback
         where = f" ({exc.filename})" if exc.filename else ""
-        click.echo(
-            f"error: {exc.strerror or exc}{where}: check the path, free space and permissions", err=True
-        )
+        echo_error(f"error: {exc.strerror or exc}{where}: check the path, free space and permissions")
         return 2
     return 0
 

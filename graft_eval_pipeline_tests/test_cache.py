@@ -88,7 +88,7 @@ def test_a_damaged_entry_is_an_error_naming_its_key_only(tmp_path) -> None:
     assert GOAL_MARK not in str(err.value)
     other = CacheEntry(key=cache_key("other"), created_at=NOW, cost_usd=None, result=result())
     (cs.dir / entry_path(key)).write_text(other.model_dump_json(by_alias=True))
-    with pytest.raises(EvalError, match=f"holds key {other.key}"):
+    with pytest.raises(EvalError, match="holds another key"):
         read_entry(cs, key)
 
 

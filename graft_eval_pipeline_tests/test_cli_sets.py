@@ -139,7 +139,8 @@ def test_validate_counts(tmp_path: Path, env: dict[str, str], capsys: pytest.Cap
     (folder / "cases" / "pilot-demo--shop-demo-9.case.enc").write_text("{}")
     assert main(["validate", "--set", str(folder)]) == 1
     captured = capsys.readouterr()
-    assert "4 cases" in captured.out and "invalid: not a enc-v1 envelope" in captured.err
+    damaged = "invalid: cases/pilot-demo--shop-demo-9.case.enc: cannot decrypt: not an enc-v1 envelope"
+    assert "4 cases" in captured.out and damaged in captured.err
 
 
 def test_show_renders_and_says_no_cached_result(

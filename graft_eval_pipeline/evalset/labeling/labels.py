@@ -17,12 +17,14 @@ from pydantic import ValidationError
 from graft_eval_pipeline.evalset.sets import (
     DOUBLE_LABEL_TAG,
     HANDLE_PATTERN,
+    LONE_SURROGATE_RULE,
     EvalCase,
     EvalError,
     LabelAnswers,
     LabelSet,
     allocate,
     describe_validation_error,
+    lone_surrogate_at,
     mulberry32,
     needs_adjudication,
     path_stratum,
@@ -96,17 +98,21 @@ def apply_labels(
     check_handle(labeler)
     problems: list[str] = []
     labels: dict[str, LabelSet] = {}
+    unknown = sum(case_id not in cases for case_id in entries)
+    if unknown:  # counted, never quoted: an id that is not in the set is text from the file
+        problems.append(f"{unknown} case id(s) not in the set (check them with `graft-eval validate`)")
     for case_id, raw in entries.items():
         case = cases.get(case_id)
         if case is None:
-            problems.append(
-                f"case {case_id} is not in the set" if len(case_id) <= 100 else "an unknown case id"
-            )
             continue
         try:
             answers = LabelAnswers.model_validate(raw)
         except ValidationError as err:
             problems.append(describe_validation_error(err, f"case {case_id}"))
+            continue
+        at = lone_surrogate_at(answers)
+        if at is not None:
+            problems.append(f"case {case_id}: {at}: {LONE_SURROGATE_RULE}")
             continue
         paths = {f.path for f in case.inputs.files}
         bad = [i + 1 for i, p in enumerate(answers.out_of_scope) if p not in paths]

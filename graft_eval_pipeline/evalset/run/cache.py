@@ -65,7 +65,7 @@ def read_entry(cs: CaseSet, key: str) -> CacheEntry | None:
             f"cache entry {key} of set {cs.set_id} is not valid: delete it (or run with --no-cache)"
         ) from None
     if entry.key != key:
-        raise EvalError(f"cache entry {key} of set {cs.set_id} holds key {entry.key}: delete it")
+        raise EvalError(f"cache entry {key} of set {cs.set_id} holds another key: delete it")
     return entry
 
 

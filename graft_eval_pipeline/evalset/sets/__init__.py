@@ -75,6 +75,13 @@ from graft_eval_pipeline.evalset.sets.store import (
     write_report_file,
 )
 from graft_eval_pipeline.evalset.sets.terminal import render_case, to_terminal_safe
+from graft_eval_pipeline.evalset.sets.untrusted import (
+    LONE_SURROGATE_RULE,
+    UntrustedInputError,
+    decode_utf8,
+    load_json,
+    lone_surrogate_at,
+)
 
 __all__ = [
     "ASSETS_DIR",
@@ -91,6 +98,7 @@ __all__ = [
     "IMPORTED_DIR",
     "INBOX_DIR",
     "LIVE_RERUN_FILE",
+    "LONE_SURROGATE_RULE",
     "MAX_KEY_CHANGES",
     "PURGE_LOG",
     "RUNS_DIR",
@@ -115,12 +123,14 @@ __all__ = [
     "Redaction",
     "SetMeta",
     "SizeStratum",
+    "UntrustedInputError",
     "allocate",
     "assert_private_location",
     "atomic_write",
     "case_set_hash",
     "check_output_target",
     "create_set",
+    "decode_utf8",
     "describe_validation_error",
     "discover_set_ids",
     "draw_sample",
@@ -128,6 +138,8 @@ __all__ = [
     "gold",
     "label_counts",
     "list_case_ids",
+    "load_json",
+    "lone_surrogate_at",
     "mulberry32",
     "needs_adjudication",
     "open_set",

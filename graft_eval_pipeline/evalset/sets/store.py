@@ -45,6 +45,7 @@ from graft_eval_pipeline.evalset.sets.set_tree import (
     scan_set_tree,
     store_only_part,
 )
+from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, decode_utf8
 
 SEALED_SUFFIX = ".enc"
 PLAIN_CASE_SUFFIX = ".case.json"
@@ -208,7 +209,7 @@ def _read_meta(dir: Path) -> SetMeta:
             f"{dir} is not a case set (no {SET_FILE}): check --set, or create it with `graft-eval init`"
         )
     try:
-        return SetMeta.model_validate_json(path.read_text(encoding="utf-8"))
+        return SetMeta.model_validate_json(path.read_bytes())  # bytes: bad UTF-8 is a json_invalid error
     except ValueError as err:
         raise EvalError(describe_validation_error(err, str(path))) from None
 
@@ -580,12 +581,15 @@ def _read_file(cs: CaseSet, rel_file: str) -> str | None:
     path = cs.dir / rel_file
     if not path.is_file():
         return None
-    text = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
     if not cs.is_pilot:
-        return text
+        try:
+            return decode_utf8(data, rel_file)
+        except UntrustedInputError as err:
+            raise EvalError(str(err)) from None
     if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
         raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
-    return open_envelope(text, cs.key, f"{cs.set_id}/{rel_file}")
+    return open_envelope(data, cs.key, f"{cs.set_id}/{rel_file}")
 
 
 def _check_set_folder(cs: CaseSet) -> None:
