@@ -165,24 +165,35 @@ def _custom(
 ) -> None:
     """User patterns run line by line (after the diff prefix) so they cannot swallow a newline.
 
-    A whole-text probe first skips texts without a hit; a pattern that anchors at the start of
-    the line or the text, or looks behind, could see the diff prefix there, so it is always run.
+    A whole-text probe finds the lines that can hold a hit, and only those are matched line by
+    line; a pattern that anchors at the start of the line or the text could see the diff prefix
+    there, so it runs on every line.
     """
-    active = [
-        line_pattern
-        for line_pattern, probe in patterns
-        if probe is None or probe.search(text) is not None  # type: ignore[attr-defined]
-    ]
-    if not active:
-        return
-    offset = 0
-    for line in text.split("\n"):
-        skip = 1 if is_patch and line[:1] in _DIFF_PREFIXES else 0
-        content = line[skip:]
-        for pattern in active:
-            for match in pattern.finditer(content):  # type: ignore[attr-defined]
-                spans.add(offset + skip + match.start(), offset + skip + match.end(), "custom")
-        offset += len(line) + 1
+    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    for line_pattern, probe in patterns:
+        if probe is None:
+            offset = 0
+            for line in text.split("\n"):
+                _custom_line(text, offset, offset + len(line), is_patch, line_pattern, spans)
+                offset += len(line) + 1
+            continue
+        pos = 0
+        while pos <= len(text):
+            hit = probe.search(subject, pos)  # type: ignore[attr-defined]
+            if hit is None:
+                break
+            line_start = text.rfind("\n", 0, hit.start()) + 1
+            line_end = text.find("\n", hit.start())
+            line_end = len(text) if line_end < 0 else line_end
+            _custom_line(text, line_start, line_end, is_patch, line_pattern, spans)
+            pos = line_end + 1
+
+
+def _custom_line(text: str, start: int, end: int, is_patch: bool, pattern: object, spans: _Spans) -> None:
+    skip = 1 if is_patch and text[start : start + 1] in _DIFF_PREFIXES else 0
+    content = text[start + skip : end]
+    for match in pattern.finditer(content):  # type: ignore[attr-defined]
+        spans.add(start + skip + match.start(), start + skip + match.end(), "custom")
 
 
 def _splice(text: str, spans: _Spans, counts: Counter[str]) -> str:

@@ -39,15 +39,15 @@ _KEY_QUALIFIERS = (
     "server|pass|rest|management|primary[_.\\- ]?access|secondary[_.\\- ]?access"
 )
 _STRONG = (
-    r"passw(?:or)?d|passwort|passphrase|pwd|secret|token|sharedaccesssignature|"
+    r"passw(?:or)?d|passwort|passphrase|kennwort|contrase(?:n|\xf1)a|senha|pwd|secret|token|sharedaccesssignature|"
     rf"(?:{_KEY_QUALIFIERS}){_SEP}key"
 )
 _WEAK = r"pass|auth|credentials?|creds"
 _DECOR = (
-    r"(?:[_.\-]?(?:[0-9]{1,2}|b64|base64|hex|raw|str|string|plain|plaintext|value|val|enc|encoded|base|"
+    r"(?:[_.\-]?(?:[0-9]{1,4}|b64|base64|hex|raw|str|string|plain|plaintext|value|val|enc|encoded|base|"
     r"prod|production|dev|development|stage|staging|test|live|new|old|default|local))?"
 )
-_CLOSE = r"(?:\\?[\"'`]|\]|\\?[\"']\]|\]\\?[\"'])?"
+_CLOSE = r"(?:\[[0-9]*\])?[\"'`\]*\\]{0,3}"
 _TYPE = r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]<>|?]*[ \t]*(?==)|[ \t]+[A-Za-z_][\w.\[\]]*[ \t]*(?==))?"
 _OPS = r"(?P<op>:::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|:|>|\(|,|[ \t]+(?=[\"'`]))"
 # RE2 has no look-ahead: its anchor is looser (the `re` pattern below decides).
@@ -59,6 +59,12 @@ _ASSIGN = re.compile(
     _A,
 )
 _WEAK_KW = re.compile(_WEAK, _A | re.IGNORECASE)
+_TYPE_THEN_EQ = re.compile(r"[A-Za-z_][\w.\[\]<>|?]*[ \t]*=(?!=)[ \t]*", _A)
+# Words that end in `pass` without being a password.
+_PASS_WORDS = re.compile(
+    r"(?:by|com|sur|over|under|tres|encom|render|sub|multi|first|second|one|two|single|bi|mass|ex|im)pass$",
+    _A | re.IGNORECASE,
+)
 _BLOCK_SCALAR = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-$@")
 # Names that end like a secret but hold something else.
@@ -91,9 +97,7 @@ _AUTH_HEADER = re.compile(
 )
 _BEARER = re.compile(r"(?i:bearer)[ \t]+(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)", _A)
 _BASIC = re.compile(r"(?i:basic)[ \t]+(?P<v>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", _A)
-_CURL_USER = re.compile(
-    r"(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"'$]+):(?P<pw>[^\s\"']+)[\"']?", _A
-)
+_CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"'$]+):(?P<pw>[^\s\"']+)[\"']?", _A)
 _SAS_SIG = re.compile(r"[?&;]sig=(?P<v>[A-Za-z0-9%+/=]{20,})", _A)
 
 _BEGIN_KEY = re.compile(
@@ -117,7 +121,7 @@ def _body_start(body: str) -> str:
     if match is None:
         return ""
     count = min(int(match.group(1)), _ANCHOR_REPEAT_CAP)
-    return body[: match.start(1) - 1] + "{%d}" % count
+    return body[: match.start(1) - 1] + f"{{{count}}}"
 
 
 @dataclass(frozen=True)
@@ -127,12 +131,27 @@ class _TokenRule:
     relaxed: re.Pattern[str] | None  # without the right boundary, for checksum-valid tokens
 
 
-_TOKEN_PLACEHOLDERS = ("xxxx", "****", "....", "example", "your_", "your-", "placeholder", "redacted", "dummy", "fake")
+_TOKEN_PLACEHOLDERS = (
+    "xxxx",
+    "****",
+    "....",
+    "example",
+    "your_",
+    "your-",
+    "placeholder",
+    "redacted",
+    "dummy",
+    "fake",
+    "${",
+    "{{",
+    "<",
+    ">",
+)
 
 
 def _token_placeholder(body: str) -> bool:
     lower = body.lower()
-    return lower.startswith("your") or any(p in lower for p in _TOKEN_PLACEHOLDERS) or any(c in body for c in "<{$")
+    return lower.startswith("your") or any(p in lower for p in _TOKEN_PLACEHOLDERS)
 
 
 def _token_rule(token: Token) -> _TokenRule:
@@ -183,9 +202,9 @@ def _token_handler(rule: _TokenRule) -> Handler:
             return True
         if rule.relaxed is not None and token.checksum is not None:
             # A checksum-valid token counts even when glued to other word characters.
-            match = rule.relaxed.match(text, start, line_end)
-            if match and token.checksum(match.group(0)):
-                add(match.start(), match.end(), token.kind)
+            glued = rule.relaxed.match(text, start, line_end)
+            if glued and token.checksum(glued.group(0)):
+                add(glued.start(), glued.end(), token.kind)
                 return True
         return False
 
@@ -255,16 +274,23 @@ def _next_line_value(text: str, line_end: int, is_patch: bool) -> tuple[int, int
     return (i, j) if j > i else None
 
 
-def _kind_for(name: str, value: str, op: str, text: str, value_end: int, line_end: int) -> str:
+def _kind_for(
+    name: str, value: str, quoted: bool, op: str, text: str, name_start: int, value_end: int
+) -> str:
     lower = name.lower()
     if "aws" in lower and re.fullmatch(r"[A-Za-z0-9/+=]{40}", value, _A):
         return "aws_secret_key"
-    bare = lower.replace("_", "").replace("-", "")
-    if bare.endswith(("accountkey", "sharedaccesskey", "sharedaccesssignature")):
-        return "connection_string"
-    if op == "=" and bare.endswith(("password", "pwd")) and ";" in text[value_end : value_end + 1]:
-        return "connection_string"
-    return "assignment"
+    # `Server=…;User ID=…;Password=…;`, `…;AccountKey=…;`: a `;`-separated connection string.
+    in_connection_string = (
+        not quoted
+        and op == "="
+        and ";"
+        in (
+            text[name_start - 1 : name_start],
+            text[value_end : value_end + 1],
+        )
+    )
+    return "connection_string" if in_connection_string else "assignment"
 
 
 def _assignment(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
@@ -278,14 +304,15 @@ def _assignment(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -
     while name_start > line_start and text[name_start - 1] in _NAME_CHARS:
         name_start -= 1
     kw = match.group("kw")
-    if _WEAK_KW.fullmatch(kw) and start > line_start and text[start - 1].isalpha():
-        if not (text[start - 1].islower() and kw[0].isupper()):  # `bypass`, not `dbPass`
-            return False
     name = text[name_start : match.start("close")]
+    if _PASS_WORDS.search(name) or (kw.lower() == "auth" and name.lower().endswith("oauth")):
+        return False
     if _NOT_SECRET_NAMES.search(name):
         return False
     op = match.group("op").strip()
-    strict = bool(_WEAK_KW.fullmatch(kw)) or op in ("(", ",")
+    # `key:value` without a space is no YAML mapping (`io.jsonwebtoken:jjwt`): only random values.
+    tight_colon = op == ":" and not match.group(0).endswith((" ", "\t")) and not match.group("close")
+    strict = bool(_WEAK_KW.fullmatch(kw)) or op in ("(", ",") or tight_colon
     if op == ">" and text[name_start - 1 : name_start] != "<":
         return False
     pos = match.end()
@@ -305,19 +332,19 @@ def _assignment(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -
     value = text[vstart:vend]
     if op == "(" and not quoted:
         return False
-    if op == ":" and not quoted and re.fullmatch(r"[A-Za-z_][\w.\[\]<>|?]*", value, _A):
+    if op == ">" and not multiline and text[vend : vend + 2] != "</":
+        return False  # `<name>value</name>` only
+    annotated = op == ":" and not quoted and not multiline and _TYPE_THEN_EQ.match(text, vstart)
+    if annotated:
         # `api_key: str = "…"`: a type annotation, the value follows `=`.
-        rest = re.compile(r"[ \t]*=[ \t]*", _A).match(text, vend)
-        if rest is None:
-            return False
-        nested = _value_at(text, rest.end(), line_end)
+        nested = _value_at(text, annotated.end(), line_end)
         if nested is None:
             return False
         vstart, vend, quoted = nested
         value = text[vstart:vend]
     if not looks_secret(value, quoted=quoted, strict=strict):
         return False
-    kind = "assignment" if multiline else _kind_for(name, value, op, text, vend, line_end)
+    kind = "assignment" if multiline else _kind_for(name, value, quoted, op, text, name_start, vend)
     add(vstart, vend, kind)
     return True
 
@@ -382,8 +409,26 @@ def _sql(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
 
 
 _URL_PLACEHOLDERS = frozenset(
-    "password passwd pass pwd secret token changeme changeit xxx xxxx pw p@ssw0rd mypassword yourpassword "
-    "user username admin test".split()
+    [
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "changeme",
+        "changeit",
+        "xxx",
+        "xxxx",
+        "pw",
+        "p@ssw0rd",
+        "mypassword",
+        "yourpassword",
+        "user",
+        "username",
+        "admin",
+        "test",
+    ]
 )
 
 
@@ -504,7 +549,12 @@ def _scanner() -> _Scanner:
             ("na", "ke"),
             _name_value,
         ),
-        (r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password)[ \t]+[\"']", (), ("id", "wi"), _sql),
+        (
+            r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password)[ \t]+[\"']",
+            (),
+            ("id", "wi"),
+            _sql,
+        ),
         (rf"{kw}{_CLOSE}[ \t]*{_TYPE_RE2}[ \t]*{_OPS_RE2}", (), (), _assignment),
     ]
     for anchor, heads, heads_ci, handler in structured:
@@ -532,12 +582,18 @@ def scan(text: str, is_patch: bool, add: AddSpan) -> None:
     # ASCII text (nearly all code) is scanned as bytes: same offsets, no offset translation.
     subject: str | bytes = text.encode("ascii") if text.isascii() else text
     by_head, by_head_ci, fallback = scanner.by_head, scanner.by_head_ci, scanner.fallback
-    for match in scanner.prefilter.finditer(subject):  # type: ignore[attr-defined]
+    search = scanner.prefilter.search  # type: ignore[attr-defined]
+    pos = 0
+    while (match := search(subject, pos)) is not None:
         start, end = match.span()
         head = text[start : start + 2]
+        handled = False
         for handler in (*by_head.get(head, ()), *by_head_ci.get(head.lower(), ()), *fallback):
             if handler(text, start, end, is_patch, add):
+                handled = True
                 break
+        # A rejected hit may hide another anchor inside it (`Bearer` + a JWT): look again just after.
+        pos = end if handled else start + 1
 
 
 def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:

@@ -10,6 +10,7 @@ not a reference or template, not a placeholder word, and, where the syntax is lo
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -19,19 +20,148 @@ _A = re.ASCII
 
 # Whole values (lower-cased) that are never secrets: literals, modes, placeholders.
 _WORDS = frozenset(
-    """
-    none null nil true false undefined empty blank missing unset notset default defaults required optional
-    string str bytes int integer boolean bool object array list dict map number float char text any
-    changeme changeit change_me change-me secret secrets password passwd passwords token tokens apikey
-    api_key credential credentials private public example examples sample redacted hidden masked removed
-    dummy fake placeholder unknown todo tbd fixme anonymous internal external disabled enabled enable
-    disable include omit same-origin inherit basic bearer digest oauth oauth2 jwt session cookie header
-    headers query environment localhost generated random uuid value values options settings config
-    configuration params parameters payload message context request response result results input output
-    nothing invalid expired revoked pending encrypted decrypted plaintext ciphertext base64 hex utf-8
-    readonly readwrite read write admin administrator root user username guest anonymous_user
-    keyboard keychain keyring keystore vault mandatory optional_auth auto automatic manual
-    """.split()
+    [
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "empty",
+        "blank",
+        "missing",
+        "unset",
+        "notset",
+        "default",
+        "defaults",
+        "required",
+        "optional",
+        "string",
+        "str",
+        "bytes",
+        "int",
+        "integer",
+        "boolean",
+        "bool",
+        "object",
+        "array",
+        "list",
+        "dict",
+        "map",
+        "number",
+        "float",
+        "char",
+        "text",
+        "any",
+        "changeme",
+        "changeit",
+        "change_me",
+        "change-me",
+        "secret",
+        "secrets",
+        "password",
+        "passwd",
+        "passwords",
+        "token",
+        "tokens",
+        "apikey",
+        "api_key",
+        "credential",
+        "credentials",
+        "private",
+        "public",
+        "example",
+        "examples",
+        "sample",
+        "redacted",
+        "hidden",
+        "masked",
+        "removed",
+        "dummy",
+        "fake",
+        "placeholder",
+        "unknown",
+        "todo",
+        "tbd",
+        "fixme",
+        "anonymous",
+        "internal",
+        "external",
+        "disabled",
+        "enabled",
+        "enable",
+        "disable",
+        "include",
+        "omit",
+        "same-origin",
+        "inherit",
+        "basic",
+        "bearer",
+        "digest",
+        "oauth",
+        "oauth2",
+        "jwt",
+        "session",
+        "cookie",
+        "header",
+        "headers",
+        "query",
+        "environment",
+        "localhost",
+        "generated",
+        "random",
+        "uuid",
+        "value",
+        "values",
+        "options",
+        "settings",
+        "config",
+        "configuration",
+        "params",
+        "parameters",
+        "payload",
+        "message",
+        "context",
+        "request",
+        "response",
+        "result",
+        "results",
+        "input",
+        "output",
+        "nothing",
+        "invalid",
+        "expired",
+        "revoked",
+        "pending",
+        "encrypted",
+        "decrypted",
+        "plaintext",
+        "ciphertext",
+        "base64",
+        "hex",
+        "utf-8",
+        "readonly",
+        "readwrite",
+        "read",
+        "write",
+        "admin",
+        "administrator",
+        "root",
+        "user",
+        "username",
+        "guest",
+        "anonymous_user",
+        "keyboard",
+        "keychain",
+        "keyring",
+        "keystore",
+        "vault",
+        "mandatory",
+        "optional_auth",
+        "auto",
+        "automatic",
+        "manual",
+    ]
 )
 _PLACEHOLDER_PARTS = (
     "example",
@@ -76,7 +206,7 @@ _TEMPLATE = re.compile(
     r"|\{%[^%]*%\}"
     r"|#\{[^}]*\}"
     r"|%\(\w+\)[sdr]"
-    r"|%[A-Za-z_][A-Za-z0-9_]*%"
+    r"|%[A-Z_][A-Z0-9_]{2,}%"
     r"|@@\w+@@"
     r"|__[A-Z][A-Z0-9_]*__"
     r"|\$[A-Z_][A-Z0-9_]{2,}"
@@ -106,6 +236,8 @@ _PATH = re.compile(
     _A,
 )
 _VERSION = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$", _A)
+# Package coordinates: `jjwt-jackson-0.11.2`, `lodash@4.17.21`, `org.slf4j:slf4j-api:1.7.8`.
+_COORDINATE = re.compile(r"[A-Za-z][\w.:-]*[-:@]v?\d+\.\d+(?:\.\d+)*(?:[-.+][\w.]+)?$", _A)
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$", _A)
 _INTEGRITY = re.compile(r"(?:sha1|sha256|sha384|sha512|md5)[-:]|h1:|data:|blob:|urn:", _A | re.IGNORECASE)
 _EMAIL = re.compile(r"[^@\s]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$", _A)
@@ -130,10 +262,15 @@ def _classes(value: str) -> int:
     )
 
 
+# Published constants that look like keys (yarn berry's public npm-search key, see
+# https://github.com/yarnpkg/berry/issues/6201).
+_KNOWN_PUBLIC = frozenset(("6fe4476ee5a1832882e326b506d14126",))
+
+
 def is_placeholder(value: str) -> bool:
-    """A template, reference or stand-in rather than a value (also used for token bodies)."""
+    """A template, reference or stand-in rather than a value."""
     lower = value.lower()
-    if lower in _WORDS or len(set(lower)) <= 2:
+    if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC:
         return True
     if any(part in lower for part in _PLACEHOLDER_PARTS):
         return True
@@ -142,7 +279,7 @@ def is_placeholder(value: str) -> bool:
 
 def _camel_identifier(value: str) -> bool:
     """`accessTokenValue` (a few humps) rather than `aBcDeFgHiJ` (random case)."""
-    humps = sum(1 for a, b in zip(value, value[1:], strict=False) if a.islower() and b.isupper())
+    humps = sum(1 for a, b in itertools.pairwise(value) if a.islower() and b.isupper())
     return humps >= 1 and humps * 4 <= len(value)
 
 
@@ -167,8 +304,10 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
         return False
     if is_placeholder(value):
         return False
-    if _URL.match(value) or _PATH.match(value) or _VERSION.match(value) or _INTEGRITY.match(value):
+    if _URL.match(value) or _VERSION.match(value) or _INTEGRITY.match(value) or _COORDINATE.match(value):
         return False
+    if _PATH.match(value) and not (random_like(value) and value.lower() != value and value.upper() != value):
+        return False  # a path, unless it is base64 that happens to start with `/`
     if _EMAIL.match(value):
         return False
     if _NUMBER.match(value):
@@ -180,14 +319,14 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
             and digits not in _SEQUENTIAL_DIGITS
             and (not strict or len(digits) >= 12)
         )
+    if _NAME_LIKE.fullmatch(value):
+        return False  # `prod-db-credentials`, `DB_PASSWORD`: a name, not a value
     if not quoted:
         if value[0] in "([{" or _CALL.match(value):
             return False
         if _IDENTIFIER.fullmatch(value) and _code_identifier(value):
             return False
-    elif " " in value or _NAME_LIKE.fullmatch(value):
-        return False
-    elif value.isalpha() and (_KEYWORD_STEM.search(value) or _camel_identifier(value)):
+    elif " " in value or (value.isalpha() and (_KEYWORD_STEM.search(value) or _camel_identifier(value))):
         return False
     if strict:
         return random_like(value)
@@ -201,6 +340,6 @@ def _code_identifier(value: str) -> bool:
     has_digit = any(c.isdigit() for c in value)
     if "_" in value and not has_digit:
         return True
-    if _camel_identifier(value) and not (has_digit and random_like(value)):
+    if _camel_identifier(value) and not has_digit:
         return True
     return value.lower() in _WORDS
