@@ -303,7 +303,7 @@ def test_secret_named_assignments_in_every_syntax(line: str) -> None:
         '"integrity": "sha512-' + "Zm9v" * 21 + '=="',
         "color: #a1b2c3;",
         "AKIAIOSFODNN7EXAMPLE",
-        "postgres://user:password@localhost/db",
+        "postgres://user:${DB_PASSWORD}@localhost/db",
     ],
 )
 def test_lookalikes_and_references_stay(line: str) -> None:

@@ -9,6 +9,7 @@ look-alike when the patch comes out unchanged. Targets: recall >= 95 %, look-ali
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 from graft_eval_pipeline.evalset.redact import RedactOptions, redact_text
 
 DATA = Path(__file__).parent / "data" / "secrets"
+_MARKER = re.compile(r"\[REDACTED:\w+\]")  # `password` must not be found in `[REDACTED:url_password]`
 
 
 def _load(name: str) -> list[dict[str, object]]:
@@ -59,7 +61,7 @@ def test_recall_on_true_positives_is_at_least_95_percent(true_positives: list[di
     missed = []
     for entry in true_positives:
         patch, out, _ = _redact(str(entry["line"]))
-        if str(entry["secret"]) in out or out.count("\n") != patch.count("\n"):
+        if str(entry["secret"]) in _MARKER.sub("", out) or out.count("\n") != patch.count("\n"):
             missed.append(f"{entry['type']}: {entry['line']!r}")
     recall = 1 - len(missed) / len(true_positives)
     print(f"recall {recall:.1%} ({len(true_positives) - len(missed)}/{len(true_positives)})")

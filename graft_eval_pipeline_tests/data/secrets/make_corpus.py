@@ -878,6 +878,15 @@ def structured_entries() -> list[dict[str, object]]:
             (f'DATABASE_URL="{url}"', f"url: {url}", f"conn = connect('{url}')", f"git clone {url}")
         )
         out.append(_tp(line, pw, "url_with_password_" + scheme.replace("+", "_"), "url_password", rfc3986))
+    out.append(
+        _tp(
+            "https://username:password@yelp.com",
+            "password",
+            "url_with_password_literal",
+            "url_password",
+            DS + "tests/plugins/basic_auth_test.py",
+        )
+    )
     # Connection strings
     azure = "https://learn.microsoft.com/en-us/azure/storage/common/storage-configure-connection-string"
     key88 = base64.b64encode(rng.randbytes(64)).decode()
@@ -1363,7 +1372,7 @@ def lookalikes() -> list[dict[str, str]]:
         'headers = {"Authorization": f"Bearer {token}"}',
         'headers["Authorization"] = "Bearer " + access_token',
         'Authorization: Basic realm="Restricted"',
-        "postgres://user:password@localhost:5432/app",
+        "postgres://user:{{ .Values.db.password }}@localhost:5432/app",
         "https://user:${DB_PASS}@db.example.test/app",
         "mysql://root:<password>@127.0.0.1/test",
         "redis://:{{ .Values.redis.password }}@redis:6379",
