@@ -8,7 +8,7 @@ import pytest
 
 from graft_eval_pipeline.card.models import IssueInfo
 from graft_eval_pipeline.evalset.errors import EvalError
-from graft_eval_pipeline.evalset.redact import RedactOptions, redact_inputs, redact_text
+from graft_eval_pipeline.evalset.redact import RedactOptions, redact_inputs, redact_text, secret_kinds
 from graft_eval_pipeline_tests.builders import make_file, make_inputs
 
 # Built at run time so no scanner sees a complete fake credential in the source.
@@ -320,3 +320,9 @@ def test_user_patterns_run_on_a_linear_time_engine_and_unsupported_syntax_is_ref
         RedactOptions(patterns=(r"(?<=x)y",))
     with pytest.raises(EvalError, match="RE2"):
         RedactOptions(patterns=(r"(a)\1",))
+
+
+def test_secret_kinds_reports_kinds_only_and_ignores_the_optional_rules() -> None:
+    text = "contact dev@corp.example, token " + SECRETS["github_token"] + "\npassword: 'hunter2hunter2'"
+    assert secret_kinds(text) == Counter({"github_token": 1, "assignment": 1})
+    assert secret_kinds("token = peek_token(parser)") == Counter()

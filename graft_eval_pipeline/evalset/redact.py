@@ -103,6 +103,9 @@ def _compile_custom(pattern: str) -> tuple[object, object | None]:
     return line, probe
 
 
+_NO_OPTIONS = RedactOptions()
+
+
 @dataclass
 class _Spans:
     # (start, priority, end, kind, counted): a private-key block is counted once, not per line.
@@ -232,6 +235,14 @@ def redact_text(text: str, options: RedactOptions, counts: Counter[str], *, is_p
     if compiled.custom:
         _custom(text, is_patch, compiled.custom, spans)
     return _splice(text, spans, counts)
+
+
+def secret_kinds(text: str) -> Counter[str]:
+    """The secret kinds found in `text` (no value), for checks that must not rewrite: a rescan of
+    an existing set, or the last look at a prompt before it is sent in live mode."""
+    counts: Counter[str] = Counter()
+    redact_text(text, _NO_OPTIONS, counts)
+    return counts
 
 
 def redact_inputs(inputs: CardInputs, options: RedactOptions) -> tuple[CardInputs, list[Redaction]]:
