@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from graft_eval_pipeline.card.models import IssueInfo
-from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs, redact_text
+from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs, redact_text, secret_kinds
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline_tests.builders import make_file, make_inputs
 
@@ -174,3 +174,155 @@ def test_non_ascii_text_that_changes_length_when_lowered_still_finds_assignments
     text = "İstanbul token = abcdefghij"
     out, counts = redact(text)
     assert out == "İstanbul token = [REDACTED:assignment]" and counts == Counter({"assignment": 1})
+
+
+# --- issue 12: catalogue, structured secrets, assignments, look-alikes, RE2 user patterns -------
+
+
+def _fake(alphabet: str, n: int, seed: int = 7) -> str:
+    import random
+
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+_B62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_HEX = "0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("ABIA" + _fake("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16), "aws_key"),
+        ("glpat-" + _fake(_B62, 20), "gitlab_token"),
+        ("xoxe-1-" + _fake("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 146), "slack_token"),
+        ("sk-proj-" + _fake(_B62, 58) + "T3BlbkFJ" + _fake(_B62, 58), "openai_key"),
+        ("hf_" + _fake("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 34), "huggingface_token"),
+        ("npm_" + _fake(_B62, 36), "npm_token"),
+        ("pypi-AgEIcHlwaS5vcmc" + _fake(_B62, 80), "pypi_token"),
+        ("dckr_pat_" + _fake(_B62, 27), "docker_token"),
+        ("sk_live_" + _fake(_B62, 24), "stripe_key"),
+        ("SG." + _fake(_B62, 22) + "." + _fake(_B62, 43), "sendgrid_key"),
+        ("AC" + _fake(_HEX, 32), "twilio_key"),
+        (_fake(_HEX, 32) + "-us14", "mailchimp_key"),
+        ("eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0NTY3In0.", "jwt"),
+    ],
+)
+def test_catalogue_formats_are_redacted_with_their_kind(value: str, kind: str) -> None:
+    out, counts = redact(f'client = Client("{value}")')
+    assert value not in out and counts == Counter({kind: 1})
+
+
+def test_a_checksum_valid_github_token_counts_even_when_glued_to_word_characters() -> None:
+    import zlib
+
+    body = _fake(_B62, 30, seed=3)
+    crc, digits = zlib.crc32(body.encode()), ""
+    while crc:
+        crc, rem = divmod(crc, 62)
+        digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[rem] + digits
+    token = "ghp_" + body + digits.rjust(6, "0")
+    out, counts = redact(token + "_tail")
+    assert token not in out and counts == Counter({"github_token": 1})
+
+
+def test_pgp_putty_and_one_line_json_keys_are_redacted_and_a_marker_in_code_is_not() -> None:
+    body = ["QmFzZTY0IGJvZHkgbGluZSBvbmUgZmljdGlvbmFs", "c2Vjb25kIGxpbmUgb2YgYSBmaWN0aW9uYWwga2V5"]
+    pgp = ["-----BEGIN PGP PRIVATE KEY BLOCK-----", "", *body, "-----END PGP PRIVATE KEY BLOCK-----"]
+    putty = ["PuTTY-User-Key-File-3: ssh-ed25519", "Encryption: none", body[0], "Private-MAC: " + "ab" * 32]
+    patch = "@@ -0,0 +1,9 @@\n" + "\n".join("+" + line for line in [*pgp, *putty])
+    out, counts = redact(patch, is_patch=True)
+    assert body[0] not in out and body[1] not in out
+    assert out.count("\n") == patch.count("\n")
+    assert counts == Counter({"private_key": 2})
+    gcp = '  "private_key": "-----BEGIN PRIVATE KEY-----\\n' + body[0] + '\\n-----END PRIVATE KEY-----\\n",'
+    out, counts = redact(gcp)
+    assert out == '  "private_key": "[REDACTED:private_key]\\n",' and counts == Counter({"private_key": 1})
+    code = 'if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):\n    kind = "rsa"'
+    assert redact(code) == (code, Counter())
+
+
+@pytest.mark.parametrize(
+    ("line", "secret", "kind"),
+    [
+        ("postgres://app:Zq8mN3vK7pLw2x@db.example.test/app", "Zq8mN3vK7pLw2x", "url_password"),
+        ("Server=sql;User ID=app;Password=Hk29fLq0Zr7w;Encrypt=True", "Hk29fLq0Zr7w", "connection_string"),
+        ("AccountKey=" + "Ab3d" * 21 + "Ab==;", "Ab3d" * 21 + "Ab==", "connection_string"),
+        (
+            "Authorization: Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+            "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+            "auth_header",
+        ),
+        ("Authorization: Basic c3ZjOmZpY3Rpb25hbC1wdzE=", "c3ZjOmZpY3Rpb25hbC1wdzE=", "auth_header"),
+    ],
+)
+def test_structured_secrets_keep_their_label_and_lose_the_value(line: str, secret: str, kind: str) -> None:
+    out, counts = redact(line)
+    assert secret not in out and counts == Counter({kind: 1})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'client_secret = "q8Zr2mX9vB4nL7kT"',
+        "JIRA_API_TOKEN=q8Zr2mX9vB4nL7kT",
+        'dbPassword := "q8Zr2mX9vB4nL7kT"',
+        "  'api_key' => 'q8Zr2mX9vB4nL7kT',",
+        'password <- "q8Zr2mX9vB4nL7kT"',
+        "secret_key: q8Zr2mX9vB4nL7kT",
+        'auth_token = "q8Zr2mX9vB4nL7kT"',
+        "<apiKey>q8Zr2mX9vB4nL7kT</apiKey>",
+        '<add key="Password" value="q8Zr2mX9vB4nL7kT" />',
+        "ENV ADMIN_PASSWORD q8Zr2mX9vB4nL7kT",
+        "export SLACK_BOT_TOKEN='q8Zr2mX9vB4nL7kT'",
+        "- name: DB_PASSWORD\n  value: q8Zr2mX9vB4nL7kT",
+        "token: |\n  q8Zr2mX9vB4nL7kT",
+    ],
+)
+def test_secret_named_assignments_in_every_syntax(line: str) -> None:
+    out, counts = redact(line)
+    assert "q8Zr2mX9vB4nL7kT" not in out and out.count("\n") == line.count("\n")
+    assert counts == Counter({"assignment": 1})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "token = peek_token(parser)",
+        'password = os.environ["DB_PASSWORD"]',
+        'api_key: "YOUR_API_KEY"',
+        "x-api-key: {{apiKey}}",
+        '--from-literal=password="$APP_PASSWORD"',
+        "password: ${DB_PASSWORD}",
+        "secret = None",
+        'password = "changeme"',
+        'secret_name = "prod-db-credentials"',
+        "token_count = 1234567890123",
+        "commit 3f2a9c1e5b7d4f6a8c0e2b4d6f8a1c3e5b7d9f0a",
+        "request_id = '4f1c2b3a-9d8e-4c7b-a6f5-e4d3c2b1a0f9'",
+        '"integrity": "sha512-' + "Zm9v" * 21 + '=="',
+        "color: #a1b2c3;",
+        "AKIAIOSFODNN7EXAMPLE",
+        "postgres://user:${DB_PASSWORD}@localhost/db",
+    ],
+)
+def test_lookalikes_and_references_stay(line: str) -> None:
+    assert redact(line) == (line, Counter())
+
+
+def test_user_patterns_run_on_a_linear_time_engine_and_unsupported_syntax_is_refused() -> None:
+    # (a+)+$ backtracks exponentially in Python's re on this input; RE2 answers at once.
+    out, counts = redact("a" * 28 + "!", RedactOptions(patterns=(r"(a+)+$",)))
+    assert counts == Counter() and out == "a" * 28 + "!"
+    out, counts = redact("id ACME-123456 end", RedactOptions(patterns=(r"ACME-\d{6}\Z", r"\bACME-\d+")))
+    assert out == "id [REDACTED:custom] end" and counts == Counter({"custom": 1})
+    with pytest.raises(EvalError, match="RE2"):
+        RedactOptions(patterns=(r"(?<=x)y",))
+    with pytest.raises(EvalError, match="RE2"):
+        RedactOptions(patterns=(r"(a)\1",))
+
+
+def test_secret_kinds_reports_kinds_only_and_ignores_the_optional_rules() -> None:
+    text = "contact dev@corp.example, token " + SECRETS["github_token"] + "\npassword: 'hunter2hunter2'"
+    assert secret_kinds(text) == Counter({"github_token": 1, "assignment": 1})
+    assert secret_kinds("token = peek_token(parser)") == Counter()
