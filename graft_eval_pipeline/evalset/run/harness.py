@@ -77,7 +77,7 @@ class RunOptions:
     """Everything a run needs; clocks, the live client and the confirmation are injected.
 
     `progress` receives the live estimate and then one line per case holding its id and
-    classes only (E8). `on_estimate` sees the live estimate before the confirmation and before
+    classes only. `on_estimate` sees the live estimate before the confirmation and before
     any call (Dagster records it as metadata). `confirm` is required in live mode.
     """
 
@@ -119,7 +119,7 @@ def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> Generat
 
 
 def progress_line(case_id: str, result: CardResult, *, cached: bool = False) -> str:
-    """Ids and classes only (E8)."""
+    """Ids and classes only."""
     line = f"{case_id} floor {result.risk.floor} final {result.risk.final} {result.status}"
     line += f" ({result.failure_reason})" if result.failure_reason else ""
     return line + (" cached" if cached else "")
@@ -197,7 +197,7 @@ def sdk_debug_log_off() -> Iterator[None]:
 
 
 def require_prices(models: Sequence[str | None]) -> None:
-    """E21: a live run refuses to start when a model it may call has no price."""
+    """A live run refuses to start when a model it may call has no price."""
     unpriced = sorted({m for m in models if m and price_for(m) is None})
     if unpriced:
         raise EvalError(
@@ -207,7 +207,7 @@ def require_prices(models: Sequence[str | None]) -> None:
 
 
 def require_live_env(env: EvalEnv) -> str:
-    """The API key (E18) and a price for every model the live client may answer with."""
+    """The API key and a price for every model the live client may answer with."""
     if env.anthropic_api_key is None:
         raise EvalError("ANTHROPIC_API_KEY is not set: --live needs it (fake mode needs none)")
     require_prices([env.model_fast, env.model_strong, env.refusal_fallback])
@@ -301,7 +301,7 @@ class LiveOutcome:
 async def confirm_estimate(
     options: RunOptions, estimate: Estimate, confirm: Callable[[Estimate], Awaitable[bool]]
 ) -> None:
-    """Show the estimate, refuse one over the cost cap, then ask (E19); nothing is called yet."""
+    """Show the estimate, refuse one over the cost cap, then ask; nothing is called yet."""
     if options.progress is not None:
         options.progress(estimate.summary())
     if options.on_estimate is not None:
