@@ -184,7 +184,7 @@ def validate(set_dir: Path, strict: bool) -> None:
 
 
 def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
-    """The cached live result for this case under the current prompts and models (E20 key)."""
+    """The cached live result for this case under the current prompts and models."""
     from graft_eval_pipeline.evalset.run import cached_result, generate_options
 
     env = _eval_env()
@@ -197,7 +197,7 @@ def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
 @click.option("--with-result", is_flag=True, help="Add the latest cached card result and the gold label.")
 @STRICT_OPTION
 def show(set_dir: Path, case_id: str, with_result: bool, strict: bool) -> None:
-    """Print one case for a human, terminal-safe (E24)."""
+    """Print one case for a human, terminal-safe."""
     cs = _open_case_set(set_dir, strict)
     case = read_case(cs, case_id)
     cached = _cached_result(cs, case) if with_result else None
@@ -210,7 +210,7 @@ def show(set_dir: Path, case_id: str, with_result: bool, strict: bool) -> None:
 @SET_OPTION
 @click.option("--confirm", required=True, help="The set id, typed again.")
 def purge(set_dir: Path, confirm: str) -> None:
-    """Delete a pilot set folder and log the deletion (E7); needs no key."""
+    """Delete a pilot set folder and log the deletion; needs no key."""
     env = _eval_env()
     done = purge_set(set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir)
     if done.finished:
@@ -251,7 +251,7 @@ def label(
     apply_file: Path | None,
     strict: bool,
 ) -> None:
-    """Label cases blind (E25): the PR only, never the floor, a card or other labels."""
+    """Label cases blind: the PR only, never the floor, a card or other labels."""
     from graft_eval_pipeline.evalset.labeling import apply_label_file, run_label_session
 
     cs = _open_case_set(set_dir, strict)
@@ -296,7 +296,7 @@ def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: in
 @click.option("--case", "case_id", default=None, help="Adjudicate this case only.")
 @STRICT_OPTION
 def adjudicate(set_dir: Path, handle: str, case_id: str | None, strict: bool) -> None:
-    """Settle disagreeing label sets (E17); shows the sets side by side, never model output."""
+    """Settle disagreeing label sets; shows the sets side by side, never model output."""
     from graft_eval_pipeline.evalset.labeling import run_adjudication_session
 
     written = run_adjudication_session(
@@ -315,7 +315,7 @@ def adjudicate(set_dir: Path, handle: str, case_id: str | None, strict: bool) ->
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @STRICT_OPTION
 def agreement(set_dir: Path, as_json: bool, strict: bool) -> None:
-    """Cohen's kappa per labeler pair (spec 8.1): ids and numbers only."""
+    """Cohen's kappa per labeler pair: ids and numbers only."""
     import json
 
     from graft_eval_pipeline.evalset.labeling import agreement as compute_agreement
@@ -343,7 +343,7 @@ LLM_FACTORY: Callable[[EvalEnv], LlmClient] = _anthropic_llm
 
 
 def _confirm_on_tty(yes: bool) -> Callable[[Estimate], Awaitable[bool]]:
-    """E19: --yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
+    """--yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
 
     async def confirm(_estimate: Estimate) -> bool:
         if yes:

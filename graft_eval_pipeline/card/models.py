@@ -77,7 +77,7 @@ class ChangedFile(ContentModel):
 
 
 class CardInputs(ContentModel):
-    """Exactly what generate_card takes; an eval case stores it unchanged (spec E2)."""
+    """Exactly what generate_card takes; an eval case stores it unchanged."""
 
     repository_full_name: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
     pr: PullRequestInfo

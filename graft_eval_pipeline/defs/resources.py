@@ -77,7 +77,7 @@ def case_sets_resource(environ: Mapping[str, str] = os.environ) -> CaseSetsResou
 
 
 class GitHubResource(dg.ConfigurableResource):
-    """The export's GitHub access (E15, E16): credentials come from the environment, never config."""
+    """The export's GitHub access and rate limits; credentials come from the environment, never config."""
 
     auth: Literal["app", "token"] = "app"
     installation_id: int | None = None

@@ -76,7 +76,7 @@ class HarnessConfig(dg.Config):
     """The `graft-eval run` flags that choose, pace and (live) cap the run.
 
     Live mode has no terminal to ask on, so it runs only with `confirm_live: true` and an
-    explicit `max_cost_usd` (E19); the API key comes from ANTHROPIC_API_KEY only, never config.
+    explicit `max_cost_usd`; the API key comes from ANTHROPIC_API_KEY only, never config.
     """
 
     cases: list[str] = Field(default_factory=list, description="Only these case ids (default: all).")
@@ -168,7 +168,7 @@ def harness_run(
 
 
 def confusion_table(confusion: Confusion) -> dg.TableMetadataValue:
-    """Rows gold, columns predicted (spec 8.5)."""
+    """Rows gold, columns predicted."""
     return dg.MetadataValue.table(
         [
             dg.TableRecord({"gold": gold_class, **dict(zip(RISK_CLASSES, counts, strict=True))})
@@ -190,7 +190,7 @@ def metric_table(metrics: Metrics, names: Sequence[str] = SUMMARY_METRICS) -> dg
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP)
 def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
-    """Every metric of spec section 8, from the per-case rows."""
+    """Every report metric (under-classification, confusion, precision/recall, cost), from the rows."""
     metrics = compute_metrics(harness_run.rows)
     return dg.Output(
         metrics,

@@ -35,7 +35,7 @@ from graft_eval_pipeline.evalset.export import (
 
 
 class CandidatesConfig(dg.Config):
-    """The `graft-eval export` flags that choose the candidates (E10, E11, E13)."""
+    """The `graft-eval export` flags that choose the candidates."""
 
     repo: str
     merged_from: str  # YYYY-MM-DD or an ISO time, as --from
@@ -53,7 +53,7 @@ class SampleConfig(dg.Config):
 
 
 class RedactConfig(dg.Config):
-    """Secrets are always redacted; these add e-mails, hosts and custom patterns (E14)."""
+    """Secrets are always redacted; these add e-mails, hosts and custom patterns."""
 
     redact_emails: bool = False
     redact_hosts: list[str] = Field(default_factory=list)
@@ -108,7 +108,7 @@ def export_candidates(
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EXPORT_GROUP)
 def export_sample(config: SampleConfig, export_candidates: CandidateList) -> dg.Output[ExportSample]:
-    """Stratified, seeded sample (E12); records each stratum's population for reweighting."""
+    """Stratified, seeded sample; records each stratum's population for reweighting."""
     sample = choose_sample(export_candidates.candidates, config.sample, config.min_per_stratum, config.seed)
     strata = [
         dg.TableRecord({"stratum": key, "population": c.population, "sampled": c.sampled})

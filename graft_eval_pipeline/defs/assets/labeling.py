@@ -62,7 +62,7 @@ AGREEMENT_COLUMNS = dg.TableSchema(
 def labeler_agreement(
     context: dg.AssetExecutionContext, case_sets: CaseSetsResource
 ) -> Iterator[dg.Output[AgreementReport] | dg.AssetCheckResult]:
-    """Cohen's kappa per labeler pair (spec 8.1), ids and numbers only.
+    """Cohen's kappa per labeler pair, ids and numbers only.
 
     The check warns below the guide's target: revise the guide and relabel before trusting metrics.
     """

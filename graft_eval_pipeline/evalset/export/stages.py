@@ -156,7 +156,7 @@ def github_client(
     rand: Callable[[], float] = random.random,
     transport: Any = None,
 ) -> GitHubClient:
-    """E16: the App's installation token (default) or GRAFT_EVAL_GITHUB_TOKEN."""
+    """The App's installation token (default) or GRAFT_EVAL_GITHUB_TOKEN."""
     credentials: Auth
     if auth == "token":
         if env.github_token is None:
@@ -224,12 +224,12 @@ def check_repository(repo: str) -> str:
 
 
 def check_export_allowed(cs: CaseSet) -> None:
-    """E9: export writes only into a pilot set with a consent reference; checked before any request."""
+    """Export writes only into a pilot set with a consent reference; checked before any request."""
     if not cs.is_pilot:
         raise EvalError(f"set {cs.set_id} is not a pilot set: export writes only into pilot sets")
     if not (cs.meta.consent_ref or "").strip():
         raise EvalError(
-            f"set {cs.set_id} has no consentRef: export needs the pilot's written consent (E9); "
+            f"set {cs.set_id} has no consentRef: export needs the pilot's written consent; "
             "recreate the set with `graft-eval init --consent-ref`"
         )
 

@@ -183,7 +183,7 @@ def cases_to_label(
 
 
 def cases_to_adjudicate(cases: Sequence[EvalCase], *, case_id: str | None = None) -> list[EvalCase]:
-    """Cases whose label sets disagree on the scored fields (E17) and that have no adjudicated set."""
+    """Cases whose label sets disagree on the scored fields and that have no adjudicated set."""
     pending = sorted((c for c in cases if needs_adjudication(c)), key=lambda c: c.id)
     if case_id is None:
         return pending

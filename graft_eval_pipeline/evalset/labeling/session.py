@@ -46,7 +46,7 @@ T = TypeVar("T")
 
 
 def blind_view(case: EvalCase) -> EvalCase:
-    """E25: the PR as GitHub shows it; labels, adjudication, tags and scripted replies removed."""
+    """The PR as GitHub shows it; labels, adjudication, tags and scripted replies removed."""
     return case.model_copy(update={"labels": [], "adjudicated": None, "fake_llm": None, "tags": []})
 
 

@@ -89,7 +89,7 @@ def _case_changes(base: list[CaseRow], cur: list[CaseRow]) -> list[Change]:
 
 
 def diff_reports(baseline: EvalReport, current: EvalReport) -> BaselineDiff:
-    """E22/E23: everything but the run-specific fields must be equal for matchBaseline."""
+    """Everything but the run-specific fields must be equal for matchBaseline."""
     not_comparable = []
     if baseline.set.case_set_hash != current.set.case_set_hash:
         not_comparable.append("caseSetHash differs (other cases or gold labels)")

@@ -72,7 +72,7 @@ def render_change(change: Change) -> str:
 
 
 def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
-    """report.md (6.6): header, metric table, confusion matrices, per-tag UC, thresholds, changes."""
+    """report.md: header, metric table, confusion matrices, per-tag UC, thresholds, changes."""
     s, r = report.set, report.run
     git = report.git
     lines = [

@@ -74,7 +74,7 @@ class Limit:
 
 @dataclass(frozen=True)
 class ThresholdBlock:
-    """One set kind's block of eval/thresholds.json (6.5)."""
+    """One set kind's block of eval/thresholds.json."""
 
     limits: dict[str, Limit]
     match_baseline: bool = False

@@ -16,7 +16,7 @@ DEFAULT_MAX_TOKENS = 5_000_000
 
 @dataclass(frozen=True)
 class Estimate:
-    """What a live run would cost at most (8.12); shown before the confirmation (E19)."""
+    """What a live run would cost at most (8.12); shown before the confirmation."""
 
     cases_to_call: int
     cases_cached: int
@@ -35,7 +35,7 @@ def total_tokens(usage: Usage) -> int:
 
 
 class Budget:
-    """The two hard caps during a run (E19).
+    """The two hard caps during a run.
 
     A case starts only if spent + reserved + its estimate fits the cost cap and the same holds
     for tokens. Its estimate is reserved while it runs and replaced by the real cost and tokens

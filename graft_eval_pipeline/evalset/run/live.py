@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 
 def require_prices(models: Sequence[str | None]) -> None:
-    """E21: a live run refuses to start when a model it may call has no price."""
+    """A live run refuses to start when a model it may call has no price."""
     unpriced = sorted({m for m in models if m and price_for(m) is None})
     if unpriced:
         raise EvalError(
@@ -53,7 +53,7 @@ def require_prices(models: Sequence[str | None]) -> None:
 
 
 def require_live_env(env: EvalEnv) -> str:
-    """The API key (E18) and a price for every model the live client may answer with."""
+    """The API key and a price for every model the live client may answer with."""
     if env.anthropic_api_key is None:
         raise EvalError("ANTHROPIC_API_KEY is not set: --live needs it (fake mode needs none)")
     require_prices([env.model_fast, env.model_strong, env.refusal_fallback])
@@ -147,7 +147,7 @@ class LiveOutcome:
 async def confirm_estimate(
     options: RunOptions, estimate: Estimate, confirm: Callable[[Estimate], Awaitable[bool]]
 ) -> None:
-    """Show the estimate, refuse one over the cost cap, then ask (E19); nothing is called yet."""
+    """Show the estimate, refuse one over the cost cap, then ask; nothing is called yet."""
     if options.progress is not None:
         options.progress(estimate.summary())
     if options.on_estimate is not None:

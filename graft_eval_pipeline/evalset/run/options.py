@@ -30,7 +30,7 @@ class RunOptions:
     """Everything a run needs; clocks, the live client and the confirmation are injected.
 
     `progress` receives the live estimate and then one line per case holding its id and
-    classes only (E8). `on_estimate` sees the live estimate before the confirmation and before
+    classes only. `on_estimate` sees the live estimate before the confirmation and before
     any call (Dagster records it as metadata). `confirm` is required in live mode.
     """
 
@@ -72,7 +72,7 @@ def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> Generat
 
 
 def progress_line(case_id: str, result: CardResult, *, cached: bool = False) -> str:
-    """Ids and classes only (E8)."""
+    """Ids and classes only."""
     line = f"{case_id} floor {result.risk.floor} final {result.risk.final} {result.status}"
     line += f" ({result.failure_reason})" if result.failure_reason else ""
     return line + (" cached" if cached else "")

@@ -1,7 +1,7 @@
 """Metrics of spec section 8, pure functions over per-case rows (spec 6.6 `cases[]`).
 
 Rows carry only counts for out-of-scope files, so precision and recall are computed from the
-per-row tp/fp/fn the harness derives from the paths (E8: no paths in reports).
+per-row tp/fp/fn the harness derives from the paths (no paths in reports).
 """
 
 from __future__ import annotations

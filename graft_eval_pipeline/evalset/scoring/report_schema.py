@@ -130,7 +130,7 @@ class FlagCounts(CamelModel):
 
 
 class Metrics(CamelModel):
-    """Every metric of spec section 8; rates are rounded to 4 decimals, null on an empty denominator."""
+    """Every metric of the report; rates are rounded to 4 decimals, null on an empty denominator."""
 
     run_cases: int = Field(ge=0)
     scored: int = Field(ge=0)
@@ -199,7 +199,7 @@ class EvalReport(CamelModel):
 # Rules JSON Schema cannot express; listed in the generated schema's description.
 REPORT_RULES_NOT_IN_SCHEMA = [
     "cases are sorted by id and ids are unique",
-    "no string value is a path, title, body, diff or model prose of a case (E8)",
+    "no string value is a path, title, body, diff or model prose of a case",
     "rates are rounded to 4 decimals",
     "confusion matrices are 3x3 in trivial/logic/sensitive order",
     "pass is true when every threshold passes",

@@ -49,7 +49,7 @@ class HarnessRun(CamelModel):
 
 
 def case_cost(result: CardResult) -> float | None:
-    """E21: each call priced at its own model's rates; None when a model has no price."""
+    """Each call priced at its own model's rates; None when a model has no price."""
     costs = [cost(call.model, call.usage) for call in result.calls]
     if any(c is None for c in costs):
         return None
@@ -105,7 +105,7 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
 
 
 def skipped_row(case: EvalCase, floor: FloorResult) -> CaseRow:
-    """A case the budget caps did not let start (E19): the floor is known, nothing else ran.
+    """A case the budget caps did not let start: the floor is known, nothing else ran.
 
     It is not a run case, so the metrics leave it out; it costs nothing.
     """

@@ -96,7 +96,7 @@ class LabelSet(LabelAnswers, _LabelStamp):
         return self
 
     def scored(self) -> tuple[str, bool, tuple[str, ...]]:
-        """The fields that decide agreement (E17); free text is not comparable."""
+        """The fields that decide agreement; free text is not comparable."""
         return (self.risk, self.should_flag, tuple(sorted(self.out_of_scope)))
 
 
@@ -231,7 +231,7 @@ def needs_adjudication(case: EvalCase) -> bool:
 
 
 class LabelCounts(NamedTuple):
-    """How far labelling has come; `labelled` means a label set or an adjudication (E17)."""
+    """How far labelling has come; `labelled` means a label set or an adjudication."""
 
     cases: int
     labelled: int

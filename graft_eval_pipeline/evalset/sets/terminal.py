@@ -31,7 +31,7 @@ def to_terminal_safe(text: str) -> str:
 def render_case(case: EvalCase, *, result: CardResult | None = None, gold: LabelSet | None = None) -> str:
     """Header, title, body, issue, numbered file list, then each patch; with a result, the card too.
 
-    Without `result` nothing of the engine (floor, card, classes) is shown: labelling is blind (E25).
+    Without `result` nothing of the engine (floor, card, classes) is shown: labelling is blind.
     """
     inputs = case.inputs
     pr = inputs.pr
