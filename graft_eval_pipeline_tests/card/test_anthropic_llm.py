@@ -1,8 +1,8 @@
 """The live Anthropic client (design 3.5) against a fake Messages API on `httpx2.MockTransport`.
 
 No test reaches the network: every client gets a MockTransport and a `.invalid` base URL, and
-the autouse guard makes httpx2's real transports raise `NetworkForbidden` (a BaseException, so
-neither the SDK's retry loop nor our error mapping can swallow it).
+the `no_network` fixture (conftest.py) makes httpx2's real transports raise `NetworkForbidden` (a
+BaseException, so neither the SDK's retry loop nor our error mapping can swallow it).
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ import pytest
 
 from graft_eval_pipeline.card.anthropic_llm import create_anthropic_llm
 from graft_eval_pipeline.card.llm import LlmClient, LlmFailure, LlmReply, LlmRequest, Usage
+from graft_eval_pipeline_tests.live_fakes import NetworkForbidden, message_json
+
+pytestmark = pytest.mark.usefixtures("no_network")
 
 BASE_URL = "http://anthropic.invalid"
 MESSAGES_URL = f"{BASE_URL}/v1/messages"
@@ -35,19 +38,6 @@ SCHEMA: dict[str, Any] = {
 }
 CARD = {"goal": "Rotate the signing key", "risk_class": "sensitive"}
 PROSE = "MODEL-PROSE-55d0"
-
-
-class NetworkForbidden(BaseException):
-    """Raised on any request that is not answered by a test's fake API."""
-
-
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*_args: object, **_kwargs: object) -> None:
-        raise NetworkForbidden("a test tried to reach the network")
-
-    monkeypatch.setattr(httpx2.AsyncHTTPTransport, "handle_async_request", refuse)
-    monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", refuse)
 
 
 class FakeApi:
@@ -75,35 +65,17 @@ class FakeApi:
 def message(
     tool_input: object = CARD,
     *,
-    model: str = "claude-haiku-5-5-20261001",
+    model: str = "claude-haiku-5-5",
     stop_reason: str = "tool_use",
     tool_name: str = "submit_card",
     content: list[dict[str, Any]] | None = None,
     stop_details: dict[str, Any] | None = None,
 ) -> httpx2.Response:
-    """A real-shaped Messages API reply (forced tool use, prompt-cache counters)."""
-    blocks = [{"type": "tool_use", "id": "toolu_01", "name": tool_name, "input": tool_input}]
-    return httpx2.Response(
-        200,
-        json={
-            "id": "msg_01",
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": blocks if content is None else content,
-            "stop_reason": stop_reason,
-            "stop_sequence": None,
-            "stop_details": stop_details,
-            "usage": {
-                "input_tokens": 1200,
-                "output_tokens": 310,
-                "cache_creation_input_tokens": 900,
-                "cache_read_input_tokens": 4000,
-                "cache_creation": {"ephemeral_5m_input_tokens": 900, "ephemeral_1h_input_tokens": 0},
-                "service_tier": "standard",
-            },
-        },
+    """A real-shaped Messages API reply from `model`'s dated snapshot (forced tool use, cache counters)."""
+    body = message_json(
+        model, tool_name, tool_input, stop_reason=stop_reason, content=content, stop_details=stop_details
     )
+    return httpx2.Response(200, json=body)
 
 
 def api_error(status: int, kind: str, headers: dict[str, str] | None = None) -> httpx2.Response:
@@ -303,7 +275,7 @@ def test_U_ANTH_6_timeouts_are_retried_by_the_sdk(sleeps: list[float]) -> None:
     assert len(api.requests) == 2
 
 
-def refusal(model: str = "claude-haiku-5-5-20261001") -> httpx2.Response:
+def refusal(model: str = "claude-haiku-5-5") -> httpx2.Response:
     return message(
         model=model,
         stop_reason="refusal",
@@ -324,7 +296,7 @@ def test_U_ANTH_7_refusal_without_a_fallback_is_refusal() -> None:
 
 
 def test_U_ANTH_7_refusal_is_sent_once_to_the_fallback_model(caplog: pytest.LogCaptureFixture) -> None:
-    api = FakeApi(refusal(), message(model="claude-opus-5-5-20261001"))
+    api = FakeApi(refusal(), message(model="claude-opus-5-5"))
     with caplog.at_level(logging.DEBUG, logger="graft_eval_pipeline"):
         reply = complete(make_llm(api, refusal_fallback="claude-opus-5-5"))
     assert isinstance(reply, LlmReply)
@@ -341,7 +313,7 @@ def test_U_ANTH_7_refusal_is_sent_once_to_the_fallback_model(caplog: pytest.LogC
 
 
 def test_U_ANTH_7_a_second_refusal_is_final() -> None:
-    api = FakeApi(refusal(), refusal(model="claude-opus-5-5-20261001"))
+    api = FakeApi(refusal(), refusal(model="claude-opus-5-5"))
     failure = complete(make_llm(api, refusal_fallback="claude-opus-5-5"))
     assert isinstance(failure, LlmFailure)
     assert failure.kind == "refusal"

@@ -23,10 +23,6 @@ BASE_URL = "http://anthropic.invalid"
 API_KEY = "sk-test-not-a-real-key"
 
 
-class NetworkForbidden(BaseException):
-    """Raised on any request that no test transport answers."""
-
-
 class TtyInput(io.StringIO):
     """A stdin that says it is a terminal, with the operator's typed answer."""
 
@@ -34,23 +30,11 @@ class TtyInput(io.StringIO):
         return True
 
 
+pytestmark = pytest.mark.usefixtures("clean_env", "no_network")
+
+
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (
-        "GRAFT_EVAL_KEY",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_LOG",
-        "GRAFT_LLM_MODEL_FAST",
-        "GRAFT_LLM_MODEL_STRONG",
-        "GRAFT_LLM_REFUSAL_FALLBACK",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-    def refuse(*_args: object, **_kwargs: object) -> None:
-        raise NetworkForbidden("a test tried to reach the network")
-
-    monkeypatch.setattr(httpx2.AsyncHTTPTransport, "handle_async_request", refuse)
-    monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", refuse)
+def no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # not a terminal unless a test says so
 
 

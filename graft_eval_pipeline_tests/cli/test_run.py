@@ -18,10 +18,7 @@ SYNTHETIC = SYNTHETIC_DIR
 BASELINE = SYNTHETIC_BASELINE
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch) -> None:
-    for name in ("GRAFT_EVAL_KEY", "ANTHROPIC_API_KEY", "GRAFT_LLM_MODEL_FAST", "GRAFT_LLM_MODEL_STRONG"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def test_U_CLI_3_check_passes_on_the_synthetic_set_and_fails_on_a_modified_baseline(tmp_path, capsys) -> None:

@@ -25,7 +25,8 @@ from graft_eval_pipeline.evalset.sets.store import list_case_ids, open_set, read
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
-from graft_eval_pipeline_tests.builders import make_pilot_set
+from graft_eval_pipeline_tests.builders import NOW, make_pilot_set
+from graft_eval_pipeline_tests.defs.conftest import InstanceWith
 from graft_eval_pipeline_tests.fake_github import FakeGitHub, agent_pull
 
 EVALUATION = [label_import, labeler_agreement, loaded_case_set, harness_run, eval_metrics, eval_report]
@@ -49,19 +50,15 @@ def resources(sets: CaseSetsResource, github: GitHubResource | None = None) -> d
     return {"case_sets": sets, "github": github or GitHubResource(), "io_manager": SealedIOManager(sets=sets)}
 
 
-def instance_with(*set_ids: str) -> dg.DagsterInstance:
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("case_set", list(set_ids))
-    return instance
-
-
-def materialize_synthetic(synthetic_dir: Path, tmp_path: Path) -> dg.ExecuteInProcessResult:
+def materialize_synthetic(
+    synthetic_dir: Path, tmp_path: Path, instance: dg.DagsterInstance
+) -> dg.ExecuteInProcessResult:
     sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic_dir))
     return dg.materialize(
         [*EVALUATION, *EXPORT],
         selection=EVALUATION,
         partition_key="synthetic",
-        instance=instance_with("synthetic"),
+        instance=instance,
         resources=resources(sets),
         raise_on_error=False,
     )
@@ -77,9 +74,11 @@ def test_definitions_load_and_validate() -> None:
     assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT]}
 
 
-def test_synthetic_partition_materializes_and_every_check_passes(tmp_path: Path) -> None:
+def test_synthetic_partition_materializes_and_every_check_passes(
+    tmp_path: Path, instance_with: InstanceWith
+) -> None:
     synthetic = copy_repo_eval(tmp_path)
-    result = materialize_synthetic(synthetic, tmp_path)
+    result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     assert result.success
     assert check_results(result) == {
         "thresholds": True,
@@ -101,22 +100,24 @@ def test_synthetic_partition_materializes_and_every_check_passes(tmp_path: Path)
     assert metadata["prompt_fingerprint"].value == dagster_report.prompt.prompt_fingerprint
 
 
-def test_a_changed_baseline_makes_the_blocking_check_fail(tmp_path: Path) -> None:
+def test_a_changed_baseline_makes_the_blocking_check_fail(
+    tmp_path: Path, instance_with: InstanceWith
+) -> None:
     synthetic = copy_repo_eval(tmp_path)
     baseline = synthetic.parent / "baselines" / "synthetic.json"
     data = json.loads(baseline.read_text())
     data["cases"][0]["final"] = "sensitive" if data["cases"][0]["final"] != "sensitive" else "trivial"
     baseline.write_text(json.dumps(data, indent=2) + "\n")
 
-    result = materialize_synthetic(synthetic, tmp_path)
+    result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     assert not result.success
     assert check_results(result)["baseline_match"] is False
     assert check_results(result)["thresholds"] is True
 
 
-def test_metadata_carries_no_case_content(tmp_path: Path) -> None:
+def test_metadata_carries_no_case_content(tmp_path: Path, instance_with: InstanceWith) -> None:
     synthetic = copy_repo_eval(tmp_path)
-    result = materialize_synthetic(synthetic, tmp_path)
+    result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     cases = [read_case(open_set(synthetic, None), i) for i in list_case_ids(open_set(synthetic, None))]
     secrets = {c.inputs.pr.title for c in cases} | {
         f.path for c in cases for f in c.inputs.files if "/" in f.path
@@ -131,7 +132,7 @@ def test_metadata_carries_no_case_content(tmp_path: Path) -> None:
     assert [s for s in secrets if s in text] == []
 
 
-def test_export_assets_refuse_the_synthetic_partition(tmp_path: Path) -> None:
+def test_export_assets_refuse_the_synthetic_partition(tmp_path: Path, instance_with: InstanceWith) -> None:
     synthetic = copy_repo_eval(tmp_path)
     sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic))
     result = dg.materialize(
@@ -145,9 +146,6 @@ def test_export_assets_refuse_the_synthetic_partition(tmp_path: Path) -> None:
     assert not result.success
     failure = next(e for e in result.all_events if e.is_step_failure)
     assert "not a pilot set" in failure.step_failure_data.error.to_string()
-
-
-NOW = datetime(2026, 7, 1, 9, tzinfo=UTC)
 
 
 def fake_github_resource(fake: FakeGitHub) -> GitHubResource:
@@ -166,7 +164,9 @@ def fake_github_resource(fake: FakeGitHub) -> GitHubResource:
     return FakeGitHubResource()
 
 
-def test_export_assets_write_sealed_cases_into_a_pilot_partition(tmp_path: Path, monkeypatch) -> None:
+def test_export_assets_write_sealed_cases_into_a_pilot_partition(
+    tmp_path: Path, monkeypatch, instance_with: InstanceWith
+) -> None:
     key = generate_key()
     monkeypatch.setenv("GRAFT_EVAL_KEY", key)
     make_pilot_set(tmp_path / "pilots" / "pilot-acme", key=parse_key(key))
@@ -208,7 +208,9 @@ def test_export_assets_write_sealed_cases_into_a_pilot_partition(tmp_path: Path,
     assert exported["exported"].value == 2
 
 
-def test_registry_sensor_adds_new_sets_and_forgets_purged_ones(tmp_path: Path) -> None:
+def test_registry_sensor_adds_new_sets_and_forgets_purged_ones(
+    tmp_path: Path, instance_with: InstanceWith
+) -> None:
     synthetic = copy_repo_eval(tmp_path)
     key = parse_key(generate_key())
     for set_id in ("pilot-a", "pilot-b"):
@@ -236,7 +238,9 @@ def test_report_checks_are_blocking(check: str) -> None:
     assert specs[check].blocking
 
 
-def test_label_inbox_flows_into_the_cases_and_low_kappa_warns(tmp_path: Path) -> None:
+def test_label_inbox_flows_into_the_cases_and_low_kappa_warns(
+    tmp_path: Path, instance_with: InstanceWith
+) -> None:
     synthetic = copy_repo_eval(tmp_path)
     cs = open_set(synthetic, None)
     ids = list_case_ids(cs)[:6]

@@ -14,6 +14,7 @@ from graft_eval_pipeline.defs.resources import CaseSetsResource, case_sets_resou
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline_tests.builders import make_pilot_set, make_synthetic_set
+from graft_eval_pipeline_tests.defs.conftest import InstanceWith
 
 SECRET_GOAL = "Rotate the ledger reconciliation window"
 
@@ -34,12 +35,6 @@ def upstream_summary() -> Summary:
 @dg.asset(partitions_def=partitions)
 def downstream_digest(upstream_summary: Summary) -> dict[str, object]:
     return {"count": len(upstream_summary.case_ids), "goal": upstream_summary.goal_text}
-
-
-def _instance(*set_ids: str) -> dg.DagsterInstance:
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("case_set", list(set_ids))
-    return instance
 
 
 def _sets(tmp_path: Path, eval_key: str | dg.EnvVar | None) -> CaseSetsResource:
@@ -86,11 +81,13 @@ def _errors(result: dg.ExecuteInProcessResult) -> str:
     )
 
 
-def test_pilot_round_trip_is_sealed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pilot_round_trip_is_sealed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
     key_text = generate_key()
     monkeypatch.setenv("GRAFT_EVAL_KEY", key_text)
     folder = _make_set(tmp_path, "pilot-acme", parse_key(key_text))
-    result = _run(tmp_path, "pilot-acme", _instance("pilot-acme"))
+    result = _run(tmp_path, "pilot-acme", instance_with("pilot-acme"))
     assert result.success
     assert result.output_for_node("downstream_digest") == {"count": 2, "goal": SECRET_GOAL}
     files = sorted(p.relative_to(folder).as_posix() for p in (folder / "assets").iterdir())
@@ -106,10 +103,12 @@ def test_pilot_round_trip_is_sealed(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert key_text not in str(metadata)
 
 
-def test_synthetic_round_trip_is_plain_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_synthetic_round_trip_is_plain_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
     monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
     folder = _make_set(tmp_path, "synthetic", None)
-    result = _run(tmp_path, "synthetic", _instance("synthetic"))
+    result = _run(tmp_path, "synthetic", instance_with("synthetic"))
     assert result.success
     assert result.output_for_node("downstream_digest") == {"count": 2, "goal": SECRET_GOAL}
     assert (folder / "assets" / "upstream_summary.json").read_text() == (
@@ -118,14 +117,14 @@ def test_synthetic_round_trip_is_plain_json(tmp_path: Path, monkeypatch: pytest.
     assert not list((folder / "assets").glob("*.enc"))
 
 
-def test_synthetic_materializes_without_a_key(tmp_path: Path) -> None:
+def test_synthetic_materializes_without_a_key(tmp_path: Path, instance_with: InstanceWith) -> None:
     _make_set(tmp_path, "synthetic", None)
     sets = case_sets_resource({"GRAFT_EVAL_DIR": str(tmp_path / "eval-root")})
     assert sets.eval_key is None
     result = dg.materialize(
         [upstream_summary, downstream_digest],
         partition_key="synthetic",
-        instance=_instance("synthetic"),
+        instance=instance_with("synthetic"),
         resources={"io_manager": _io(tmp_path, sets.eval_key)},
     )
     assert result.success
@@ -137,12 +136,14 @@ def test_factory_wires_the_key_through_env_var() -> None:
     assert isinstance(sets.eval_dir, dg.EnvVar) and sets.eval_dir.env_var_name == "GRAFT_EVAL_DIR"
 
 
-def test_file_copied_to_another_set_fails_to_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_copied_to_another_set_fails_to_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
     key_text = generate_key()
     monkeypatch.setenv("GRAFT_EVAL_KEY", key_text)
     set_a = _make_set(tmp_path, "pilot-acme", parse_key(key_text))
     set_b = _make_set(tmp_path, "pilot-beta", parse_key(key_text))
-    instance = _instance("pilot-acme", "pilot-beta")
+    instance = instance_with("pilot-acme", "pilot-beta")
     assert _run(tmp_path, "pilot-acme", instance).success
     (set_b / "assets").mkdir(mode=0o700)
     shutil.copy(set_a / "assets" / "upstream_summary.json.enc", set_b / "assets")
@@ -152,13 +153,15 @@ def test_file_copied_to_another_set_fails_to_load(tmp_path: Path, monkeypatch: p
     assert not (set_b / "assets" / "downstream_digest.json.enc").exists()
 
 
-def test_wrong_key_fails_with_the_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_wrong_key_fails_with_the_clear_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
     _make_set(tmp_path, "pilot-acme", parse_key(generate_key()))
     monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
     result = dg.materialize(
         [upstream_summary, downstream_digest],
         partition_key="pilot-acme",
-        instance=_instance("pilot-acme"),
+        instance=instance_with("pilot-acme"),
         resources={"io_manager": _io(tmp_path)},
         raise_on_error=False,
     )
@@ -166,14 +169,16 @@ def test_wrong_key_fails_with_the_clear_message(tmp_path: Path, monkeypatch: pyt
     assert "wrong GRAFT_EVAL_KEY for set pilot-acme" in _errors(result)
 
 
-def test_pilot_without_key_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pilot_without_key_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
     monkeypatch.delenv("GRAFT_EVAL_KEY", raising=False)
     _make_set(tmp_path, "pilot-acme", parse_key(generate_key()))
     manager = _io(tmp_path, case_sets_resource({}).eval_key)
     result = dg.materialize(
         [upstream_summary],
         partition_key="pilot-acme",
-        instance=_instance("pilot-acme"),
+        instance=instance_with("pilot-acme"),
         resources={"io_manager": manager},
         raise_on_error=False,
     )
@@ -182,11 +187,11 @@ def test_pilot_without_key_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_a_stored_value_of_an_older_shape_fails_without_quoting_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
 ) -> None:
     monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
     folder = _make_set(tmp_path, "synthetic", None)
-    instance = _instance("synthetic")
+    instance = instance_with("synthetic")
     assert _run(tmp_path, "synthetic", instance).success
     stored = folder / "assets" / "upstream_summary.json"
     stored.write_text('{"caseIds": "c-1", "goalText": "' + SECRET_GOAL + '"}')  # caseIds no longer a list

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -18,15 +19,13 @@ from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.defs.sensors import LIVE_RERUN_FILE, prompt_change_sensor
 from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
+from graft_eval_pipeline_tests.defs.conftest import InstanceWith
 from graft_eval_pipeline_tests.live_fakes import FakeLive, live_set
 
 CURRENT_MODELS = "claude-haiku-5-5 / claude-sonnet-5-5"
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("ANTHROPIC_API_KEY", "GRAFT_LLM_MODEL_FAST", "GRAFT_LLM_MODEL_STRONG", "GRAFT_EVAL_KEY"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def report_event(instance: dg.DagsterInstance, set_id: str, **over: str) -> None:
@@ -55,12 +54,8 @@ def opt_in(tmp_path: Path, set_id: str, text: str) -> None:
 
 
 @pytest.fixture
-def instance() -> dg.DagsterInstance:
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions(
-        "case_set", ["synthetic", "pilot-fresh", "pilot-old-prompt", "pilot-old-version", "pilot-never"]
-    )
-    return instance
+def instance(instance_with: InstanceWith) -> dg.DagsterInstance:
+    return instance_with("synthetic", "pilot-fresh", "pilot-old-prompt", "pilot-old-version", "pilot-never")
 
 
 def test_stale_sets_are_rerun_fake_or_live_where_opted_in(instance, tmp_path) -> None:
@@ -122,14 +117,14 @@ def test_sets_never_reported_are_left_alone(instance, tmp_path) -> None:
 # --- the harness_run asset in live mode -------------------------------------------------------
 
 
-def materialize_harness(tmp_path: Path, config: dict, set_id: str = "live-demo") -> dg.ExecuteInProcessResult:
+def materialize_harness(
+    instance_with: InstanceWith, tmp_path: Path, config: dict[str, Any], set_id: str = "live-demo"
+) -> dg.ExecuteInProcessResult:
     sets = CaseSetsResource(eval_dir=str(tmp_path), synthetic_dir=str(tmp_path / "synthetic"))
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("case_set", [set_id])
     return dg.materialize(
         [harness_run],
         partition_key=set_id,
-        instance=instance,
+        instance=instance_with(set_id),
         resources={"case_sets": sets, "io_manager": SealedIOManager(sets=sets)},
         run_config={"ops": {"harness_run": {"config": config}}},
         raise_on_error=False,
@@ -148,19 +143,21 @@ def client(monkeypatch: pytest.MonkeyPatch) -> FakeLive:
     "config",
     [{"mode": "live"}, {"mode": "live", "confirm_live": True}, {"mode": "live", "max_cost_usd": 5.0}],
 )
-def test_live_asset_needs_confirm_live_and_a_cost_cap_before_any_call(tmp_path, client, config) -> None:
+def test_live_asset_needs_confirm_live_and_a_cost_cap_before_any_call(
+    tmp_path, client, config, instance_with
+) -> None:
     live_set(tmp_path, 2)
-    result = materialize_harness(tmp_path, config)
+    result = materialize_harness(instance_with, tmp_path, config)
     assert not result.success
     failure = result.failure_data_for_node("harness_run")
     assert "confirm_live: true" in str(failure) and "max_cost_usd" in str(failure)
     assert client.requests == []
 
 
-def test_live_asset_records_the_estimate_and_runs_under_the_cap(tmp_path, client) -> None:
+def test_live_asset_records_the_estimate_and_runs_under_the_cap(tmp_path, client, instance_with) -> None:
     live_set(tmp_path, 3)
     config = {"mode": "live", "confirm_live": True, "max_cost_usd": 5.0}
-    result = materialize_harness(tmp_path, config)
+    result = materialize_harness(instance_with, tmp_path, config)
     assert result.success
     metadata = {
         k: v.value for k, v in result.asset_materializations_for_node("harness_run")[0].metadata.items()
@@ -171,7 +168,7 @@ def test_live_asset_records_the_estimate_and_runs_under_the_cap(tmp_path, client
     assert metadata["calls"] == len(client.requests) == 6 and metadata["cost_usd_this_run"] > 0
     assert isinstance(result.output_for_node("harness_run"), HarnessRun)
 
-    again = materialize_harness(tmp_path, config)  # cached: no call, cost 0 this run
+    again = materialize_harness(instance_with, tmp_path, config)  # cached: no call, cost 0 this run
     metadata = {
         k: v.value for k, v in again.asset_materializations_for_node("harness_run")[0].metadata.items()
     }
@@ -179,18 +176,24 @@ def test_live_asset_records_the_estimate_and_runs_under_the_cap(tmp_path, client
     assert len(client.requests) == 6
 
 
-def test_live_asset_refuses_an_estimate_over_its_cap(tmp_path, client) -> None:
+def test_live_asset_refuses_an_estimate_over_its_cap(tmp_path, client, instance_with) -> None:
     live_set(tmp_path, 3)
-    result = materialize_harness(tmp_path, {"mode": "live", "confirm_live": True, "max_cost_usd": 0.01})
+    result = materialize_harness(
+        instance_with, tmp_path, {"mode": "live", "confirm_live": True, "max_cost_usd": 0.01}
+    )
     assert not result.success
     assert "over the cost cap" in str(result.failure_data_for_node("harness_run"))
     assert client.requests == []
 
 
-def test_live_asset_without_an_api_key_fails_before_any_call(tmp_path, client, monkeypatch) -> None:
+def test_live_asset_without_an_api_key_fails_before_any_call(
+    tmp_path, client, monkeypatch, instance_with
+) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     live_set(tmp_path, 1)
-    result = materialize_harness(tmp_path, {"mode": "live", "confirm_live": True, "max_cost_usd": 5.0})
+    result = materialize_harness(
+        instance_with, tmp_path, {"mode": "live", "confirm_live": True, "max_cost_usd": 5.0}
+    )
     assert not result.success and "ANTHROPIC_API_KEY is not set" in str(
         result.failure_data_for_node("harness_run")
     )

@@ -28,7 +28,7 @@ from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, open_
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
-from graft_eval_pipeline_tests.builders import make_pilot_set
+from graft_eval_pipeline_tests.builders import NOW, make_pilot_set
 from graft_eval_pipeline_tests.fake_github import (
     FakeClock,
     FakeCommit,
@@ -43,7 +43,6 @@ REPO = "fictional-org/shop-demo"
 SET_ID = "pilot-acme"
 FROM = datetime(2026, 6, 1, tzinfo=UTC)
 TO = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)
-NOW = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 CASE_SCHEMA = SCHEMA_DIR / "eval-case.v1.schema.json"
 AGENT = "Graft-Agent: fictional-agent\nGraft-Model: model-x"
 

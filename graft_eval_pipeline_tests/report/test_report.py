@@ -48,6 +48,7 @@ from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, SetMeta
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline.evalset.sets.paths import REPO_ROOT, SCHEMA_DIR, SYNTHETIC_BASELINE, THRESHOLDS_FILE
 from graft_eval_pipeline_tests.builders import (
+    NOW,
     make_case,
     make_file,
     make_inputs,
@@ -57,7 +58,6 @@ from graft_eval_pipeline_tests.builders import (
 )
 from graft_eval_pipeline_tests.row_builders import make_row
 
-NOW = datetime(2026, 10, 15, 10, 0, 0, tzinfo=UTC)
 SYNTHETIC_META = SetMeta(
     schema_version=1,
     set_id="synthetic",

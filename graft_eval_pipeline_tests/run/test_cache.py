@@ -21,7 +21,8 @@ from graft_eval_pipeline.evalset.run.cache import (
 from graft_eval_pipeline.evalset.run.harness import run_eval
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.errors import EvalError
-from graft_eval_pipeline_tests.live_fakes import GOAL_MARK, NOW, Factory, FakeLive, live_options, live_set
+from graft_eval_pipeline_tests.builders import NOW
+from graft_eval_pipeline_tests.live_fakes import GOAL_MARK, Factory, FakeLive, live_options, live_set
 
 
 def result(*failures: str | None, status: str = "ok", reason: str | None = None) -> CardResult:

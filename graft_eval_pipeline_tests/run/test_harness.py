@@ -6,8 +6,8 @@ import asyncio
 import gc
 import json
 import shutil
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,28 +16,20 @@ from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, check_thresholds, load_thresholds
 from graft_eval_pipeline.evalset.run import harness
 from graft_eval_pipeline.evalset.run.harness import RunOptions, run_eval, run_pool
-from graft_eval_pipeline.evalset.scoring.report_schema import EvalReport, GitInfo
+from graft_eval_pipeline.evalset.scoring.report_schema import EvalReport
 from graft_eval_pipeline.evalset.sets import store
 from graft_eval_pipeline.evalset.sets.case_schema import FloorConfig
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR, THRESHOLDS_FILE
 from graft_eval_pipeline.evalset.sets.store import open_set, read_case
-from graft_eval_pipeline_tests.builders import make_case
+from graft_eval_pipeline_tests.builders import NOW, make_case, run_options
 
 SYNTHETIC = SYNTHETIC_DIR
 BASELINE = SYNTHETIC_BASELINE
-NOW = datetime(2026, 10, 15, 10, 0, tzinfo=UTC)
 
 
-def options(set_dir: Path, **over) -> RunOptions:
-    fields = {
-        "set": open_set(set_dir, None),
-        "now": lambda: NOW,
-        "now_ms": lambda: 0,
-        "git": lambda: GitInfo(commit=None, dirty=None),
-    }
-    fields.update(over)
-    return RunOptions(**fields)
+def options(set_dir: Path, **over: Any) -> RunOptions:
+    return run_options(open_set(set_dir, None), **over)
 
 
 def run(opts: RunOptions) -> EvalReport:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
 )
 from graft_eval_pipeline.evalset.sets.paths import SCHEMA_DIR, SYNTHETIC_DIR
 from graft_eval_pipeline_tests.builders import (
+    NOW,
     make_case,
     make_file,
     make_inputs,
@@ -226,7 +226,7 @@ def sample_report() -> dict[str, Any]:
         models=ModelPair(fast="claude-haiku-5-5", strong="claude-sonnet-5-5"),
         llm="fake",
         run=RunInfo(complete=True, skipped_budget=0, cached_results=0, duration_ms=12),
-        created_at=datetime(2026, 10, 15, 10, tzinfo=UTC),
+        created_at=NOW,
         git=GitInfo(commit=None, dirty=None),
         rows=rows,
         results={},
