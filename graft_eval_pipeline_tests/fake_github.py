@@ -290,7 +290,7 @@ class FakeGitHub:
             return False
         claims = json.loads(_b64url_decode(payload))
         now = self.clock()
-        return claims.get("iss") == self.app_id and claims["iat"] <= now < claims["exp"]
+        return bool(claims.get("iss") == self.app_id and claims["iat"] <= now < claims["exp"])
 
     async def _dispatch(self, request: Request) -> Response:
         path = request.url.path

@@ -57,7 +57,8 @@ def list_merged_pulls(
 
 
 def get_pull(gh: GitHubClient, repo: str, number: int) -> Mapping[str, Any]:
-    return gh.get_json(f"{_repo_path(repo)}/pulls/{number}")
+    pull: Mapping[str, Any] = gh.get_json(f"{_repo_path(repo)}/pulls/{number}")
+    return pull
 
 
 def list_commits(gh: GitHubClient, repo: str, number: int) -> list[Mapping[str, Any]]:

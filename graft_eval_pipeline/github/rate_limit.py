@@ -63,7 +63,7 @@ def retry_wait_s(response: httpx.Response, now: float, attempt: int) -> float:
     reset = _header_float(response, "x-ratelimit-reset")
     if response.headers.get("x-ratelimit-remaining") == "0" and reset is not None:
         return max(reset + 1 - now, 0.0)
-    return FALLBACK_WAIT_S * 2**attempt
+    return FALLBACK_WAIT_S * 2.0**attempt
 
 
 class RateLimiter:

@@ -367,7 +367,7 @@ def malformed(body: object) -> httpx2.Response:
 
 
 def without(key: str, *, inside: str | None = None) -> dict[str, Any]:
-    body = json.loads(message().content)
+    body: dict[str, Any] = json.loads(message().content)
     del (body[inside] if inside else body)[key]
     return body
 

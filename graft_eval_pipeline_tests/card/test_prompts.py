@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -76,7 +78,7 @@ def test_system_prompts_carry_the_class_definitions_and_the_untrusted_data_rule(
     [(WRITER_OUTPUT_SCHEMA, WRITER_EXAMPLE), (VERIFIER_OUTPUT_SCHEMA, VERIFIER_EXAMPLE)],
 )
 def test_output_schemas_are_valid_json_schema_and_accept_the_spec_example(
-    schema: dict, example: dict
+    schema: dict[str, Any], example: dict[str, Any]
 ) -> None:
     Draft202012Validator.check_schema(schema)
     assert list(Draft202012Validator(schema).iter_errors(example)) == []

@@ -13,10 +13,12 @@ import httpx2
 import pytest
 
 from graft_eval_pipeline import cli
+from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.cli import main
-from graft_eval_pipeline.evalset.report.publish import load_report
+from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.run.harness import anthropic_llm
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.env import EvalEnv
 from graft_eval_pipeline_tests.live_fakes import GOAL_MARK, FakeLive, MessagesApi, case_ids, live_set
 
 BASE_URL = "http://anthropic.invalid"
@@ -61,7 +63,9 @@ def run_dirs(set_dir: Path) -> list[Path]:
     return sorted((set_dir / "runs").iterdir()) if (set_dir / "runs").exists() else []
 
 
-def test_U_CLI_1_live_without_an_api_key_exits_2_before_anything(tmp_path, capsys, factory) -> None:
+def test_U_CLI_1_live_without_an_api_key_exits_2_before_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], factory: CountingFactory
+) -> None:
     cs = live_set(tmp_path, 2)
     assert main(["run", "--set", str(cs.dir), "--live", "--yes"]) == 2
     assert "ANTHROPIC_API_KEY is not set" in capsys.readouterr().err
@@ -69,7 +73,10 @@ def test_U_CLI_1_live_without_an_api_key_exits_2_before_anything(tmp_path, capsy
 
 
 def test_U_CLI_1_without_live_the_key_is_ignored_and_no_client_is_built(
-    tmp_path, capsys, factory, monkeypatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    factory: CountingFactory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     cs = live_set(tmp_path, 2)
@@ -80,7 +87,10 @@ def test_U_CLI_1_without_live_the_key_is_ignored_and_no_client_is_built(
 
 
 def test_U_CLI_2_live_on_a_non_tty_without_yes_exits_3_after_the_estimate(
-    tmp_path, capsys, factory, monkeypatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    factory: CountingFactory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     cs = live_set(tmp_path, 2)
@@ -90,7 +100,12 @@ def test_U_CLI_2_live_on_a_non_tty_without_yes_exits_3_after_the_estimate(
     assert factory.built == 0 and factory.client.requests == [] and run_dirs(cs.dir) == []
 
 
-def test_live_on_a_tty_asks_and_a_no_aborts(tmp_path, capsys, factory, monkeypatch) -> None:
+def test_live_on_a_tty_asks_and_a_no_aborts(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    factory: CountingFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     cs = live_set(tmp_path, 2)
     monkeypatch.setattr("sys.stdin", TtyInput("n\n"))
@@ -104,7 +119,12 @@ def test_live_on_a_tty_asks_and_a_no_aborts(tmp_path, capsys, factory, monkeypat
     assert factory.built == 1 and len(factory.client.requests) == 4
 
 
-def test_live_estimate_over_max_cost_exits_3_even_with_yes(tmp_path, capsys, factory, monkeypatch) -> None:
+def test_live_estimate_over_max_cost_exits_3_even_with_yes(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    factory: CountingFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     cs = live_set(tmp_path, 2)
     assert main(["run", "--set", str(cs.dir), "--live", "--yes", "--max-cost-usd", "0.001"]) == 3
@@ -113,7 +133,13 @@ def test_live_estimate_over_max_cost_exits_3_even_with_yes(tmp_path, capsys, fac
 
 
 @pytest.mark.parametrize("variable", ["GRAFT_LLM_MODEL_STRONG", "GRAFT_LLM_REFUSAL_FALLBACK"])
-def test_live_refuses_a_model_without_a_price(tmp_path, capsys, factory, monkeypatch, variable) -> None:
+def test_live_refuses_a_model_without_a_price(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    factory: CountingFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     monkeypatch.setenv(variable, "claude-mystery-9")
     cs = live_set(tmp_path, 1)
@@ -122,7 +148,12 @@ def test_live_refuses_a_model_without_a_price(tmp_path, capsys, factory, monkeyp
     assert factory.built == 0
 
 
-def test_live_flags_reach_the_harness(tmp_path, capsys, factory, monkeypatch) -> None:
+def test_live_flags_reach_the_harness(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    factory: CountingFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     cs = live_set(tmp_path, 3)
     args = ["run", "--set", str(cs.dir), "--live", "--yes", "--concurrency", "1", "--max-tokens", "1"]
@@ -137,7 +168,12 @@ def test_live_flags_reach_the_harness(tmp_path, capsys, factory, monkeypatch) ->
     assert len(factory.client.requests) == 12  # the --no-cache run called again
 
 
-def test_live_run_end_to_end_through_the_anthropic_client(tmp_path, capsys, monkeypatch, caplog) -> None:
+def test_live_run_end_to_end_through_the_anthropic_client(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     key = generate_key()
     monkeypatch.setenv("GRAFT_EVAL_KEY", key)
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
@@ -151,7 +187,7 @@ def test_live_run_end_to_end_through_the_anthropic_client(tmp_path, capsys, monk
 
     pools: list[httpx2.AsyncClient] = []
 
-    def factory(env):
+    def factory(env: EvalEnv) -> LlmClient:
         pools.append(httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
         return anthropic_llm(env, http_client=pools[-1], base_url=BASE_URL)
 
@@ -175,6 +211,7 @@ def test_live_run_end_to_end_through_the_anthropic_client(tmp_path, capsys, monk
     first = load_report(first_dir / "report.json")
     assert first.llm == "live" and first.run.complete and first.run.cached_results == 0
     assert [(r.status, r.final, r.usage.calls) for r in first.cases] == [("ok", "logic", 3)] * 3
+    assert first.metrics.cost_usd is not None
     assert first.metrics.cost_usd_this_run == first.metrics.cost_usd > 0
     report_text = (first_dir / "report.json").read_text()
     assert GOAL_MARK not in report_text
@@ -196,14 +233,19 @@ def test_live_run_end_to_end_through_the_anthropic_client(tmp_path, capsys, monk
     assert f"{GOAL_MARK} change 0" in shown and "logic" in shown and "no cached result" not in shown
 
 
-def test_show_with_result_says_when_nothing_is_cached(tmp_path, capsys) -> None:
+def test_show_with_result_says_when_nothing_is_cached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cs = live_set(tmp_path, 1)
     assert main(["show", "--set", str(cs.dir), "--case", case_ids(1)[0], "--with-result"]) == 0
     assert "no cached result" in capsys.readouterr().out
 
 
 def test_show_with_result_reads_the_entry_of_the_current_prompts_and_models(
-    tmp_path, capsys, factory, monkeypatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    factory: CountingFactory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     cs = live_set(tmp_path, 1)

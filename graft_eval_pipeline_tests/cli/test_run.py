@@ -21,7 +21,9 @@ BASELINE = SYNTHETIC_BASELINE
 pytestmark = pytest.mark.usefixtures("clean_env")
 
 
-def test_U_CLI_3_check_passes_on_the_synthetic_set_and_fails_on_a_modified_baseline(tmp_path, capsys) -> None:
+def test_U_CLI_3_check_passes_on_the_synthetic_set_and_fails_on_a_modified_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["run", "--set", str(SYNTHETIC), "--check", "--out", str(tmp_path / "ok")]) == 0
     out = capsys.readouterr()
     assert "baseline: matches" in out.out and "thresholds: PASS" in out.out
@@ -52,13 +54,15 @@ def test_U_CLI_3_check_passes_on_the_synthetic_set_and_fails_on_a_modified_basel
     )
 
 
-def test_ci_is_run_with_the_committed_baseline_and_check(tmp_path, capsys) -> None:
+def test_ci_is_run_with_the_committed_baseline_and_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["ci", "--out", str(tmp_path / "ci")]) == 0
     assert "baseline: matches" in capsys.readouterr().out
     assert load_report(tmp_path / "ci" / "report.json").set.cases == 30
 
 
-def test_U_CLI_8_unknown_command_or_flag_is_a_usage_error(capsys) -> None:
+def test_U_CLI_8_unknown_command_or_flag_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["no-such-command"]) == 2
     assert "Usage:" in capsys.readouterr().err
     assert main(["run", "--set", str(SYNTHETIC), "--no-such-flag"]) == 2
@@ -67,7 +71,9 @@ def test_U_CLI_8_unknown_command_or_flag_is_a_usage_error(capsys) -> None:
     assert "Usage:" in capsys.readouterr().err
 
 
-def test_run_filters_cases_and_rejects_unknown_ids(tmp_path, capsys) -> None:
+def test_run_filters_cases_and_rejects_unknown_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(
         [
             "run",
@@ -105,7 +111,7 @@ def _pilot_set(tmp_path: Path, key_b64: str) -> Path:
 
 
 def test_pilot_run_uses_the_set_baseline_and_refuses_a_baseline_inside_git(
-    tmp_path, capsys, monkeypatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     key = generate_key()
     monkeypatch.setenv("GRAFT_EVAL_KEY", key)

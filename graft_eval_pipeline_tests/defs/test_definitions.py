@@ -6,6 +6,7 @@ import json
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 import dagster as dg
 import pytest
@@ -18,7 +19,8 @@ from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
 from graft_eval_pipeline.defs.sensors import case_set_registry_sensor
-from graft_eval_pipeline.evalset.report.publish import diff_reports, load_report
+from graft_eval_pipeline.evalset.report.baseline import diff_reports
+from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import list_case_ids, open_set, read_case
@@ -145,7 +147,8 @@ def test_export_assets_refuse_the_synthetic_partition(tmp_path: Path, instance_w
     )
     assert not result.success
     failure = next(e for e in result.all_events if e.is_step_failure)
-    assert "not a pilot set" in failure.step_failure_data.error.to_string()
+    error = failure.step_failure_data.error
+    assert error is not None and "not a pilot set" in error.to_string()
 
 
 def fake_github_resource(fake: FakeGitHub) -> GitHubResource:
@@ -165,7 +168,7 @@ def fake_github_resource(fake: FakeGitHub) -> GitHubResource:
 
 
 def test_export_assets_write_sealed_cases_into_a_pilot_partition(
-    tmp_path: Path, monkeypatch, instance_with: InstanceWith
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
 ) -> None:
     key = generate_key()
     monkeypatch.setenv("GRAFT_EVAL_KEY", key)
@@ -219,6 +222,7 @@ def test_registry_sensor_adds_new_sets_and_forgets_purged_ones(
     sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic))
     context = dg.build_sensor_context(instance=instance, resources={"case_sets": sets})
     result = case_set_registry_sensor(context)
+    assert isinstance(result, dg.SensorResult) and result.dynamic_partitions_requests is not None
     requests = {type(r).__name__: sorted(r.partition_keys) for r in result.dynamic_partitions_requests}
     assert requests == {
         "AddDynamicPartitionsRequest": ["pilot-a", "pilot-b", "synthetic"],
@@ -229,6 +233,7 @@ def test_registry_sensor_adds_new_sets_and_forgets_purged_ones(
 def test_nightly_schedule_requests_the_synthetic_partition() -> None:
     context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 11, 29, 3, tzinfo=UTC))
     request = nightly_synthetic_schedule(context)
+    assert isinstance(request, dg.RunRequest)
     assert request.partition_key == "synthetic"
 
 
@@ -273,7 +278,7 @@ def test_label_inbox_flows_into_the_cases_and_low_kappa_warns(
     imported = result.asset_materializations_for_node("label_import")[0].metadata
     assert imported["imported_files"].value == 1
     assert imported["labels_by_labeler"].value == {"alice": 6}
-    assert list(imported["bad_files"].value) == ["broken.json"]
+    assert list(cast("list[str]", imported["bad_files"].value)) == ["broken.json"]
     assert (inbox / "broken.json").exists() and not (inbox / "alice.json").exists()
     assert [lbl.labeler for lbl in read_case(cs, ids[0]).labels] == ["graft-synthetic", "alice"]
     assert check_results(result) == {"risk_kappa_meets_target": False}

@@ -44,7 +44,19 @@ def report_event(instance: dg.DagsterInstance, set_id: str, **over: str) -> None
 def evaluate(instance: dg.DagsterInstance, tmp_path: Path) -> dg.SensorResult:
     sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(tmp_path / "synthetic"))
     context = dg.build_sensor_context(instance=instance, resources={"case_sets": sets})
-    return prompt_change_sensor(context)
+    result = prompt_change_sensor(context)
+    assert isinstance(result, dg.SensorResult)
+    return result
+
+
+def run_requests(result: dg.SensorResult) -> list[dg.RunRequest]:
+    assert result.run_requests is not None
+    return list(result.run_requests)
+
+
+def partition_of(request: dg.RunRequest) -> str:
+    assert request.partition_key is not None
+    return request.partition_key
 
 
 def opt_in(tmp_path: Path, set_id: str, text: str) -> None:
@@ -58,7 +70,9 @@ def instance(instance_with: InstanceWith) -> dg.DagsterInstance:
     return instance_with("synthetic", "pilot-fresh", "pilot-old-prompt", "pilot-old-version", "pilot-never")
 
 
-def test_stale_sets_are_rerun_fake_or_live_where_opted_in(instance, tmp_path) -> None:
+def test_stale_sets_are_rerun_fake_or_live_where_opted_in(
+    instance: dg.DagsterInstance, tmp_path: Path
+) -> None:
     report_event(instance, "synthetic", prompt_fingerprint="0" * 64)
     report_event(instance, "pilot-fresh")
     report_event(instance, "pilot-old-prompt", prompt_fingerprint="1" * 64)
@@ -68,7 +82,7 @@ def test_stale_sets_are_rerun_fake_or_live_where_opted_in(instance, tmp_path) ->
     opt_in(tmp_path, "pilot-fresh", '{"maxCostUsd": 5}')  # opted in, but nothing changed
 
     result = evaluate(instance, tmp_path)
-    requests = {r.partition_key: r for r in result.run_requests}
+    requests = {partition_of(r): r for r in run_requests(result)}
     assert sorted(requests) == ["pilot-old-version", "synthetic"]
     assert requests["synthetic"].run_config == {"ops": {"harness_run": {"config": {"mode": "fake"}}}}
     live = requests["pilot-old-version"].run_config["ops"]["harness_run"]["config"]
@@ -79,39 +93,43 @@ def test_stale_sets_are_rerun_fake_or_live_where_opted_in(instance, tmp_path) ->
         dg.validate_run_config(job, request.run_config)  # the config the job really accepts
 
     # the same state gives the same run keys: the daemon requests each set once per signature
-    again = {r.partition_key: r.run_key for r in evaluate(instance, tmp_path).run_requests}
+    again = {partition_of(r): r.run_key for r in run_requests(evaluate(instance, tmp_path))}
     assert again == {k: r.run_key for k, r in requests.items()}
 
 
-def test_a_model_change_makes_every_reported_set_stale(instance, tmp_path, monkeypatch) -> None:
+def test_a_model_change_makes_every_reported_set_stale(
+    instance: dg.DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     report_event(instance, "synthetic")
     report_event(instance, "pilot-fresh")
     assert evaluate(instance, tmp_path).skip_reason is not None
     monkeypatch.setenv("GRAFT_LLM_MODEL_STRONG", "claude-opus-5-5")
     result = evaluate(instance, tmp_path)
-    assert sorted(r.partition_key for r in result.run_requests) == ["pilot-fresh", "synthetic"]
-    assert all("claude-opus-5-5" in r.run_key for r in result.run_requests)
+    assert sorted(partition_of(r) for r in run_requests(result)) == ["pilot-fresh", "synthetic"]
+    assert all("claude-opus-5-5" in (r.run_key or "") for r in run_requests(result))
 
 
-def test_a_new_fingerprint_gives_a_new_run_key(instance, tmp_path, monkeypatch) -> None:
+def test_a_new_fingerprint_gives_a_new_run_key(
+    instance: dg.DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     report_event(instance, "synthetic", prompt_fingerprint="0" * 64)
-    (first,) = evaluate(instance, tmp_path).run_requests
+    (first,) = run_requests(evaluate(instance, tmp_path))
     monkeypatch.setattr(sensors, "prompt_fingerprint", lambda: "f" * 64)
-    (second,) = evaluate(instance, tmp_path).run_requests
-    assert first.run_key != second.run_key and "f" * 64 in second.run_key
+    (second,) = run_requests(evaluate(instance, tmp_path))
+    assert first.run_key != second.run_key and "f" * 64 in (second.run_key or "")
 
 
-def test_a_broken_opt_in_file_falls_back_to_fake(instance, tmp_path) -> None:
+def test_a_broken_opt_in_file_falls_back_to_fake(instance: dg.DagsterInstance, tmp_path: Path) -> None:
     report_event(instance, "pilot-old-prompt", prompt_fingerprint="1" * 64)
     opt_in(tmp_path, "pilot-old-prompt", '{"maxCostUsd": -1}')
-    (request,) = evaluate(instance, tmp_path).run_requests
+    (request,) = run_requests(evaluate(instance, tmp_path))
     assert request.run_config["ops"]["harness_run"]["config"] == {"mode": "fake"}
 
 
-def test_sets_never_reported_are_left_alone(instance, tmp_path) -> None:
+def test_sets_never_reported_are_left_alone(instance: dg.DagsterInstance, tmp_path: Path) -> None:
     result = evaluate(instance, tmp_path)
     assert result.run_requests == [] and result.skip_reason is not None
-    assert "matches the current prompts and models" in result.skip_reason.skip_message
+    assert "matches the current prompts and models" in (result.skip_reason.skip_message or "")
 
 
 # --- the harness_run asset in live mode -------------------------------------------------------
@@ -144,7 +162,7 @@ def client(monkeypatch: pytest.MonkeyPatch) -> FakeLive:
     [{"mode": "live"}, {"mode": "live", "confirm_live": True}, {"mode": "live", "max_cost_usd": 5.0}],
 )
 def test_live_asset_needs_confirm_live_and_a_cost_cap_before_any_call(
-    tmp_path, client, config, instance_with
+    tmp_path: Path, client: FakeLive, config: dict[str, Any], instance_with: InstanceWith
 ) -> None:
     live_set(tmp_path, 2)
     result = materialize_harness(instance_with, tmp_path, config)
@@ -154,12 +172,14 @@ def test_live_asset_needs_confirm_live_and_a_cost_cap_before_any_call(
     assert client.requests == []
 
 
-def test_live_asset_records_the_estimate_and_runs_under_the_cap(tmp_path, client, instance_with) -> None:
+def test_live_asset_records_the_estimate_and_runs_under_the_cap(
+    tmp_path: Path, client: FakeLive, instance_with: InstanceWith
+) -> None:
     live_set(tmp_path, 3)
     config = {"mode": "live", "confirm_live": True, "max_cost_usd": 5.0}
     result = materialize_harness(instance_with, tmp_path, config)
     assert result.success
-    metadata = {
+    metadata: dict[str, Any] = {
         k: v.value for k, v in result.asset_materializations_for_node("harness_run")[0].metadata.items()
     }
     assert metadata["mode"] == "live" and metadata["complete"] is True
@@ -176,7 +196,9 @@ def test_live_asset_records_the_estimate_and_runs_under_the_cap(tmp_path, client
     assert len(client.requests) == 6
 
 
-def test_live_asset_refuses_an_estimate_over_its_cap(tmp_path, client, instance_with) -> None:
+def test_live_asset_refuses_an_estimate_over_its_cap(
+    tmp_path: Path, client: FakeLive, instance_with: InstanceWith
+) -> None:
     live_set(tmp_path, 3)
     result = materialize_harness(
         instance_with, tmp_path, {"mode": "live", "confirm_live": True, "max_cost_usd": 0.01}
@@ -187,7 +209,7 @@ def test_live_asset_refuses_an_estimate_over_its_cap(tmp_path, client, instance_
 
 
 def test_live_asset_without_an_api_key_fails_before_any_call(
-    tmp_path, client, monkeypatch, instance_with
+    tmp_path: Path, client: FakeLive, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
 ) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     live_set(tmp_path, 1)
@@ -200,7 +222,7 @@ def test_live_asset_without_an_api_key_fails_before_any_call(
     assert client.requests == []
 
 
-def test_opt_in_file_is_json_with_max_cost_usd(tmp_path) -> None:
+def test_opt_in_file_is_json_with_max_cost_usd(tmp_path: Path) -> None:
     opt_in(tmp_path, "pilot-x", json.dumps({"maxCostUsd": 2.5}))
     live = sensors.read_live_rerun(tmp_path / "pilots" / "pilot-x")
     assert live is not None and live.max_cost_usd == 2.5

@@ -27,7 +27,9 @@ PEM = [
 ]
 
 
-def redact(text: str, options: RedactOptions | None = None, *, is_patch: bool = False) -> tuple[str, Counter]:
+def redact(
+    text: str, options: RedactOptions | None = None, *, is_patch: bool = False
+) -> tuple[str, Counter[str]]:
     counts: Counter[str] = Counter()
     return redact_text(text, options or RedactOptions(), counts, is_patch=is_patch), counts
 

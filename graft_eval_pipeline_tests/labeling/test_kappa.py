@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from graft_eval_pipeline.card.models import RISK_CLASSES
+from graft_eval_pipeline.card.models import RISK_CLASSES, RiskClass
 from graft_eval_pipeline.evalset.labeling.agreement import (
     agreement,
     cohen_kappa,
     render_agreement,
     weighted_kappa,
 )
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, LabelSet
 from graft_eval_pipeline_tests.builders import make_case, make_file, make_inputs, make_label
 
-T, L, S = "trivial", "logic", "sensitive"
+T: RiskClass = "trivial"
+L: RiskClass = "logic"
+S: RiskClass = "sensitive"
 BY_ORDINAL = {0: T, 1: L, 2: S}
 
 
@@ -79,7 +82,7 @@ def test_kappa_rejects_lists_of_different_length_and_unknown_values() -> None:
         cohen_kappa(["huge"], [T], RISK_CLASSES)
 
 
-def _two_file_case(case_id: str, *labels):  # type: ignore[no-untyped-def]
+def _two_file_case(case_id: str, *labels: LabelSet) -> EvalCase:
     files = [make_file("src/a.ts"), make_file("src/b.ts")]
     return make_case(case_id, inputs=make_inputs(files), labels=list(labels))
 

@@ -9,8 +9,10 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -73,26 +75,26 @@ def _pilot_case() -> EvalCase:
     return make_pilot_case(pr_number=412, inputs=_inputs(number=412))
 
 
-def _set_with(tmp_path: Path, *cases) -> CaseSet:  # type: ignore[no-untyped-def]
+def _set_with(tmp_path: Path, *cases: EvalCase) -> CaseSet:
     cs = make_synthetic_set(tmp_path / "set")
     for case in cases:
         write_case(cs, case)
     return cs
 
 
-def _clock(start: datetime = FIXED_TIME):  # type: ignore[no-untyped-def]
+def _clock(start: datetime = FIXED_TIME) -> Callable[[], datetime]:
     ticks = iter(range(1000))
     return lambda: start + timedelta(minutes=next(ticks))
 
 
-def _label(cs: CaseSet, inp: str, **kw) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+def _label(cs: CaseSet, inp: str, **kw: Any) -> tuple[int, str]:
     out = io.StringIO()
     written = run_label_session(cs, handle="alice", inp=io.StringIO(inp), out=out, now=_clock(), **kw)
     return written, out.getvalue()
 
 
-def _entry(**over):  # type: ignore[no-untyped-def]
-    entry = {
+def _entry(**over: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {
         "risk": "logic",
         "outOfScope": [],
         "goal": "Rounds discounts half-even.",
@@ -163,7 +165,7 @@ def test_U_LBL_1_apply_writes_label_set_and_replaces_the_labelers_own(tmp_path: 
     ids=["unknown-case", "oos-not-in-files", "email-handle", "bad-risk", "missing-fields", "unknown-field"],
 )
 def test_apply_rejects_bad_input_and_writes_nothing(
-    tmp_path: Path, handle: str, entries: dict, message: str
+    tmp_path: Path, handle: str, entries: dict[str, Any], message: str
 ) -> None:
     cs = _set_with(
         tmp_path,
@@ -486,7 +488,7 @@ def test_U_LBL_7_adjudicate_only_disagreements_then_gold_is_the_adjudication(tmp
 # --- inbox import ----------------------------------------------------------------------------------
 
 
-def _inbox_doc(labeler: str, labels: dict) -> str:
+def _inbox_doc(labeler: str, labels: dict[str, Any]) -> str:
     return json.dumps({"labeler": labeler, "labels": labels})
 
 
@@ -569,7 +571,7 @@ def test_import_with_no_inbox_is_a_no_op(tmp_path: Path) -> None:
 
 def _write_meanwhile(monkeypatch: pytest.MonkeyPatch, cs: CaseSet, case_id: str) -> None:
     """After the bulk read, another writer adds carol's label to `case_id` (the stale copy lacks it)."""
-    real_read_cases = label_inbox.read_cases
+    real_read_cases = read_cases
 
     def read_then_concurrent_write(case_set: CaseSet) -> list[EvalCase]:
         stale = real_read_cases(case_set)

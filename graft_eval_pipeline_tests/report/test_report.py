@@ -8,6 +8,7 @@ import re
 import stat
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -56,7 +57,7 @@ from graft_eval_pipeline_tests.builders import (
     make_pilot_case,
     make_pilot_set,
 )
-from graft_eval_pipeline_tests.row_builders import make_row
+from graft_eval_pipeline_tests.row_builders import gold_risk, make_row
 
 SYNTHETIC_META = SetMeta(
     schema_version=1,
@@ -83,7 +84,7 @@ def make_report(
     rows: list[CaseRow],
     cases: list[EvalCase] | None = None,
     meta: SetMeta = SYNTHETIC_META,
-    **over,
+    **over: Any,
 ) -> EvalReport:
     cases = cases if cases is not None else [make_case(f"syn-9{i:02d}-x") for i in range(len(rows))]
     run_id = over.pop("run_id", "20261015T100000Z-3f9a")
@@ -240,7 +241,7 @@ def test_U_RPT_4_thresholds_max_min_null_regression_and_provisional() -> None:
     assert threshold_verdict(next(t for t in strict if t.name == "underClassificationFinal")) == "FAIL"
 
     # regression: baseline had UC 0 and accuracy 1.0; now UC 0.25 and accuracy 0.75
-    baseline = pilot_report([make_row(r.id, gold=r.gold.risk, floor=r.gold.risk) for r in rows])
+    baseline = pilot_report([make_row(r.id, gold=gold_risk(r), floor=gold_risk(r)) for r in rows])
     results = {t.name: t for t in check_thresholds(report, THRESHOLDS, diff_reports(baseline, report), False)}
     uc = results["regressionVsBaseline.underClassificationFinal"]
     assert (uc.value, uc.passed, uc.limit) == (0.25, False, "worsening <= 0 vs baseline")
@@ -337,7 +338,7 @@ def test_U_RPT_5_markdown_has_metric_table_and_changed_ids_but_no_content() -> N
     assert not any(text in summary for text in [*PATHS, SECRET_TITLE, SECRET_BODY, SECRET_GOAL])
 
 
-def _strings(value) -> list[str]:
+def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
@@ -380,7 +381,7 @@ def test_write_run_outputs_writes_json_markdown_and_parquet(tmp_path: Path) -> N
 def test_summary_text_lists_failures_and_hidden_changes() -> None:
     rows = three_rows()
     base = make_report(rows)
-    current = make_report([make_row(r.id, gold=r.gold.risk, floor="trivial", model="trivial") for r in rows])
+    current = make_report([make_row(r.id, gold=gold_risk(r), floor="trivial", model="trivial") for r in rows])
     diff = diff_reports(base, current)
     results = check_thresholds(current, THRESHOLDS, diff, strict=False)
     text = summary_text(current, diff, results)

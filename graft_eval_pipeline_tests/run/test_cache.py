@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -64,12 +65,14 @@ def test_cache_key_is_sha256_of_input_hash_fingerprint_and_live() -> None:
         ((None, "timeout"), None, False),  # ok card, verifier timed out: not frozen in
     ],
 )
-def test_U_HAR_6_what_is_cached(failures, reason, cacheable) -> None:
+def test_U_HAR_6_what_is_cached(
+    failures: tuple[str | None, ...], reason: str | None, cacheable: bool
+) -> None:
     status = "unavailable" if reason else "ok"
     assert is_cacheable(result(*failures, status=status, reason=reason)) is cacheable
 
 
-def test_entries_round_trip_in_a_plain_set(tmp_path) -> None:
+def test_entries_round_trip_in_a_plain_set(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 1)
     entry = CacheEntry(key=cache_key("h"), created_at=NOW, cost_usd=0.0123, result=result(None))
     assert read_entry(cs, entry.key) is None
@@ -79,7 +82,7 @@ def test_entries_round_trip_in_a_plain_set(tmp_path) -> None:
     assert stored["costUsd"] == 0.0123 and stored["result"]["calls"][0]["model"] == "claude-haiku-5-5"
 
 
-def test_a_damaged_entry_is_an_error_naming_its_key_only(tmp_path) -> None:
+def test_a_damaged_entry_is_an_error_naming_its_key_only(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 1)
     key = cache_key("h")
     (cs.dir / "cache").mkdir()
@@ -93,7 +96,7 @@ def test_a_damaged_entry_is_an_error_naming_its_key_only(tmp_path) -> None:
         read_entry(cs, key)
 
 
-def test_U_STORE_9_cache_entries_of_a_pilot_set_are_sealed_and_hold_no_plaintext_goal(tmp_path) -> None:
+def test_U_STORE_9_cache_entries_of_a_pilot_set_are_sealed_and_hold_no_plaintext_goal(tmp_path: Path) -> None:
     key = parse_key(generate_key())
     cs = live_set(tmp_path, 3, key=key)
     report = run_eval(live_options(cs, Factory(FakeLive())))

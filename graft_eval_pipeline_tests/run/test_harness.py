@@ -7,10 +7,15 @@ import gc
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
+from graft_eval_pipeline.card.generate import generate_card
+from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card.models import CardInputs
+from graft_eval_pipeline.card.options import GenerateOptions
+from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.report.baseline import diff_reports
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, check_thresholds, load_thresholds
@@ -18,11 +23,12 @@ from graft_eval_pipeline.evalset.run import harness
 from graft_eval_pipeline.evalset.run.harness import RunOptions, run_eval, run_pool
 from graft_eval_pipeline.evalset.scoring.report_schema import EvalReport
 from graft_eval_pipeline.evalset.sets import store
-from graft_eval_pipeline.evalset.sets.case_schema import FloorConfig
+from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, FloorConfig
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR, THRESHOLDS_FILE
 from graft_eval_pipeline.evalset.sets.store import open_set, read_case
 from graft_eval_pipeline_tests.builders import NOW, make_case, run_options
+from graft_eval_pipeline_tests.row_builders import gold_risk
 
 SYNTHETIC = SYNTHETIC_DIR
 BASELINE = SYNTHETIC_BASELINE
@@ -47,10 +53,12 @@ def synthetic_report() -> EvalReport:
     return run(options(SYNTHETIC))
 
 
-def test_U_HAR_1_fake_mode_never_builds_a_live_client_nor_touches_cache(tmp_path, monkeypatch) -> None:
+def test_U_HAR_1_fake_mode_never_builds_a_live_client_nor_touches_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     set_dir = copy_synthetic(tmp_path)
 
-    def forbidden(*_args, **_kwargs):
+    def forbidden(*_args: object, **_kwargs: object) -> NoReturn:
         raise AssertionError("fake mode touched the live client or the cache")
 
     monkeypatch.setattr(store, "read_private", forbidden)
@@ -63,9 +71,10 @@ def test_U_HAR_1_fake_mode_never_builds_a_live_client_nor_touches_cache(tmp_path
 
 def test_U_HAR_7_pool_never_has_more_than_concurrency_cases_in_flight() -> None:
     cases = [make_case(f"syn-9{i:02d}-x") for i in range(10)]
-    in_flight, peak, done = 0, 0, []
+    in_flight, peak = 0, 0
+    done: list[str] = []
 
-    async def gated(case):
+    async def gated(case: EvalCase) -> str:
         nonlocal in_flight, peak
         in_flight += 1
         peak = max(peak, in_flight)
@@ -79,16 +88,18 @@ def test_U_HAR_7_pool_never_has_more_than_concurrency_cases_in_flight() -> None:
     assert sorted(done) == [c.id for c in cases]
 
 
-def test_U_HAR_9_a_bad_case_aborts_with_its_id_before_any_call(tmp_path, monkeypatch) -> None:
+def test_U_HAR_9_a_bad_case_aborts_with_its_id_before_any_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     set_dir = copy_synthetic(tmp_path)
     bad = set_dir / "cases" / "syn-031-broken.case.json"
     data = json.loads((set_dir / "cases" / "syn-001-docs-typo.case.json").read_text())
     data["id"] = "syn-031-broken"
     data["labels"][0]["risk"] = "catastrophic"
     bad.write_text(json.dumps(data))
-    calls = []
+    calls: list[int] = []
 
-    async def counting(*args, **kwargs):
+    async def counting(*args: object, **kwargs: object) -> NoReturn:
         calls.append(1)
         raise AssertionError("no call may happen")
 
@@ -98,10 +109,10 @@ def test_U_HAR_9_a_bad_case_aborts_with_its_id_before_any_call(tmp_path, monkeyp
     assert calls == []
 
 
-def test_one_case_raising_aborts_the_run_naming_the_case(monkeypatch) -> None:
-    real = harness.generate_card
+def test_one_case_raising_aborts_the_run_naming_the_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = generate_card
 
-    async def buggy(inputs, llm, opts):
+    async def buggy(inputs: CardInputs, llm: LlmClient, opts: GenerateOptions) -> CardResult:
         if inputs.pr.number == 105:
             raise KeyError("boom")
         return await real(inputs, llm, opts)
@@ -113,12 +124,13 @@ def test_one_case_raising_aborts_the_run_naming_the_case(monkeypatch) -> None:
     assert gc.isenabled()  # the collector pause of a fake run ends with the run, even an aborted one
 
 
-def test_U_HAR_10_case_floor_config_reaches_the_floor(monkeypatch) -> None:
+def test_U_HAR_10_case_floor_config_reaches_the_floor(monkeypatch: pytest.MonkeyPatch) -> None:
     only_011 = options(SYNTHETIC, case_filter=lambda case_id, _tags: case_id == "syn-011-configured-path")
     (row,) = run(only_011).cases
     assert (row.floor, row.floor_rules, row.final) == ("sensitive", ["configured_path"], "sensitive")
 
     original = read_case(open_set(SYNTHETIC, None), "syn-011-configured-path")
+    assert original.fake_llm is not None
     # a trivial floor picks the fast writer, whose "logic" answer escalates: script that call too
     script = original.fake_llm.model_copy(update={"writer_escalated": original.fake_llm.writer})
     without_glob = original.model_copy(update={"floor_config": FloorConfig(), "fake_llm": script})
@@ -137,7 +149,9 @@ def test_progress_lines_hold_ids_and_classes_only() -> None:
     assert gc.isenabled()
 
 
-def test_E_SYN_1_synthetic_run_equals_the_baseline_and_passes_every_threshold(synthetic_report) -> None:
+def test_E_SYN_1_synthetic_run_equals_the_baseline_and_passes_every_threshold(
+    synthetic_report: EvalReport,
+) -> None:
     baseline = load_report(BASELINE)
     diff = diff_reports(baseline, synthetic_report)
     assert diff.warnings == []
@@ -148,7 +162,7 @@ def test_E_SYN_1_synthetic_run_equals_the_baseline_and_passes_every_threshold(sy
     assert synthetic_report.metrics.under_classification_final == 0
 
 
-def test_E_SYN_2_synthetic_run_reproduces_the_headline_values(synthetic_report) -> None:
+def test_E_SYN_2_synthetic_run_reproduces_the_headline_values(synthetic_report: EvalReport) -> None:
     m = synthetic_report.metrics
     assert synthetic_report.set.model_dump(exclude={"case_set_hash"}) == {
         "set_id": "synthetic",
@@ -172,10 +186,10 @@ def test_E_SYN_2_synthetic_run_reproduces_the_headline_values(synthetic_report) 
         r.id[:7]
         for r in rows.values()
         if ["trivial", "logic", "sensitive"].index(r.floor)
-        < ["trivial", "logic", "sensitive"].index(r.gold.risk)
+        < ["trivial", "logic", "sensitive"].index(gold_risk(r))
     )
     assert floor_under == ["syn-003", "syn-022", "syn-023", "syn-026", "syn-028", "syn-030"]
-    assert sorted(r.id[:7] for r in rows.values() if r.final != r.gold.risk) == ["syn-027", "syn-029"]
+    assert sorted(r.id[:7] for r in rows.values() if r.final != gold_risk(r)) == ["syn-027", "syn-029"]
     assert rows["syn-028-verifier-timeout"].verifier_status == "error"
     assert rows["syn-016-too-large"].usage.calls == 0 and rows["syn-016-too-large"].cost_usd == 0
     assert all(r.cost_usd is not None and r.cost_usd >= 0 for r in rows.values())

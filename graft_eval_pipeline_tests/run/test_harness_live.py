@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from pathlib import Path
 
 import pytest
 
@@ -13,10 +14,10 @@ from graft_eval_pipeline.card.llm import LlmFailure, LlmReply, LlmRequest, Usage
 from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, Models
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.evalset.run.budget import Budget
-from graft_eval_pipeline.evalset.run.harness import generate_options, run_eval, sdk_debug_log_off
+from graft_eval_pipeline.evalset.run.harness import RunOptions, generate_options, run_eval, sdk_debug_log_off
 from graft_eval_pipeline.evalset.scoring.pricing import PRICES, upper_bound_estimate
 from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
-from graft_eval_pipeline.evalset.sets.store import read_case, write_case
+from graft_eval_pipeline.evalset.sets.store import CaseSet, read_case, write_case
 from graft_eval_pipeline_tests.builders import make_file, make_inputs
 from graft_eval_pipeline_tests.live_fakes import (
     CALL_USAGE,
@@ -31,19 +32,21 @@ from graft_eval_pipeline_tests.live_fakes import (
 )
 
 
-def case_estimate(cs, case_id: str, opts) -> tuple[float, int]:
+def case_estimate(cs: CaseSet, case_id: str, opts: RunOptions) -> tuple[float, int]:
     """The 8.12 upper bound of one case, computed from prepare and pricing directly."""
     case = read_case(cs, case_id)
     prepared = prepare_card_inputs(case.inputs, generate_options(case, opts.models, opts.timeout_ms))
     usd = upper_bound_estimate(
         prepared.floor.risk, prepared.estimated_tokens, opts.models.strong, MAX_OUTPUT_TOKENS
     )
+    assert usd is not None
     return usd, prepared.estimated_tokens
 
 
-def test_U_HAR_2_confirm_sees_the_estimate_once_and_declining_calls_nothing(tmp_path) -> None:
+def test_U_HAR_2_confirm_sees_the_estimate_once_and_declining_calls_nothing(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 3)
-    factory, confirm, lines = Factory(FakeLive()), Confirm(answer=False), []
+    factory, confirm = Factory(FakeLive()), Confirm(answer=False)
+    lines: list[str] = []
     opts = live_options(cs, factory, confirm, progress=lines.append)
     with pytest.raises(EvalAbort) as err:
         run_eval(opts)
@@ -58,7 +61,7 @@ def test_U_HAR_2_confirm_sees_the_estimate_once_and_declining_calls_nothing(tmp_
     assert not (cs.dir / "cache").exists()
 
 
-def test_U_HAR_2_accepted_run_builds_the_client_once_and_reports_live(tmp_path) -> None:
+def test_U_HAR_2_accepted_run_builds_the_client_once_and_reports_live(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 3)
     factory, confirm = Factory(FakeLive()), Confirm()
     report = run_eval(live_options(cs, factory, confirm))
@@ -68,9 +71,10 @@ def test_U_HAR_2_accepted_run_builds_the_client_once_and_reports_live(tmp_path) 
     assert [r.status for r in report.cases] == ["ok"] * 3
 
 
-def test_U_HAR_3_estimate_over_the_cost_cap_aborts_before_confirm(tmp_path) -> None:
+def test_U_HAR_3_estimate_over_the_cost_cap_aborts_before_confirm(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 2)
-    factory, confirm, lines = Factory(FakeLive()), Confirm(), []
+    factory, confirm = Factory(FakeLive()), Confirm()
+    lines: list[str] = []
     opts = live_options(cs, factory, confirm, max_cost_usd=0.01, progress=lines.append)
     with pytest.raises(EvalAbort, match=r"over the cost cap \$0\.01") as err:
         run_eval(opts)
@@ -79,7 +83,7 @@ def test_U_HAR_3_estimate_over_the_cost_cap_aborts_before_confirm(tmp_path) -> N
     assert len(lines) == 1 and lines[0].startswith("estimate: 2 case(s) to call, 0 cached")
 
 
-def test_U_HAR_4_cost_cap_during_the_run_skips_the_rest(tmp_path) -> None:
+def test_U_HAR_4_cost_cap_during_the_run_skips_the_rest(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 5)
     probe = live_options(cs, Factory(FakeLive()))
     usd, _ = case_estimate(cs, case_ids(5)[0], probe)
@@ -92,7 +96,8 @@ def test_U_HAR_4_cost_cap_during_the_run_skips_the_rest(tmp_path) -> None:
         reply = default_answer(request)
         return LlmReply(json=reply.json, usage=Usage(input_tokens=tokens), model="claude-sonnet-5-5")
 
-    factory, lines = Factory(FakeLive(expensive)), []
+    factory = Factory(FakeLive(expensive))
+    lines: list[str] = []
     opts = live_options(cs, factory, max_cost_usd=5 * usd, concurrency=1, progress=lines.append)
     report = run_eval(opts)
     assert [r.skipped for r in report.cases] == [None, None, "budget", "budget", "budget"]
@@ -105,7 +110,7 @@ def test_U_HAR_4_cost_cap_during_the_run_skips_the_rest(tmp_path) -> None:
     assert f"{case_ids(5)[2]} floor trivial skipped (budget)" in lines
 
 
-def test_U_HAR_4_token_cap_during_the_run(tmp_path) -> None:
+def test_U_HAR_4_token_cap_during_the_run(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 3)
     _, tokens = case_estimate(cs, case_ids(3)[0], live_options(cs, Factory(FakeLive())))
     # the first case fits; after it, its real tokens (2 calls x 1,200) plus the next estimate
@@ -132,7 +137,9 @@ def test_budget_waits_for_cases_in_flight_before_skipping() -> None:
     assert asyncio.run(scenario()) == [True, False, True, True]
 
 
-def test_U_HAR_5_second_run_is_all_cached_one_edit_reruns_one_case_no_cache_reruns_all(tmp_path) -> None:
+def test_U_HAR_5_second_run_is_all_cached_one_edit_reruns_one_case_no_cache_reruns_all(
+    tmp_path: Path,
+) -> None:
     cs = live_set(tmp_path, 4)
     first_client = FakeLive()
     first = run_eval(live_options(cs, Factory(first_client)))
@@ -165,7 +172,7 @@ def test_U_HAR_5_second_run_is_all_cached_one_edit_reruns_one_case_no_cache_reru
     assert len(list((cs.dir / "cache").iterdir())) == 5  # still writes: one more key for the edit
 
 
-def test_U_HAR_6_retryable_failures_are_not_cached_but_too_large_is(tmp_path) -> None:
+def test_U_HAR_6_retryable_failures_are_not_cached_but_too_large_is(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 1)
     too_large = read_case(cs, case_ids(1)[0]).model_copy(
         update={"id": "syn-950-huge", "inputs": make_inputs(too_large=True, pr={"title": "huge"})}
@@ -189,7 +196,7 @@ def test_U_HAR_6_retryable_failures_are_not_cached_but_too_large_is(tmp_path) ->
     assert len(client.requests) == 2
 
 
-def test_U_HAR_6_an_ok_card_whose_verifier_timed_out_is_not_cached(tmp_path) -> None:
+def test_U_HAR_6_an_ok_card_whose_verifier_timed_out_is_not_cached(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 1)
 
     def verifier_times_out(request: LlmRequest) -> LlmReply | LlmFailure:
@@ -203,7 +210,7 @@ def test_U_HAR_6_an_ok_card_whose_verifier_timed_out_is_not_cached(tmp_path) -> 
     assert not (cs.dir / "cache").exists()
 
 
-def test_U_HAR_7_never_more_than_concurrency_cases_in_flight(tmp_path) -> None:
+def test_U_HAR_7_never_more_than_concurrency_cases_in_flight(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 10)
     client = FakeLive(delay_s=0.002)
     run_eval(live_options(cs, Factory(client), concurrency=3))
@@ -213,7 +220,7 @@ def test_U_HAR_7_never_more_than_concurrency_cases_in_flight(tmp_path) -> None:
     assert client.peak == 4  # live default
 
 
-def test_U_HAR_8_each_call_is_metered_and_priced_at_its_own_model(tmp_path) -> None:
+def test_U_HAR_8_each_call_is_metered_and_priced_at_its_own_model(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 1)
 
     def escalating(request: LlmRequest) -> LlmReply:
@@ -239,7 +246,7 @@ def test_U_HAR_8_each_call_is_metered_and_priced_at_its_own_model(tmp_path) -> N
     assert report.metrics.cost_usd == pytest.approx(expected)
 
 
-def test_live_mode_refuses_an_unpriced_model_before_any_call(tmp_path) -> None:
+def test_live_mode_refuses_an_unpriced_model_before_any_call(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 1)
     factory, confirm = Factory(FakeLive()), Confirm()
     with pytest.raises(EvalError, match=r"no price for model.*claude-mystery-9") as err:
@@ -247,7 +254,7 @@ def test_live_mode_refuses_an_unpriced_model_before_any_call(tmp_path) -> None:
     assert err.value.exit_code == 2 and confirm.seen == [] and factory.built == 0
 
 
-def test_live_progress_and_sdk_logger_hold_no_case_text(tmp_path) -> None:
+def test_live_progress_and_sdk_logger_hold_no_case_text(tmp_path: Path) -> None:
     cs = live_set(tmp_path, 2)
     lines: list[str] = []
     run_eval(live_options(cs, Factory(FakeLive()), progress=lines.append))

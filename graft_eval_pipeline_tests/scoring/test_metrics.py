@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics, flag_outcome, oos_counts
-from graft_eval_pipeline.evalset.scoring.report_schema import OosCounts
+from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, OosCounts
 from graft_eval_pipeline.evalset.sets.case_schema import case_set_hash
 from graft_eval_pipeline_tests.builders import make_case, make_label
 from graft_eval_pipeline_tests.row_builders import make_row
 
 
-def six_rows():
+def six_rows() -> list[CaseRow]:
     """gold / floor / model / final, chosen so every metric differs between the three predictors."""
     return [
         make_row("c1", gold="trivial", floor="trivial", model="trivial", final="trivial"),

@@ -8,6 +8,7 @@ import re
 import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -265,7 +266,7 @@ def test_U_STORE_8_purge(tmp_path: Path, key: bytes) -> None:
     assert _mode(root / "purge-log.jsonl") == 0o600
 
 
-def _log_lines(root: Path) -> list[dict]:
+def _log_lines(root: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (root / "purge-log.jsonl").read_text().splitlines()]
 
 
@@ -330,7 +331,7 @@ def test_purge_maps_os_errors_to_eval_errors_naming_the_folder(
     def no_rename(src: object, dst: object) -> None:
         raise OSError(16, "Device or resource busy")
 
-    monkeypatch.setattr(store.os, "rename", no_rename)
+    monkeypatch.setattr(os, "rename", no_rename)
     with pytest.raises(
         EvalError, match=re.escape(f"could not purge {cs.dir}: Device or resource busy; nothing was deleted")
     ):
