@@ -102,7 +102,7 @@ def case_ids(n: int) -> list[str]:
 
 
 def live_set(root: Path, n: int, *, key: bytes | None = None, **case_over: Any) -> CaseSet:
-    """`n` labelled cases, PR numbers 101.., each title holding GOAL_MARK; pilot when a key is given."""
+    """`n` labeled cases, PR numbers 101.., each title holding GOAL_MARK; pilot when a key is given."""
     set_id = "pilot-live" if key is not None else "live-demo"
     if key is not None:
         cs = make_pilot_set(root / set_id, key=key)

@@ -708,7 +708,7 @@ def no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GRAFT_EVAL_KEY", raising=False)
 
 
-def _six_cases_labelled_by_bob(tmp_path: Path) -> CaseSet:
+def _six_cases_labeled_by_bob(tmp_path: Path) -> CaseSet:
     risks = ["trivial", "logic", "sensitive", "logic", "trivial", "logic"]
     return _set_with(
         tmp_path,
@@ -721,7 +721,7 @@ def _six_cases_labelled_by_bob(tmp_path: Path) -> CaseSet:
 
 @pytest.mark.usefixtures("no_key")
 def test_cli_label_apply_then_agreement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cs = _six_cases_labelled_by_bob(tmp_path)
+    cs = _six_cases_labeled_by_bob(tmp_path)
     labels = tmp_path / "labels.json"
     risks = ["trivial", "logic", "sensitive", "logic", "logic", "logic"]  # syn-004-c disagrees
     labels.write_text(json.dumps({f"syn-00{i}-c": _entry(risk=r) for i, r in enumerate(risks)}))
@@ -747,7 +747,7 @@ def test_cli_label_apply_then_agreement(tmp_path: Path, capsys: pytest.CaptureFi
 def test_cli_label_apply_bad_file_exits_2_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cs = _six_cases_labelled_by_bob(tmp_path)
+    cs = _six_cases_labeled_by_bob(tmp_path)
     labels = tmp_path / "labels.json"
     labels.write_text(json.dumps({"syn-000-c": _entry(), "syn-404-x": _entry()}))
     before = _snapshot(cs)
@@ -766,7 +766,7 @@ def test_cli_label_apply_bad_file_exits_2_and_writes_nothing(
 
 @pytest.mark.usefixtures("no_key")
 def test_cli_assign_double_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cs = _six_cases_labelled_by_bob(tmp_path)
+    cs = _six_cases_labeled_by_bob(tmp_path)
     args = ["assign-double", "--set", str(cs.dir), "--fraction", "0.2", "--min", "3", "--seed", "1"]
     assert cli_main(args) == 0
     assert "tagged 3 case(s) double-label" in capsys.readouterr().out

@@ -303,7 +303,7 @@ def test_dump_case_writes_every_synthetic_case_back_byte_for_byte() -> None:
         assert dump_case(parse_case(text, path.name)) == text, path.name
 
 
-def test_label_counts_count_an_adjudication_as_labelled_and_a_disagreement_as_open() -> None:
+def test_label_counts_count_an_adjudication_as_labeled_and_a_disagreement_as_open() -> None:
     from graft_eval_pipeline.evalset.sets.case_schema import label_counts
 
     agreed = make_case("syn-901-a")
