@@ -28,7 +28,7 @@ case "${1:-}" in
   test)
     ruff check .
     ruff format --check .
-    mypy graft_eval_pipeline
+    mypy graft_eval_pipeline graft_eval_pipeline_tests
     pytest "${@:2}"
     ;;
   *)

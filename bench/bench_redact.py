@@ -4,7 +4,7 @@ recall / look-alike rate on the committed secret corpus, side by side with detec
 Run: .venv/bin/python bench/bench_redact.py [--mb 50] [--ds-mb 10]  (detect-secrets runs ~0.2 MB/s here)
 
 The throughput corpus is fictional code diffs (deterministic), with a secret, an e-mail or a host
-every few kilobytes. The accuracy corpus is graft_eval_pipeline_tests/data/secrets/ (fictional
+every few kilobytes. The accuracy corpus is graft_eval_pipeline_tests/export/data/secrets/ (fictional
 values; see its README). When detect-secrets is installed (it is not a dependency of this
 project: `pip install detect-secrets`), it runs the way its users run it, `detect-secrets scan
 --all-files` over files written to a temporary folder: one file per patch for speed, one file per
@@ -150,7 +150,7 @@ def measure(patches: list[str], options: RedactOptions) -> tuple[float, float, C
     return time.perf_counter() - wall, time.process_time() - cpu, counts
 
 
-CORPUS = Path(__file__).resolve().parent.parent / "graft_eval_pipeline_tests" / "data" / "secrets"
+CORPUS = Path(__file__).resolve().parent.parent / "graft_eval_pipeline_tests" / "export" / "data" / "secrets"
 
 
 def _entries(name: str) -> list[dict[str, object]]:

@@ -9,7 +9,7 @@ sealed IO manager.
 # from the real annotations.
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import dagster as dg
 from pydantic import Field
@@ -54,7 +54,9 @@ BASELINE_CHECK = "baseline_match"
 @dg.asset(
     partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[label_import, exported_cases]
 )
-def loaded_case_set(context: dg.AssetExecutionContext, case_sets: CaseSetsResource) -> dg.MaterializeResult:
+def loaded_case_set(
+    context: dg.AssetExecutionContext, case_sets: CaseSetsResource
+) -> dg.MaterializeResult[Any]:
     """Every case parsed, validated (and decrypted); a malformed case fails naming its file."""
     cs = case_sets.open(context.partition_key)
     cases = read_cases(cs)
@@ -242,7 +244,7 @@ def eval_report(
     harness_run: HarnessRun,
     eval_metrics: Metrics,
     case_sets: CaseSetsResource,
-) -> dg.MaterializeResult:
+) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
     """report.json, report.md and cases.parquet under the set's runs/, diffed and checked."""
     cs = case_sets.open(context.partition_key)
     thresholds = load_thresholds(THRESHOLDS_FILE)

@@ -5,6 +5,7 @@
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import dagster as dg
 
@@ -21,7 +22,7 @@ from graft_eval_pipeline.evalset.sets import read_cases
 
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=["exported_cases"])
-def label_import(context: dg.AssetExecutionContext, case_sets: CaseSetsResource) -> dg.MaterializeResult:
+def label_import(context: dg.AssetExecutionContext, case_sets: CaseSetsResource) -> dg.MaterializeResult[Any]:
     """Merges label files from `<set>/labels-inbox/` into the cases; bad files stay, named."""
     result = import_label_inbox(case_sets.open(context.partition_key), now=datetime.now(UTC))
     if result.bad_files:
