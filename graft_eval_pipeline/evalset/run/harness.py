@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager, nullcontext
 
 from graft_eval_pipeline.card.fake_llm import llm_for_case
 from graft_eval_pipeline.card.generate import generate_card
+from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.live import run_live
@@ -59,6 +60,18 @@ def assemble_run(
     )
 
 
+async def fake_card(case: EvalCase, models: Models, timeout_ms: int) -> CardResult:
+    """The card a fake run makes: the case's script, or the null model. Deterministic."""
+    return await generate_card(
+        case.inputs, llm_for_case(case.fake_llm), generate_options(case, models, timeout_ms)
+    )
+
+
+def fake_result(case: EvalCase, models: Models, timeout_ms: int) -> CardResult:
+    """The fake run's card for one case, derived again (`show --with-result` in fake mode)."""
+    return run_sync(fake_card(case, models, timeout_ms))
+
+
 async def _run_harness(options: RunOptions) -> HarnessRun:
     started_ms = options.now_ms()
     if options.effective_concurrency < 1:
@@ -73,11 +86,7 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
             options.progress(progress_line(case.id, result))
 
     async def run_fake(case: EvalCase) -> CardResult:
-        return await generate_card(
-            case.inputs,
-            llm_for_case(case.fake_llm),
-            generate_options(case, options.models, options.timeout_ms),
-        )
+        return await fake_card(case, options.models, options.timeout_ms)
 
     results = await run_pool(cases, run_fake, options.effective_concurrency, report_progress)
     rows = [build_row(case, result, cached=False) for case, result in zip(cases, results, strict=True)]

@@ -1,0 +1,43 @@
+"""A past run read back for a person: its report, diffed with the set's baseline, and its cases.
+
+What `graft-eval cases` lists and `graft-eval view` renders; ids, classes and rules only (E8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, diff_reports
+from graft_eval_pipeline.evalset.report.case_kinds import CaseKind, CaseLine, case_lines
+from graft_eval_pipeline.evalset.report.files import REPORT_FILE, load_report
+from graft_eval_pipeline.evalset.report.publish import default_baseline_path
+from graft_eval_pipeline.evalset.report.runs import find_run
+from graft_eval_pipeline.evalset.scoring import EvalReport
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalError
+
+
+@dataclass(frozen=True)
+class RunView:
+    run_dir: Path
+    report: EvalReport
+    diff: BaselineDiff | None
+    baseline: Path  # where the set's baseline is (or would be)
+
+    def cases(self, only: CaseKind | None = None) -> list[CaseLine]:
+        """Every case of the run, or one kind; `changed` needs a baseline to compare with."""
+        if only == "changed" and self.diff is None:
+            raise EvalError(
+                f"--only changed: set {self.report.set.set_id} has no baseline at {self.baseline}; "
+                "save one with `graft-eval run --set <set> --save-baseline <path>`"
+            )
+        return case_lines(self.report, self.diff, only)
+
+
+def open_run(cs: CaseSet, run_id: str | None = None) -> RunView:
+    """Run `run_id` (default: the latest) of the set, diffed with the set's own baseline."""
+    run_dir = find_run(cs, run_id)
+    report = load_report(run_dir / REPORT_FILE)
+    baseline = default_baseline_path(cs.dir, cs.meta)
+    diff = diff_reports(load_report(baseline), report) if baseline.is_file() else None
+    return RunView(run_dir, report, diff, baseline)
