@@ -315,6 +315,54 @@ def purge(set_dir: Path, confirm: str) -> None:
     click.echo("now delete any other copies (backups, synced folders, other machines)")
 
 
+def _synthetic_cards(cs: CaseSet, report_llm: str) -> dict[str, CardResult]:
+    """The cards of a synthetic run for its report.html: the fake model's again, or the cached
+    live ones (a case without a cache entry shows its title only)."""
+    from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
+    from graft_eval_pipeline.evalset.sets import read_cases
+
+    env = _eval_env()
+    models = env.models()
+    cards: dict[str, CardResult] = {}
+    for case in read_cases(cs):
+        if report_llm == "fake":
+            cards[case.id] = fake_result(case, models, env.timeout_ms)
+        elif (
+            cached := cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
+        ) is not None:
+            cards[case.id] = cached
+    return cards
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option("--rebuild", is_flag=True, help="Write report.html again even if the run has one.")
+@click.option(
+    "--open/--no-open",
+    "open_browser",
+    default=None,
+    help="Open it in the default browser (default: only on a terminal).",
+)
+@STRICT_OPTION
+def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | None, strict: bool) -> None:
+    """Write a run's report.html (when missing, or with --rebuild) and open it: one offline file."""
+    import webbrowser
+
+    from graft_eval_pipeline.evalset.report import open_run
+
+    cs = _open_case_set(set_dir, strict)
+    run = open_run(cs, run_id)
+    path = run.html_path
+    if rebuild or not path.is_file():
+        cards = _synthetic_cards(cs, run.report.llm) if cs.meta.kind == "synthetic" else None
+        path = run.write_html(cards)
+        click.echo(f"wrote {path}")
+    click.echo(path.resolve().as_uri())
+    if open_browser if open_browser is not None else sys.stdout.isatty():
+        webbrowser.open(path.resolve().as_uri())
+
+
 # --- labelling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
 
 HANDLE_OPTION = click.option("--as", "handle", required=True, help="Your labeler handle (never an e-mail).")
@@ -464,7 +512,7 @@ def _run_and_report(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.evaluate import run_eval
+    from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
         REPORT_FILE,
         check_baseline_target,
@@ -500,8 +548,15 @@ def _run_and_report(
         confirm=_confirm_on_tty(yes) if live else None,
         progress=lambda line: click.echo(line, err=True),
     )
+    evaluation = evaluate(options)
     published = publish_run(
-        cs, run_eval(options), thresholds=thresholds, strict=strict, baseline=baseline, out=out
+        cs,
+        evaluation.report,
+        thresholds=thresholds,
+        strict=strict,
+        baseline=baseline,
+        out=out,
+        results=evaluation.results,
     )
     checked = published.checked
     saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None

@@ -246,7 +246,13 @@ def eval_report(
     """report.json, report.md and cases.parquet under the set's runs/, diffed and checked."""
     cs = case_sets.open(context.partition_key)
     thresholds = load_thresholds(THRESHOLDS_FILE)
-    published = publish_run(cs, build_report(harness_run, eval_metrics), thresholds=thresholds, strict=False)
+    published = publish_run(
+        cs,
+        build_report(harness_run, eval_metrics),
+        thresholds=thresholds,
+        strict=False,
+        results=harness_run.results,
+    )
     report, diff = published.checked.report, published.checked.diff
     block = thresholds.get(report.set.kind)
     match_required = block is not None and block.match_baseline

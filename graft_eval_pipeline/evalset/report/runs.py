@@ -15,14 +15,19 @@ from graft_eval_pipeline.evalset.sets import RUNS_DIR, CaseSet, EvalError
 SHOWN_RUN_IDS = 5
 
 
+def _age(run_dir: Path) -> tuple[str, int]:
+    """Run ids carry the second they started; two runs in one second are told apart by when
+    their report.json was written (the id's random suffix says nothing about order)."""
+    return run_dir.name.partition("-")[0], (run_dir / REPORT_FILE).stat().st_mtime_ns
+
+
 def run_dirs(set_dir: Path) -> list[Path]:
     """Every `runs/<runId>/` holding a report.json, oldest first."""
     runs = Path(set_dir) / RUNS_DIR
     if not runs.is_dir():
         return []
-    return sorted(
-        p for p in runs.iterdir() if re.match(RUN_ID_PATTERN, p.name) and (p / REPORT_FILE).is_file()
-    )
+    found = [p for p in runs.iterdir() if re.match(RUN_ID_PATTERN, p.name) and (p / REPORT_FILE).is_file()]
+    return sorted(found, key=_age)
 
 
 def find_run(cs: CaseSet, run_id: str | None) -> Path:
