@@ -74,7 +74,7 @@ def check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
 def test_definitions_load_and_validate() -> None:
     dg.Definitions.validate_loadable(defs)
     keys = {k.to_user_string() for k in defs.resolve_all_asset_keys()}
-    assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT]}
+    assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT]} | {"case_files"}
 
 
 def test_synthetic_partition_materializes_and_every_check_passes(tmp_path: Path) -> None:
@@ -97,7 +97,8 @@ def test_synthetic_partition_materializes_and_every_check_passes(tmp_path: Path)
     assert diff_reports(load_report(tmp_path / "cli-run" / "report.json"), dagster_report).equal
 
     metadata = result.asset_materializations_for_node("eval_report")[0].metadata
-    assert metadata["report"].value == (report_path.parent / "report.md").read_text(encoding="utf-8")
+    assert metadata["report"].value.startswith(f"## Run {dagster_report.run_id}: set synthetic")
+    assert metadata["report_md"].value == str(report_path.parent / "report.md")
     assert metadata["prompt_fingerprint"].value == dagster_report.prompt.prompt_fingerprint
 
 
