@@ -30,6 +30,7 @@ def test_U_CLI_3_check_passes_on_the_synthetic_set_and_fails_on_a_modified_basel
     assert len([line for line in out.err.splitlines() if line.startswith("syn-")]) == 30
     assert sorted(p.name for p in (tmp_path / "ok").iterdir()) == [
         "cases.parquet",
+        "report.html",
         "report.json",
         "report.md",
     ]

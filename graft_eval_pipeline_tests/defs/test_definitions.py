@@ -28,7 +28,7 @@ from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
 from graft_eval_pipeline_tests.builders import NOW, make_pilot_set
-from graft_eval_pipeline_tests.conftest import InstanceWith
+from graft_eval_pipeline_tests.conftest import InstanceWith, meta_value
 from graft_eval_pipeline_tests.fake_github import FakeGitHub, agent_pull
 
 EVALUATION = [label_import, labeler_agreement, loaded_case_set, harness_run, eval_metrics, eval_report]
@@ -73,7 +73,7 @@ def check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
 def test_definitions_load_and_validate() -> None:
     dg.Definitions.validate_loadable(defs)
     keys = {k.to_user_string() for k in defs.resolve_all_asset_keys()}
-    assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT]}
+    assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT]} | {"case_files"}
 
 
 def test_synthetic_partition_materializes_and_every_check_passes(
@@ -98,8 +98,9 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     assert diff_reports(load_report(tmp_path / "cli-run" / "report.json"), dagster_report).equal
 
     metadata = result.asset_materializations_for_node("eval_report")[0].metadata
-    assert metadata["report"].value == (report_path.parent / "report.md").read_text(encoding="utf-8")
-    assert metadata["prompt_fingerprint"].value == dagster_report.prompt.prompt_fingerprint
+    assert meta_value(metadata, "report").startswith(f"## Run {dagster_report.run_id}: set synthetic")
+    assert meta_value(metadata, "report_md") == str(report_path.parent / "report.md")
+    assert meta_value(metadata, "prompt_fingerprint") == dagster_report.prompt.prompt_fingerprint
 
 
 def test_a_changed_baseline_makes_the_blocking_check_fail(

@@ -15,23 +15,32 @@ import dagster as dg
 from pydantic import Field
 
 from graft_eval_pipeline.card.models import RISK_CLASSES
-from graft_eval_pipeline.defs.assets.export import exported_cases
+from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.report import (
+    HTML_FILE,
     MARKDOWN_FILE,
+    PARQUET_FILE,
     REPORT_FILE,
     SUMMARY_METRICS,
+    BaselineDiff,
+    PublishedRun,
+    brief_markdown,
     build_report,
+    headline_metadata,
     load_thresholds,
     publish_run,
+    render_change,
+    threshold_verdict,
 )
 from graft_eval_pipeline.evalset.run import (
     DEFAULT_MAX_COST_USD,
     DEFAULT_MAX_TOKENS,
     Estimate,
+    ProgressEvery,
     RunOptions,
     anthropic_llm,
     case_filter_for,
@@ -51,9 +60,7 @@ THRESHOLDS_CHECK = "thresholds"
 BASELINE_CHECK = "baseline_match"
 
 
-@dg.asset(
-    partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[label_import, exported_cases]
-)
+@dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[label_import, case_files])
 def loaded_case_set(
     context: dg.AssetExecutionContext, case_sets: CaseSetsResource
 ) -> dg.MaterializeResult[Any]:
@@ -143,6 +150,7 @@ def harness_run(
         confirm=confirmed_by_config if live else None,
         on_estimate=estimates.append,
         progress=context.log.info,
+        progress_every=ProgressEvery(),  # a Dagster log line is an event: summaries, not one per case
     )
     harness = run_harness(options)
     statuses = [r.status for r in harness.rows]
@@ -192,51 +200,154 @@ def metric_table(metrics: Metrics, names: Sequence[str] = SUMMARY_METRICS) -> dg
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP)
 def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
-    """Every report metric (under-classification, confusion, precision/recall, cost), from the rows."""
+    """Every report metric (under-classification, confusion, precision/recall, cost), from the
+    per-case rows; each headline rate is numeric metadata, so Dagster plots it over runs and
+    partitions."""
     metrics = compute_metrics(harness_run.rows)
     return dg.Output(
         metrics,
         metadata={
+            **headline_metadata(metrics),
+            "scored": metrics.scored,
+            "run_cases": metrics.run_cases,
             "metrics": metric_table(metrics),
             "confusion_floor": confusion_table(metrics.confusion.floor),
             "confusion_model": confusion_table(metrics.confusion.model),
             "confusion_final": confusion_table(metrics.confusion.final),
-            "under_classification_final": metrics.under_classification_final,
-            "scored": metrics.scored,
         },
     )
 
 
-def threshold_checks(results: list[ThresholdResult], match_required: bool) -> list[dg.AssetCheckResult]:
-    """The thresholds (blocking) and the baseline match (blocking where thresholds.json asks for it)."""
-    limits = [r for r in results if r.name != "matchBaseline"]
-    match = next((r for r in results if r.name == "matchBaseline"), None)
-    rows = {r.name: ("n/a" if r.na else "pass" if r.passed else "FAIL") for r in limits}
-    return [
-        dg.AssetCheckResult(
-            check_name=THRESHOLDS_CHECK,
-            passed=all(r.passed or r.provisional for r in limits),
-            severity=dg.AssetCheckSeverity.ERROR,
-            metadata={
-                "results": dg.MetadataValue.json(rows),
-                "provisional_failures": [r.name for r in limits if not r.passed and r.provisional],
-            },
-        ),
-        dg.AssetCheckResult(
-            check_name=BASELINE_CHECK,
-            passed=match is None or match.passed,
-            severity=dg.AssetCheckSeverity.ERROR if match_required else dg.AssetCheckSeverity.WARN,
-            metadata={"required": match_required, "compared": match is not None},
-        ),
+THRESHOLDS_DESCRIPTION = (
+    "Every limit of eval/thresholds.json for the set's kind (and the regression against its "
+    "baseline) holds. Blocking: a failure fails the run; a provisional block (pilot) only reports."
+)
+BASELINE_DESCRIPTION = (
+    "The report equals the set's baseline but for run id, time, commit and duration. Blocking with "
+    "ERROR severity where thresholds.json asks for the match (synthetic), a warning elsewhere."
+)
+MAX_CHANGES_IN_METADATA = 50
+CHECK_RESULT_COLUMNS = dg.TableSchema(
+    columns=[
+        dg.TableColumn("metric", "string"),
+        dg.TableColumn("value", "string"),
+        dg.TableColumn("limit", "string"),
+        dg.TableColumn("verdict", "string"),
     ]
+)
+
+
+def _value_text(value: float | bool | None) -> str:
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else f"{value:g}"
+
+
+def thresholds_check(results: list[ThresholdResult], partition: str) -> dg.AssetCheckResult:
+    """What failed, by metric, value, limit and verdict; provisional failures do not fail it."""
+    limits = [r for r in results if r.name != "matchBaseline"]
+    failed = [r for r in limits if not r.passed]
+    fatal = [r for r in failed if not r.provisional]
+    if not limits:
+        description = f"set {partition}: no thresholds for this set kind"
+    elif not failed:
+        description = f"set {partition}: all {len(limits)} thresholds pass"
+    else:
+        description = f"set {partition}: {len(failed)} of {len(limits)} thresholds fail" + (
+            "" if fatal else " (provisional)"
+        )
+        description += ": " + "; ".join(f"{r.name} = {_value_text(r.value)} ({r.limit})" for r in failed)
+    return dg.AssetCheckResult(
+        check_name=THRESHOLDS_CHECK,
+        passed=not fatal,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=description,
+        metadata={
+            "partition": partition,
+            "results": dg.MetadataValue.table(
+                [
+                    dg.TableRecord(
+                        {
+                            "metric": r.name,
+                            "value": _value_text(r.value),
+                            "limit": r.limit,
+                            "verdict": threshold_verdict(r),
+                        }
+                    )
+                    for r in limits
+                ],
+                schema=CHECK_RESULT_COLUMNS,
+            ),
+            "failed": dg.MetadataValue.json(
+                [
+                    {"metric": r.name, "value": r.value, "limit": r.limit, "verdict": threshold_verdict(r)}
+                    for r in failed
+                ]
+            ),
+            "provisional_failures": [r.name for r in failed if r.provisional],
+        },
+    )
+
+
+def _baseline_verdict(diff: BaselineDiff | None) -> str:
+    if diff is None:
+        return "no baseline to compare with"
+    if not diff.comparable:
+        return "not comparable: " + "; ".join(diff.not_comparable)
+    if diff.equal:
+        return "matches the baseline"
+    return (
+        f"differs from the baseline: {len(diff.case_changes)} case field(s), "
+        f"{len(diff.changes)} other field(s)"
+    )
+
+
+def baseline_check(
+    published: PublishedRun, match_required: bool, partition: str, set_dir: str
+) -> dg.AssetCheckResult:
+    """`compared` only when a baseline existed; what changed, and the command that accepts it."""
+    diff = published.checked.diff
+    match = next((r for r in published.checked.report.thresholds if r.name == "matchBaseline"), None)
+    passed = match.passed if match is not None else diff is None or diff.equal
+    changes = diff.case_changes if diff is not None else []
+    accept = f"graft-eval run --set {set_dir} --save-baseline {published.baseline}"
+    metadata: dict[str, dg.RawMetadataValue] = {
+        "partition": partition,
+        "required": match_required,
+        "compared": diff is not None,
+        "baseline": dg.MetadataValue.path(str(published.baseline)),
+        "verdict": _baseline_verdict(diff),
+        "changed_cases": len({c.where for c in changes}),
+        "changed_fields": dg.MetadataValue.json(
+            [render_change(c) for c in changes[:MAX_CHANGES_IN_METADATA]]
+            + (
+                [f"… and {len(changes) - MAX_CHANGES_IN_METADATA} more (report.md)"]
+                if len(changes) > MAX_CHANGES_IN_METADATA
+                else []
+            )
+        ),
+    }
+    if diff is None or not diff.equal:
+        metadata["accept_command"] = dg.MetadataValue.md(
+            f"When the change is intended, review report.md and accept it:\n\n```\n{accept}\n```"
+        )
+    return dg.AssetCheckResult(
+        check_name=BASELINE_CHECK,
+        passed=passed,
+        severity=dg.AssetCheckSeverity.ERROR if match_required else dg.AssetCheckSeverity.WARN,
+        description=f"set {partition}: {_baseline_verdict(diff)}",
+        metadata=metadata,
+    )
 
 
 @dg.asset(
     partitions_def=case_set_partitions,
     group_name=EVALUATION_GROUP,
     check_specs=[
-        dg.AssetCheckSpec(THRESHOLDS_CHECK, asset="eval_report", blocking=True),
-        dg.AssetCheckSpec(BASELINE_CHECK, asset="eval_report", blocking=True),
+        dg.AssetCheckSpec(
+            THRESHOLDS_CHECK, asset="eval_report", blocking=True, description=THRESHOLDS_DESCRIPTION
+        ),
+        dg.AssetCheckSpec(
+            BASELINE_CHECK, asset="eval_report", blocking=True, description=BASELINE_DESCRIPTION
+        ),
     ],
 )
 def eval_report(
@@ -245,25 +356,38 @@ def eval_report(
     eval_metrics: Metrics,
     case_sets: CaseSetsResource,
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
-    """report.json, report.md and cases.parquet under the set's runs/, diffed and checked."""
+    """report.json, report.md, report.html and cases.parquet under the set's runs/, diffed and
+    checked; each is a path in the metadata, beside a one-screen brief of the run."""
     cs = case_sets.open(context.partition_key)
     thresholds = load_thresholds(THRESHOLDS_FILE)
-    published = publish_run(cs, build_report(harness_run, eval_metrics), thresholds=thresholds, strict=False)
+    published = publish_run(
+        cs,
+        build_report(harness_run, eval_metrics),
+        thresholds=thresholds,
+        strict=False,
+        results=harness_run.results,
+    )
     report, diff = published.checked.report, published.checked.diff
     block = thresholds.get(report.set.kind)
     match_required = block is not None and block.match_baseline
+    out = published.out_dir
     return dg.MaterializeResult(
         metadata={
             "run_id": report.run_id,
-            "report": dg.MetadataValue.md(published.checked.markdown),
+            "report": dg.MetadataValue.md(brief_markdown(report, diff)),  # one screen: opens at its top
+            "report_html": dg.MetadataValue.path(str(out / HTML_FILE)),
+            "report_md": dg.MetadataValue.path(str(out / MARKDOWN_FILE)),
+            "report_json": dg.MetadataValue.path(str(out / REPORT_FILE)),
+            "cases_parquet": dg.MetadataValue.path(str(out / PARQUET_FILE)),
             "metrics": metric_table(report.metrics),
             "prompt_version": report.prompt.prompt_version,
             "prompt_fingerprint": report.prompt.prompt_fingerprint,
             "models": models_label(report.models.fast, report.models.strong),
             "llm": report.llm,
-            "changed_cases": 0 if diff is None else len(diff.case_changes),
-            "report_json": dg.MetadataValue.path(str(published.out_dir / REPORT_FILE)),
-            "report_md": dg.MetadataValue.path(str(published.out_dir / MARKDOWN_FILE)),
+            "changed_cases": 0 if diff is None else len({c.where for c in diff.case_changes}),
         },
-        check_results=threshold_checks(report.thresholds, match_required),
+        check_results=[
+            thresholds_check(report.thresholds, context.partition_key),
+            baseline_check(published, match_required, context.partition_key, str(cs.dir)),
+        ],
     )

@@ -159,3 +159,16 @@ def exported_cases(
             "case_ids": dg.MetadataValue.json([item.case_id for item in result.exported]),
         },
     )
+
+
+case_files = dg.AssetSpec(
+    "case_files",
+    deps=[exported_cases],
+    partitions_def=case_set_partitions,
+    group_name=EXPORT_GROUP,
+    description=(
+        "The set's cases/ folder on disk: what the evaluation reads. Filled by `exported_cases` "
+        "here, by `graft-eval export`, or committed (the synthetic set). Dagster never "
+        "materializes it, so a set filled outside Dagster is not missing upstream data."
+    ),
+)

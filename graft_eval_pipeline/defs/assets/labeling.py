@@ -9,6 +9,7 @@ from typing import Any
 
 import dagster as dg
 
+from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
@@ -21,7 +22,7 @@ from graft_eval_pipeline.evalset.labeling import (
 from graft_eval_pipeline.evalset.sets import read_cases
 
 
-@dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=["exported_cases"])
+@dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[case_files])
 def label_import(context: dg.AssetExecutionContext, case_sets: CaseSetsResource) -> dg.MaterializeResult[Any]:
     """Merges label files from `<set>/labels-inbox/` into the cases; bad files stay, named."""
     result = import_label_inbox(case_sets.open(context.partition_key), now=datetime.now(UTC))
@@ -58,7 +59,14 @@ AGREEMENT_COLUMNS = dg.TableSchema(
     partitions_def=case_set_partitions,
     group_name=EVALUATION_GROUP,
     deps=[label_import],
-    check_specs=[dg.AssetCheckSpec("risk_kappa_meets_target", asset="labeler_agreement")],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "risk_kappa_meets_target",
+            asset="labeler_agreement",
+            description=f"Cohen's kappa on the risk class is at least {TARGET_RISK_KAPPA} for every labeler "
+            "pair (a warning): below it, revise the labelling guide and relabel before trusting metrics.",
+        )
+    ],
 )
 def labeler_agreement(
     context: dg.AssetExecutionContext, case_sets: CaseSetsResource

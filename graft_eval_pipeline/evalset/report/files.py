@@ -1,4 +1,4 @@
-"""A run's files on disk (spec 6.6): report.json, report.md and cases.parquet.
+"""A run's files on disk (spec 6.6): report.json, report.md, cases.parquet and report.html.
 
 Every file goes through the store: 0700 folders (missing parents too, whatever the umask) and
 0600 files, written atomically. pyarrow is imported only when a Parquet file is written, so
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 REPORT_FILE = "report.json"
 MARKDOWN_FILE = "report.md"
+HTML_FILE = "report.html"
 PARQUET_FILE = "cases.parquet"
 
 
@@ -141,11 +142,16 @@ def cases_parquet(rows: list[CaseRow]) -> bytes:
     return buffer.getvalue()
 
 
-def write_run_outputs(out_dir: Path, report: EvalReport, markdown: str) -> dict[str, Path]:
-    """report.json, report.md and cases.parquet, each written atomically (0700 dirs, 0600 files)."""
+def write_run_outputs(
+    out_dir: Path, report: EvalReport, markdown: str, html: str | None = None
+) -> dict[str, Path]:
+    """report.json, report.md, cases.parquet and (when given) report.html, each written
+    atomically (0700 dirs, 0600 files)."""
     files: dict[str, str | bytes] = {
         REPORT_FILE: dump_report(report),
         MARKDOWN_FILE: markdown,
         PARQUET_FILE: cases_parquet(report.cases),
     }
+    if html is not None:
+        files[HTML_FILE] = html
     return {name: write_report_file(Path(out_dir), name, data) for name, data in files.items()}

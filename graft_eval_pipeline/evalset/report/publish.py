@@ -9,12 +9,15 @@ and the summary) and `report_files` (report.json, report.md, cases.parquet on di
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, diff_reports
 from graft_eval_pipeline.evalset.report.files import REPORT_FILE, load_report, write_run_outputs
+from graft_eval_pipeline.evalset.report.html import set_html
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
@@ -100,6 +103,7 @@ def check_run(
 class PublishedRun:
     checked: CheckedRun
     out_dir: Path
+    baseline: Path  # the baseline compared with (it exists when `checked.diff` is not None)
 
 
 def publish_run(
@@ -110,10 +114,12 @@ def publish_run(
     strict: bool,
     baseline: Path | None = None,
     out: Path | None = None,
+    results: Mapping[str, CardResult] | None = None,
 ) -> PublishedRun:
-    """Diff against the baseline (default: the set's own), check, write the run's three files.
+    """Diff against the baseline (default: the set's own), check, write the run's four files.
 
     The one path from a report to disk, shared by `graft-eval run` and the Dagster report asset.
+    `results` (the run's cards) only serve the synthetic set's report.html.
     """
     if out is not None:
         check_output_target(out, "--out")
@@ -121,8 +127,9 @@ def publish_run(
     previous = load_report(baseline_path) if baseline_path.is_file() else None
     checked = check_run(report, previous, thresholds, strict)
     out_dir = out or default_out_dir(cs.dir, checked.report)
-    write_run_outputs(out_dir, checked.report, checked.markdown)
-    return PublishedRun(checked, out_dir)
+    html = set_html(cs, checked.report, checked.diff, results)
+    write_run_outputs(out_dir, checked.report, checked.markdown, html)
+    return PublishedRun(checked, out_dir, baseline_path)
 
 
 def latest_report_summary(cs: CaseSet) -> str:

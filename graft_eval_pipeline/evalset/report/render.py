@@ -7,6 +7,7 @@ from typing import Any
 
 from graft_eval_pipeline.card.models import RISK_CLASSES
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, flatten
+from graft_eval_pipeline.evalset.report.case_kinds import markdown_cases_section
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, threshold_verdict
 from graft_eval_pipeline.evalset.scoring import EvalReport, ThresholdResult
 
@@ -72,7 +73,8 @@ def render_change(change: Change) -> str:
 
 
 def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
-    """report.md: header, metric table, confusion matrices, per-tag UC, thresholds, changes."""
+    """report.md: header, metric table, confusion matrices, per-tag UC, thresholds, changes,
+    and the cases to look at."""
     s, r = report.set, report.run
     git = report.git
     lines = [
@@ -147,6 +149,7 @@ def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
     if other:
         lines += ["", "## Other changes", ""]
         lines += [f"- {c.field}: {render_value(c.baseline)} → {render_value(c.current)}" for c in other]
+    lines += markdown_cases_section(report, diff)
     return "\n".join(lines) + "\n"
 
 

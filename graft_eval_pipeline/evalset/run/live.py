@@ -23,8 +23,9 @@ from graft_eval_pipeline.card.prompts import prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
-from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line
+from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
 from graft_eval_pipeline.evalset.run.pool import run_pool
+from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.scoring import (
     CaseRow,
     build_row,
@@ -194,13 +195,10 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
             await asyncio.to_thread(write_entry, options.set, entry)
         return LiveOutcome(result=result, cached=False)
 
+    progress = CaseProgress(options, len(cases))
+
     def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
-        if options.progress is None:
-            return
-        if outcome.result is None:
-            options.progress(f"{case.id} floor {plans[case.id].floor.risk} skipped (budget)")
-        else:
-            options.progress(progress_line(case.id, outcome.result, cached=outcome.cached))
+        progress.case(case.id, outcome.result, cached=outcome.cached, floor=plans[case.id].floor.risk)
 
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
@@ -208,6 +206,7 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
         finally:
             if llm.cache_info().currsize:
                 await close_client(llm())
+    progress.finish()
     rows: list[CaseRow] = []
     results: dict[str, CardResult] = {}
     for case, outcome in zip(cases, outcomes, strict=True):
