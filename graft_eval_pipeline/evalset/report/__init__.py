@@ -9,7 +9,7 @@ from graft_eval_pipeline.evalset.report.files import MARKDOWN_FILE, REPORT_FILE
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
 from graft_eval_pipeline.evalset.report.publish import build_report, latest_report_summary, publish_run
 from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS
-from graft_eval_pipeline.evalset.report.thresholds import load_thresholds
+from graft_eval_pipeline.evalset.report.thresholds import dagster_check_passed, load_thresholds
 
 __all__ = [
     "MARKDOWN_FILE",
@@ -17,6 +17,7 @@ __all__ = [
     "SUMMARY_METRICS",
     "build_report",
     "check_baseline_target",
+    "dagster_check_passed",
     "latest_report_summary",
     "load_thresholds",
     "publish_run",
