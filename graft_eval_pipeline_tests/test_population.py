@@ -10,9 +10,19 @@ import pytest
 from scipy.stats import beta
 
 from graft_eval_pipeline.evalset.export.stages import ExportOptions, run_export
+from graft_eval_pipeline.evalset.report.publish import build_report
+from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
 from graft_eval_pipeline.evalset.scoring.population import population_estimates
-from graft_eval_pipeline.evalset.sets.case_schema import CaseStratum, PilotSource, dump_case, parse_case
+from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo, ModelPair, PromptInfo, RunInfo
+from graft_eval_pipeline.evalset.scoring.rows import HarnessRun, set_summary
+from graft_eval_pipeline.evalset.sets.case_schema import (
+    CaseStratum,
+    PilotSource,
+    SetMeta,
+    dump_case,
+    parse_case,
+)
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.store import list_case_ids, read_case
 from graft_eval_pipeline.github.auth import TokenAuth
@@ -179,3 +189,38 @@ def test_export_records_each_case_stratum_with_its_population_and_picks(tmp_path
         recorded[source.stratum.key] = (source.stratum.population, source.stratum.sampled)
     assert recorded == {k: (c.population, c.sampled) for k, c in summary.sample.strata.items() if c.sampled}
     assert sum(p for p, _ in recorded.values()) == 8
+
+
+def test_report_shows_weighted_next_to_unweighted_and_the_strata_table() -> None:
+    rows = rows_of("S/source", 1000, [True] + [False] * 19)
+    rows += rows_of("XL/sensitive", 50, [True] * 5 + [False] * 5)
+    cases = [make_pilot_case(pr_number=400 + i) for i in range(len(rows))]
+    meta = SetMeta(
+        schema_version=1,
+        set_id="pilot-acme",
+        kind="pilot",
+        encrypted=True,
+        key_id="3f9a12bc",
+        consent_ref="Acme agreement",
+        created_at=datetime(2026, 10, 15, tzinfo=UTC),
+    )
+    harness = HarnessRun(
+        set=set_summary(meta, cases, rows),
+        prompt=PromptInfo(prompt_version="intent-v1", prompt_fingerprint="f" * 64),
+        models=ModelPair(fast="claude-haiku-5-5", strong="claude-sonnet-5-5"),
+        llm="live",
+        run=RunInfo(complete=True, skipped_budget=0, cached_results=0, duration_ms=5),
+        created_at=datetime(2026, 10, 15, tzinfo=UTC),
+        git=GitInfo(commit=None, dirty=None),
+        rows=rows,
+        results={},
+    )
+    report = build_report(harness, compute_metrics(rows), run_id="20261015T100000Z-3f9a")
+    md = render_markdown(report, None)
+    assert "Post-stratified to a population of 1050 PRs" in md
+    assert "| underClassificationFinal | 6/30 0.200 [0.077–0.386] ≤ 0.357 | 0.071 |" in md
+    assert "scripted" not in md  # a live run's numbers are measured
+    assert f"| {FRAME} | XL/sensitive | 50 | 10 | 10 | 10 | 5.0 | 5/10 0.500 [0.187–0.813] ≤ 0.778 |" in md
+    assert "not a sample" not in md
+    summary = summary_text(report, None, [])
+    assert "population: 1050 PRs in 2 strata; underClassificationFinal post-stratified 0.071 [" in summary
