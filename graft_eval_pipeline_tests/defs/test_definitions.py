@@ -82,10 +82,11 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     synthetic = copy_repo_eval(tmp_path)
     result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     assert result.success
+    # the synthetic set has one labeler: agreement is not measured, so its (warning) check fails
     assert check_results(result) == {
         "thresholds": True,
         "baseline_match": True,
-        "risk_kappa_meets_target": True,
+        "risk_kappa_meets_target": False,
     }
 
     (report_path,) = (synthetic / "runs").glob("*/report.json")
@@ -101,6 +102,14 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     assert meta_value(metadata, "report").startswith(f"## Run {dagster_report.run_id}: set synthetic")
     assert meta_value(metadata, "report_md") == str(report_path.parent / "report.md")
     assert meta_value(metadata, "prompt_fingerprint") == dagster_report.prompt.prompt_fingerprint
+    # fake mode: model-derived numbers are labelled scripted, with their counts and bounds
+    assert meta_value(metadata, "model_numbers") == "scripted"
+    records = {r.data["metric"]: r.data for r in meta_value(metadata, "metrics").records}
+    uc = records["underClassificationFinal"]
+    assert (uc["k"], uc["n"], uc["upper95"], uc["basis"]) == (0, 30, 0.0951, "scripted")
+    assert records["underClassificationFloor"]["basis"] == "measured"
+    harness_metadata = result.asset_materializations_for_node("harness_run")[0].metadata
+    assert meta_value(harness_metadata, "model_numbers") == "scripted"
 
 
 def test_a_changed_baseline_makes_the_blocking_check_fail(

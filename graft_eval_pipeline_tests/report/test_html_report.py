@@ -101,8 +101,15 @@ def test_headline_counts_give_the_rates_and_every_rate_is_a_number(tmp_path: Pat
     assert by_name["overClassificationFinal"].count == (2, 30)
     assert by_name["unavailableRate"].count == (2, 30)
     metadata = headline_metadata(report.metrics)
-    assert metadata["under_classification_final"] == report.metrics.under_classification_final
-    assert len(metadata) == len(HEADLINE_RATES)  # no bounds until the metrics carry intervals
+    uc = report.metrics.under_classification_final
+    assert metadata["under_classification_final"] == uc.value
+    assert uc.ci95 is not None
+    assert (
+        metadata["under_classification_final_lower"],
+        metadata["under_classification_final_upper"],
+    ) == uc.ci95
+    with_bounds = sum(h.interval is not None for h in headlines)
+    assert len(metadata) == len(HEADLINE_RATES) + 2 * with_bounds
 
 
 def test_pilot_html_shows_ids_classes_and_counts_only(

@@ -20,6 +20,8 @@ from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.evalset.evaluate import report_agreement
+from graft_eval_pipeline.evalset.labeling import AgreementReport
 from graft_eval_pipeline.evalset.report import (
     HTML_FILE,
     MARKDOWN_FILE,
@@ -30,6 +32,7 @@ from graft_eval_pipeline.evalset.report import (
     PublishedRun,
     brief_markdown,
     build_report,
+    dagster_check_passed,
     headline_metadata,
     load_thresholds,
     publish_run,
@@ -51,13 +54,21 @@ from graft_eval_pipeline.evalset.scoring import (
     Confusion,
     HarnessRun,
     Metrics,
+    RateStat,
     ThresholdResult,
     compute_metrics,
+    metric_stats,
+    model_derived,
 )
 from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE, EvalEnv, case_set_hash, label_counts, read_cases
 
 THRESHOLDS_CHECK = "thresholds"
 BASELINE_CHECK = "baseline_match"
+
+
+def model_numbers(llm: str) -> str:
+    """Metadata label for model-derived rates, tokens and costs: a fake run's are scripted."""
+    return "scripted" if llm == "fake" else "measured"
 
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[label_import, case_files])
@@ -173,6 +184,7 @@ def harness_run(
             "prompt_version": harness.prompt.prompt_version,
             "prompt_fingerprint": harness.prompt.prompt_fingerprint,
             "models": models_label(harness.models.fast, harness.models.strong),
+            "model_numbers": model_numbers(harness.llm),
         },
     )
 
@@ -190,12 +202,44 @@ def confusion_table(confusion: Confusion) -> dg.TableMetadataValue:
     )
 
 
-def metric_table(metrics: Metrics, names: Sequence[str] = SUMMARY_METRICS) -> dg.TableMetadataValue:
-    values = metrics.to_json_dict()
-    return dg.MetadataValue.table(
-        [dg.TableRecord({"metric": name, "value": values[name]}) for name in names],
-        schema=dg.TableSchema(columns=[dg.TableColumn("metric", "string"), dg.TableColumn("value", "float")]),
-    )
+METRIC_COLUMNS = dg.TableSchema(
+    columns=[
+        dg.TableColumn("metric", "string"),
+        dg.TableColumn("k", "int"),
+        dg.TableColumn("n", "int"),
+        dg.TableColumn("value", "float"),
+        dg.TableColumn("ci95_low", "float"),
+        dg.TableColumn("ci95_high", "float"),
+        dg.TableColumn("upper95", "float"),
+        dg.TableColumn("basis", "string"),
+    ]
+)
+
+
+def metric_table(metrics: Metrics, llm: str, names: Sequence[str] = SUMMARY_METRICS) -> dg.TableMetadataValue:
+    """Headline metrics with k, n, interval and upper bound; `basis` says "scripted" for a fake
+    run's model-derived numbers."""
+    stats = metric_stats(metrics)
+    records = []
+    for name in names:
+        stat = stats[name]
+        rate = stat if isinstance(stat, RateStat) else None
+        value = stat.value if isinstance(stat, RateStat) else stat
+        records.append(
+            dg.TableRecord(
+                {
+                    "metric": name,
+                    "k": rate.k if rate else None,
+                    "n": rate.n if rate else None,
+                    "value": value,
+                    "ci95_low": rate.ci95[0] if rate and rate.ci95 else None,
+                    "ci95_high": rate.ci95[1] if rate and rate.ci95 else None,
+                    "upper95": getattr(rate, "upper95", None),
+                    "basis": "scripted" if llm == "fake" and model_derived(name) else "measured",
+                }
+            )
+        )
+    return dg.MetadataValue.table(records, schema=METRIC_COLUMNS)
 
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP)
@@ -204,16 +248,21 @@ def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
     per-case rows; each headline rate is numeric metadata, so Dagster plots it over runs and
     partitions."""
     metrics = compute_metrics(harness_run.rows)
+    uc = metrics.under_classification_final
     return dg.Output(
         metrics,
         metadata={
             **headline_metadata(metrics),
             "scored": metrics.scored,
             "run_cases": metrics.run_cases,
-            "metrics": metric_table(metrics),
+            "metrics": metric_table(metrics, harness_run.llm),
             "confusion_floor": confusion_table(metrics.confusion.floor),
             "confusion_model": confusion_table(metrics.confusion.model),
             "confusion_final": confusion_table(metrics.confusion.final),
+            "under_classification_final": uc.value,
+            "under_classification_final_k_of_n": f"{uc.k}/{uc.n}",
+            "under_classification_final_upper95": uc.upper95,
+            "model_numbers": model_numbers(harness_run.llm),
         },
     )
 
@@ -245,7 +294,7 @@ def thresholds_check(results: list[ThresholdResult], partition: str) -> dg.Asset
     """What failed, by metric, value, limit and verdict; provisional failures do not fail it."""
     limits = [r for r in results if r.name != "matchBaseline"]
     failed = [r for r in limits if not r.passed]
-    fatal = [r for r in failed if not r.provisional]
+    fatal = [] if dagster_check_passed(limits) else [r for r in failed if not r.provisional or r.insufficient]
     if not limits:
         description = f"set {partition}: no thresholds for this set kind"
     elif not failed:
@@ -282,7 +331,8 @@ def thresholds_check(results: list[ThresholdResult], partition: str) -> dg.Asset
                     for r in failed
                 ]
             ),
-            "provisional_failures": [r.name for r in failed if r.provisional],
+            "provisional_failures": [r.name for r in failed if r.provisional and not r.insufficient],
+            "insufficient_evidence": [r.name for r in limits if r.insufficient],
         },
     )
 
@@ -354,19 +404,15 @@ def eval_report(
     context: dg.AssetExecutionContext,
     harness_run: HarnessRun,
     eval_metrics: Metrics,
+    labeler_agreement: AgreementReport,
     case_sets: CaseSetsResource,
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
     """report.json, report.md, report.html and cases.parquet under the set's runs/, diffed and
     checked; each is a path in the metadata, beside a one-screen brief of the run."""
     cs = case_sets.open(context.partition_key)
     thresholds = load_thresholds(THRESHOLDS_FILE)
-    published = publish_run(
-        cs,
-        build_report(harness_run, eval_metrics),
-        thresholds=thresholds,
-        strict=False,
-        results=harness_run.results,
-    )
+    report = build_report(harness_run, eval_metrics, label_agreement=report_agreement(labeler_agreement))
+    published = publish_run(cs, report, thresholds=thresholds, strict=False, results=harness_run.results)
     report, diff = published.checked.report, published.checked.diff
     block = thresholds.get(report.set.kind)
     match_required = block is not None and block.match_baseline
@@ -379,11 +425,12 @@ def eval_report(
             "report_md": dg.MetadataValue.path(str(out / MARKDOWN_FILE)),
             "report_json": dg.MetadataValue.path(str(out / REPORT_FILE)),
             "cases_parquet": dg.MetadataValue.path(str(out / PARQUET_FILE)),
-            "metrics": metric_table(report.metrics),
+            "metrics": metric_table(report.metrics, report.llm),
             "prompt_version": report.prompt.prompt_version,
             "prompt_fingerprint": report.prompt.prompt_fingerprint,
             "models": models_label(report.models.fast, report.models.strong),
             "llm": report.llm,
+            "model_numbers": model_numbers(report.llm),
             "changed_cases": 0 if diff is None else len({c.where for c in diff.case_changes}),
         },
         check_results=[

@@ -146,7 +146,9 @@ def exported_cases(
         emails=config.redact_emails, hosts=tuple(config.redact_hosts), patterns=tuple(config.redact_patterns)
     )
     with github.client() as gh:
-        result = export_sampled(gh, cs, export_sample.picks, redact=redact, now=lambda: datetime.now(UTC))
+        result = export_sampled(
+            gh, cs, export_sample.picks, redact=redact, now=lambda: datetime.now(UTC), sample=export_sample
+        )
     return dg.Output(
         result,
         metadata={

@@ -18,7 +18,11 @@ from graft_eval_pipeline.evalset.report.publish import (
 )
 from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS, render_change
 from graft_eval_pipeline.evalset.report.runs import run_dirs
-from graft_eval_pipeline.evalset.report.thresholds import load_thresholds, threshold_verdict
+from graft_eval_pipeline.evalset.report.thresholds import (
+    dagster_check_passed,
+    load_thresholds,
+    threshold_verdict,
+)
 from graft_eval_pipeline.evalset.report.views import open_run
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "brief_markdown",
     "build_report",
     "check_baseline_target",
+    "dagster_check_passed",
     "headline_metadata",
     "latest_report_summary",
     "load_thresholds",

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_
 
 from pydantic import BaseModel
 
-from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
+from graft_eval_pipeline.evalset.report.legacy import ReportV1
+from graft_eval_pipeline.evalset.scoring import REPORT_SCHEMA_VERSION, CaseRow, EvalReport
 from graft_eval_pipeline.evalset.sets import EvalError, write_report_file
 
 if TYPE_CHECKING:
@@ -33,15 +34,35 @@ def dump_report(report: EvalReport) -> str:
     return json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
-def load_report(path: Path) -> EvalReport:
+def load_any_report(path: Path) -> EvalReport | ReportV1:
+    """A report of the current schema, or a schemaVersion 1 report (read as a baseline)."""
     try:
-        return EvalReport.model_validate_json(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise EvalError(f"cannot read report {path}: {exc.strerror}") from None
+    try:
+        version = json.loads(text).get("schemaVersion")
+    except (ValueError, AttributeError):
+        version = None
+    model: type[EvalReport | ReportV1] = ReportV1 if version == 1 else EvalReport
+    try:
+        return model.model_validate_json(text)
     except ValueError as exc:
         raise EvalError(
-            f"{path} is not a valid eval report (schemaVersion 1): {type(exc).__name__}"
+            f"{path} is not a valid eval report (schemaVersion {REPORT_SCHEMA_VERSION}, or 1): "
+            f"{type(exc).__name__}"
         ) from None
+
+
+def load_report(path: Path) -> EvalReport:
+    """A report of the current schema; an older one is named, with how to get a new one."""
+    report = load_any_report(path)
+    if isinstance(report, ReportV1):
+        raise EvalError(
+            f"{path} is a schemaVersion 1 report (no counts or intervals): run the set again "
+            "for a current report; as a baseline it is still compared by value"
+        )
+    return report
 
 
 # --- cases.parquet: one flat record per CaseRow ----------------------------------------------

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from graft_eval_pipeline.evalset.report.files import REPORT_FILE
-from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES
+from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES, headline_metrics
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.scoring import EvalReport
 
@@ -26,10 +27,20 @@ class HistoryPoint:
     rates: dict[str, float | None]  # headline metric -> value
 
 
+def _rate_value(stored: Any) -> float | None:
+    """A stored rate: `{k, n, value, ci95, method}` (schema 2) or a bare number (schema 1)."""
+    value = stored.get("value") if isinstance(stored, dict) else stored
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return None if value is None else float(value)
+    raise TypeError("not a rate")
+
+
 def _point(report: EvalReport) -> HistoryPoint:
-    values = report.metrics.to_json_dict()
     return HistoryPoint(
-        report.run_id, report.llm, report.set.case_set_hash, {name: values[name] for name in HEADLINE_RATES}
+        report.run_id,
+        report.llm,
+        report.set.case_set_hash,
+        {h.name: h.value for h in headline_metrics(report.metrics)},
     )
 
 
@@ -37,11 +48,9 @@ def _read_point(path: Path) -> HistoryPoint | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         metrics = data["metrics"]
-        rates = {name: metrics.get(name) for name in HEADLINE_RATES}
+        rates = {name: _rate_value(metrics.get(name)) for name in HEADLINE_RATES}
         point = HistoryPoint(str(data["runId"]), str(data["llm"]), str(data["set"]["caseSetHash"]), rates)
     except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not all(v is None or isinstance(v, int | float) for v in rates.values()):
         return None
     return point
 

@@ -16,8 +16,14 @@ from pathlib import Path
 
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, diff_reports
-from graft_eval_pipeline.evalset.report.files import REPORT_FILE, load_report, write_run_outputs
+from graft_eval_pipeline.evalset.report.files import (
+    REPORT_FILE,
+    load_any_report,
+    load_report,
+    write_run_outputs,
+)
 from graft_eval_pipeline.evalset.report.html import set_html
+from graft_eval_pipeline.evalset.report.legacy import ReportV1
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
@@ -25,7 +31,13 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     check_thresholds,
     with_thresholds,
 )
-from graft_eval_pipeline.evalset.scoring import REPORT_SCHEMA_VERSION, EvalReport, HarnessRun, Metrics
+from graft_eval_pipeline.evalset.scoring import (
+    REPORT_SCHEMA_VERSION,
+    EvalReport,
+    HarnessRun,
+    LabelAgreement,
+    Metrics,
+)
 from graft_eval_pipeline.evalset.sets import (
     BASELINE_FILE,
     RUNS_DIR,
@@ -41,8 +53,17 @@ def new_run_id(now: datetime, suffix: str | None = None) -> str:
     return now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + (suffix or secrets.token_hex(2))
 
 
-def build_report(harness: HarnessRun, metrics: Metrics, run_id: str | None = None) -> EvalReport:
-    """The report before thresholds are checked (they need the baseline diff)."""
+def build_report(
+    harness: HarnessRun,
+    metrics: Metrics,
+    run_id: str | None = None,
+    label_agreement: LabelAgreement | None = None,
+) -> EvalReport:
+    """The report before thresholds are checked (they need the baseline diff).
+
+    `label_agreement` comes from the labeling stage (the caller composes the two); None when it
+    was not computed.
+    """
     return EvalReport(
         schema_version=REPORT_SCHEMA_VERSION,
         run_id=run_id or new_run_id(harness.created_at),
@@ -54,6 +75,7 @@ def build_report(harness: HarnessRun, metrics: Metrics, run_id: str | None = Non
         git=harness.git,
         run=harness.run,
         metrics=metrics,
+        label_agreement=label_agreement,
         cases=sorted(harness.rows, key=lambda r: r.id),
         thresholds=[],
         passed=True,
@@ -89,7 +111,7 @@ class CheckedRun:
 
 def check_run(
     report: EvalReport,
-    baseline: EvalReport | None,
+    baseline: EvalReport | ReportV1 | None,
     thresholds: dict[str, ThresholdBlock],
     strict: bool,
 ) -> CheckedRun:
@@ -124,7 +146,7 @@ def publish_run(
     if out is not None:
         check_output_target(out, "--out")
     baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
-    previous = load_report(baseline_path) if baseline_path.is_file() else None
+    previous = load_any_report(baseline_path) if baseline_path.is_file() else None
     checked = check_run(report, previous, thresholds, strict)
     out_dir = out or default_out_dir(cs.dir, checked.report)
     html = set_html(cs, checked.report, checked.diff, results)
@@ -139,5 +161,5 @@ def latest_report_summary(cs: CaseSet) -> str:
         raise EvalError(f"set {cs.set_id} has no report yet: run `graft-eval run --set {cs.dir}` first")
     report = load_report(reports[-1])
     baseline_path = default_baseline_path(cs.dir, cs.meta)
-    diff = diff_reports(load_report(baseline_path), report) if baseline_path.is_file() else None
+    diff = diff_reports(load_any_report(baseline_path), report) if baseline_path.is_file() else None
     return summary_text(report, diff, report.thresholds) + f"report: {reports[-1]}\n"

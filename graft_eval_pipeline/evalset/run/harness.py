@@ -78,7 +78,10 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
     if options.effective_concurrency < 1:
         raise EvalError("--concurrency must be at least 1")
     with collector_paused():
-        cases = select_cases(read_cases(options.set), options.case_filter)
+        every_case = read_cases(options.set)
+        if options.on_cases is not None:
+            options.on_cases(every_case)
+        cases = select_cases(every_case, options.case_filter)
     if options.mode == "live":
         return assemble_run(options, cases, *await run_live(options, cases), started_ms)
 

@@ -43,7 +43,9 @@ class RunOptions:
     `progress` receives the live estimate and then one line per case holding its id and
     classes only, or with `progress_every` summary lines and the failed cases.
     `on_estimate` sees the live estimate before the confirmation and before any call (Dagster
-    records it as metadata). `confirm` is required in live mode.
+    records it as metadata). `on_cases` sees every case of the set once loaded, before the
+    selection (the evaluation measures labeler agreement on them without reading the set twice).
+    `confirm` is required in live mode.
     """
 
     set: CaseSet
@@ -58,6 +60,7 @@ class RunOptions:
     case_filter: Callable[[str, list[str]], bool] | None = None
     confirm: Callable[[Estimate], Awaitable[bool]] | None = None
     on_estimate: Callable[[Estimate], None] | None = None
+    on_cases: Callable[[list[EvalCase]], None] | None = None
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
     progress: Callable[[str], None] | None = None

@@ -25,7 +25,15 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     SetSummary,
     UsageSummary,
 )
-from graft_eval_pipeline.evalset.sets import EvalCase, LabelSet, SetMeta, case_set_hash, gold, label_counts
+from graft_eval_pipeline.evalset.sets import (
+    CaseStratum,
+    EvalCase,
+    PilotSource,
+    SetMeta,
+    case_set_hash,
+    gold,
+    label_counts,
+)
 
 ROW_COST_DECIMALS = 8
 
@@ -56,12 +64,24 @@ def case_cost(result: CardResult) -> float | None:
     return round(sum(c for c in costs if c is not None), ROW_COST_DECIMALS)
 
 
-def gold_summary(label: LabelSet | None) -> GoldSummary | None:
+def gold_summary(case: EvalCase) -> GoldSummary | None:
+    """The gold label's scored fields, and how it came about (label sets, adjudication, confidence)."""
+    label = gold(case)
     if label is None:
         return None
     return GoldSummary(
-        risk=label.risk, should_flag=label.should_flag, out_of_scope_count=len(label.out_of_scope)
+        risk=label.risk,
+        should_flag=label.should_flag,
+        out_of_scope_count=len(label.out_of_scope),
+        label_sets=len(case.labels),
+        adjudicated=case.adjudicated is not None,
+        confidence=label.confidence,
     )
+
+
+def case_stratum(case: EvalCase) -> CaseStratum | None:
+    """The export stratum a pilot case was drawn in; None for designed (synthetic) cases."""
+    return case.source.stratum if isinstance(case.source, PilotSource) else None
 
 
 def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
@@ -79,7 +99,7 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
     return CaseRow(
         id=case.id,
         tags=list(case.tags),
-        gold=gold_summary(label),
+        gold=gold_summary(case),
         floor=risk.floor,
         model=max_risk(risk.writer, risk.first_pass, risk.verifier),
         final=risk.final,
@@ -101,6 +121,7 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
         cost_usd=case_cost(result),
         cached=cached,
         skipped=None,
+        stratum=case_stratum(case),
     )
 
 
@@ -112,7 +133,7 @@ def skipped_row(case: EvalCase, floor: FloorResult) -> CaseRow:
     return CaseRow(
         id=case.id,
         tags=list(case.tags),
-        gold=gold_summary(gold(case)),
+        gold=gold_summary(case),
         floor=floor.risk,
         model=None,
         final=None,
@@ -130,6 +151,7 @@ def skipped_row(case: EvalCase, floor: FloorResult) -> CaseRow:
         cost_usd=0.0,
         cached=False,
         skipped="budget",
+        stratum=case_stratum(case),
     )
 
 
