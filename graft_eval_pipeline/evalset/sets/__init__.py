@@ -1,5 +1,5 @@
 """Case sets: the case format, sealing, the store on disk, environment, errors, paths, the
-terminal-safe view and the seeded sampling helpers every other stage builds on.
+terminal-safe view, the seeded sampling helpers and the secret rules every other stage builds on.
 
 What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
 """
@@ -56,6 +56,7 @@ from graft_eval_pipeline.evalset.sets.sample import (
     size_stratum,
     stratum_key,
 )
+from graft_eval_pipeline.evalset.sets.secrets import SECRET_KINDS, kept_spans, secret_spans
 from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
     assert_private_location,
@@ -103,6 +104,7 @@ __all__ = [
     "PURGE_LOG",
     "RUNS_DIR",
     "SCHEMA_DIR",
+    "SECRET_KINDS",
     "SYNTHETIC_BASELINE",
     "SYNTHETIC_DIR",
     "SYNTHETIC_SET_ID",
@@ -136,6 +138,7 @@ __all__ = [
     "draw_sample",
     "generate_key",
     "gold",
+    "kept_spans",
     "label_counts",
     "list_case_ids",
     "load_json",
@@ -151,6 +154,7 @@ __all__ = [
     "read_private",
     "render_case",
     "resolve_set_dir",
+    "secret_spans",
     "seeded_shuffle",
     "size_stratum",
     "stratum_key",
