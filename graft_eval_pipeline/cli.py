@@ -629,6 +629,30 @@ def export_command(
                 progress.close()
 
 
+# --- rescan: the current secret rules over stored cases ---------------------------------------
+
+
+@cli.command()
+@SET_OPTION
+@click.option(
+    "--apply", is_flag=True, help="Rewrite the affected cases (sealed) and record the new redactions in each."
+)
+@STRICT_OPTION
+def rescan(set_dir: Path, apply: bool, strict: bool) -> None:
+    """Re-run the current secret rules over a set's cases and report, by kind, what earlier rules
+    missed (exit 1 when some remain and --apply is not given)."""
+    from graft_eval_pipeline.evalset.export import rescan_set
+
+    cs = _open_case_set(set_dir, strict)
+    result = rescan_set(cs, apply=apply)
+    click.echo(result.summary(), nl=False)
+    if result.affected and not apply:
+        raise CheckFailed(
+            f"{len(result.affected)} case(s) hold secrets the current rules redact: "
+            "run rescan again with --apply to rewrite them"
+        )
+
+
 # --- Dagster partitions and the latest report -----------------------------------------------
 
 
