@@ -373,6 +373,7 @@ def _run_and_report(
     max_cost_usd: float = DEFAULT_MAX_COST_USD,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
+    allow_secrets: bool = False,
 ) -> None:
     from graft_eval_pipeline.evalset.evaluate import run_eval
     from graft_eval_pipeline.evalset.report import (
@@ -406,6 +407,7 @@ def _run_and_report(
         max_cost_usd=max_cost_usd,
         max_tokens=max_tokens,
         use_cache=not no_cache,
+        allow_secrets=allow_secrets,
         case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
         confirm=_confirm_on_tty(yes) if live else None,
         progress=lambda line: click.echo(line, err=True),
@@ -467,6 +469,12 @@ def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
     help="Live: start no case that would pass it.",
 )
 @click.option("--no-cache", is_flag=True, help="Live: ignore cached results (new ones are still written).")
+@click.option(
+    "--allow-secrets",
+    is_flag=True,
+    help="Live: send a case even when the secret rules find a secret in its prompt text "
+    "(default: skip it as secret_detected; clean it with rescan --apply).",
+)
 @_run_output_options
 def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **options: Any) -> None:
     """Run the card engine over a set (fake LLM, or --live), write report.json/.md, diff and check."""

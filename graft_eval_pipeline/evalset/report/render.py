@@ -83,7 +83,8 @@ def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
         f"- Case set hash: `{s.case_set_hash}`",
         f"- Run: created {report.created_at.strftime('%Y-%m-%dT%H:%M:%SZ')}, mode {report.llm}, "
         f"complete {render_value(r.complete)}, skipped (budget) {r.skipped_budget}, "
-        f"cached {r.cached_results}, {r.duration_ms} ms",
+        + (f"skipped (secret detected) {len(secret_skips(report))}, " if secret_skips(report) else "")
+        + f"cached {r.cached_results}, {r.duration_ms} ms",
         f"- Prompt: {report.prompt.prompt_version} (fingerprint `{report.prompt.prompt_fingerprint}`)",
         f"- Models: fast {report.models.fast}, strong {report.models.strong}",
         f"- Git: {git.commit or 'unknown'}{' (dirty)' if git.dirty else ''}",
@@ -150,6 +151,11 @@ def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def secret_skips(report: EvalReport) -> list[str]:
+    """Ids of the cases a live run skipped because their prompt text held a secret."""
+    return [row.id for row in report.cases if row.skipped == "secret_detected"]
+
+
 def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[ThresholdResult]) -> str:
     """One screen for the CLI and the main job: headline metrics, baseline, thresholds."""
     s = report.set
@@ -158,6 +164,12 @@ def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[Th
         f"set {s.set_id} ({s.kind}): {s.cases} cases, {s.scored} scored, mode {report.llm}, "
         f"complete {render_value(report.run.complete)}, run {report.run_id}",
     ]
+    secrets = secret_skips(report)
+    if secrets:
+        lines.append(
+            f"skipped (secret detected): {', '.join(secrets)}: clean them with "
+            "`graft-eval rescan --set <set> --apply` (or run with --allow-secrets)"
+        )
     lines += [f"  {name:<32} {render_value(metrics[name])}" for name in SUMMARY_METRICS]
     usage = report.metrics.usage
     lines.append(

@@ -32,6 +32,8 @@ class RunOptions:
     `progress` receives the live estimate and then one line per case holding its id and
     classes only. `on_estimate` sees the live estimate before the confirmation and before
     any call (Dagster records it as metadata). `confirm` is required in live mode.
+    `allow_secrets` sends a live case even when the secret rules find a secret in its prompt
+    text (by default it is skipped as `secret_detected`).
     """
 
     set: CaseSet
@@ -43,6 +45,7 @@ class RunOptions:
     max_cost_usd: float = DEFAULT_MAX_COST_USD
     max_tokens: int = DEFAULT_MAX_TOKENS
     use_cache: bool = True
+    allow_secrets: bool = False
     case_filter: Callable[[str, list[str]], bool] | None = None
     confirm: Callable[[Estimate], Awaitable[bool]] | None = None
     on_estimate: Callable[[Estimate], None] | None = None

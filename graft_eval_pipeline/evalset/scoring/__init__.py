@@ -16,6 +16,7 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     ModelPair,
     PromptInfo,
     RunInfo,
+    SkipReason,
     ThresholdResult,
 )
 from graft_eval_pipeline.evalset.scoring.rows import (
@@ -39,6 +40,7 @@ __all__ = [
     "ModelPair",
     "PromptInfo",
     "RunInfo",
+    "SkipReason",
     "ThresholdResult",
     "build_row",
     "case_cost",

@@ -56,7 +56,7 @@ from graft_eval_pipeline.evalset.sets.sample import (
     size_stratum,
     stratum_key,
 )
-from graft_eval_pipeline.evalset.sets.secrets import SECRET_KINDS, kept_spans, secret_spans
+from graft_eval_pipeline.evalset.sets.secrets import SECRET_KINDS, kept_spans, secret_kinds, secret_spans
 from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
     assert_private_location,
@@ -154,6 +154,7 @@ __all__ = [
     "read_private",
     "render_case",
     "resolve_set_dir",
+    "secret_kinds",
     "secret_spans",
     "seeded_shuffle",
     "size_stratum",
