@@ -513,6 +513,7 @@ def _run_and_report(
     max_cost_usd: float = DEFAULT_MAX_COST_USD,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
+    allow_secrets: bool = False,
 ) -> None:
     from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
@@ -546,6 +547,7 @@ def _run_and_report(
         max_cost_usd=max_cost_usd,
         max_tokens=max_tokens,
         use_cache=not no_cache,
+        allow_secrets=allow_secrets,
         case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
         confirm=_confirm_on_tty(yes) if live else None,
         progress=lambda line: click.echo(line, err=True),
@@ -614,6 +616,12 @@ def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
     help="Live: start no case that would pass it.",
 )
 @click.option("--no-cache", is_flag=True, help="Live: ignore cached results (new ones are still written).")
+@click.option(
+    "--allow-secrets",
+    is_flag=True,
+    help="Live: send a case even when the secret rules find a secret in its prompt text "
+    "(default: skip it as secret_detected; clean it with rescan --apply).",
+)
 @_run_output_options
 def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **options: Any) -> None:
     """Run the card engine over a set (fake LLM, or --live), write report.json/.md, diff and check."""
@@ -774,6 +782,30 @@ def export_command(
         finally:
             if progress is not None:
                 progress.close()
+
+
+# --- rescan: the current secret rules over stored cases ---------------------------------------
+
+
+@cli.command()
+@SET_OPTION
+@click.option(
+    "--apply", is_flag=True, help="Rewrite the affected cases (sealed) and record the new redactions in each."
+)
+@STRICT_OPTION
+def rescan(set_dir: Path, apply: bool, strict: bool) -> None:
+    """Re-run the current secret rules over a set's cases and report, by kind, what earlier rules
+    missed (exit 1 when some remain and --apply is not given)."""
+    from graft_eval_pipeline.evalset.export import rescan_set
+
+    cs = _open_case_set(set_dir, strict)
+    result = rescan_set(cs, apply=apply)
+    click.echo(result.summary(), nl=False)
+    if result.affected and not apply:
+        raise CheckFailed(
+            f"{len(result.affected)} case(s) hold secrets the current rules redact: "
+            "run rescan again with --apply to rewrite them"
+        )
 
 
 # --- Dagster partitions and the latest report -----------------------------------------------

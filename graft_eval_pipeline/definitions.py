@@ -8,6 +8,7 @@ from graft_eval_pipeline.defs.assets.export import (
     export_candidates,
     export_sample,
     exported_cases,
+    rescanned_cases,
 )
 from graft_eval_pipeline.defs.assets.labeling import label_import, labeler_agreement
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
@@ -24,6 +25,7 @@ defs = dg.Definitions(
         export_sample,
         exported_cases,
         case_files,
+        rescanned_cases,
         label_import,
         labeler_agreement,
         loaded_case_set,

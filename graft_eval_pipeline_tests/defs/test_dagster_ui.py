@@ -173,12 +173,17 @@ def test_a_changed_baseline_lists_the_changed_cases(tmp_path: Path) -> None:
 
 def test_checks_sensors_schedules_and_jobs_have_descriptions_and_the_schedule_is_on() -> None:
     specs = [spec for a in defs.assets or [] if isinstance(a, dg.AssetsDefinition) for spec in a.check_specs]
-    assert {s.name for s in specs} == {"thresholds", "baseline_match", "risk_kappa_meets_target"}
+    assert {s.name for s in specs} == {
+        "thresholds",
+        "baseline_match",
+        "risk_kappa_meets_target",
+        "no_unredacted_secrets",
+    }
     described = [s.description for s in specs]
     described += [s.description for s in defs.sensors or []]
     described += [s.description for s in defs.schedules or []]
     described += [defs.resolve_job_def(j.name).description for j in defs.jobs or []]
-    assert len(described) == 7 and all(d and len(d) > 40 for d in described), described
+    assert len(described) == 8 and all(d and len(d) > 40 for d in described), described
     assert nightly_synthetic_schedule.default_status == dg.DefaultScheduleStatus.RUNNING
 
 

@@ -13,7 +13,12 @@ import pytest
 
 from graft_eval_pipeline.definitions import defs
 from graft_eval_pipeline.defs.assets.evaluation import eval_metrics, eval_report, harness_run, loaded_case_set
-from graft_eval_pipeline.defs.assets.export import export_candidates, export_sample, exported_cases
+from graft_eval_pipeline.defs.assets.export import (
+    export_candidates,
+    export_sample,
+    exported_cases,
+    rescanned_cases,
+)
 from graft_eval_pipeline.defs.assets.labeling import label_import, labeler_agreement
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
@@ -73,7 +78,7 @@ def check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
 def test_definitions_load_and_validate() -> None:
     dg.Definitions.validate_loadable(defs)
     keys = {k.to_user_string() for k in defs.resolve_all_asset_keys()}
-    assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT]} | {"case_files"}
+    assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT, rescanned_cases]} | {"case_files"}
 
 
 def test_synthetic_partition_materializes_and_every_check_passes(

@@ -111,6 +111,11 @@ class HarnessConfig(dg.Config):
     )
     max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1, description="Live: start no case past it.")
     use_cache: bool = Field(default=True, description="Live: read cached results (they are always written).")
+    allow_secrets: bool = Field(
+        default=False,
+        description="Live: send a case even when the secret rules find a secret in its prompt text "
+        "(default: skip it as secret_detected).",
+    )
 
 
 def live_cap(config: HarnessConfig, env: EvalEnv) -> float:
@@ -135,6 +140,7 @@ def estimate_metadata(estimate: Estimate) -> dict[str, int | float]:
         "estimate_cases_cached": estimate.cases_cached,
         "estimate_tokens": estimate.estimated_tokens,
         "estimate_upper_bound_usd": round(estimate.upper_bound_usd, 4),
+        "estimate_cases_skipped_secret": estimate.cases_skipped_secret,
     }
 
 
@@ -157,6 +163,7 @@ def harness_run(
         max_cost_usd=live_cap(config, env) if live else DEFAULT_MAX_COST_USD,
         max_tokens=config.max_tokens,
         use_cache=config.use_cache,
+        allow_secrets=config.allow_secrets,
         case_filter=case_filter_for(cs, config.cases, config.tag),
         confirm=confirmed_by_config if live else None,
         on_estimate=estimates.append,
@@ -170,12 +177,13 @@ def harness_run(
         harness,
         metadata={
             "mode": harness.llm,
-            "cases_run": len(harness.rows) - harness.run.skipped_budget,
+            "cases_run": sum(r.skipped is None for r in harness.rows),
             "ok": statuses.count("ok"),
             "unavailable": statuses.count("unavailable"),
             "calls": sum(r.usage.calls for r in harness.rows if not r.cached),
             "complete": harness.run.complete,
             "skipped_budget": harness.run.skipped_budget,
+            "skipped_secret_detected": sum(r.skipped == "secret_detected" for r in harness.rows),
             "cached_results": harness.run.cached_results,
             "cost_usd_this_run": None
             if None in fresh_costs

@@ -292,7 +292,8 @@ def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
         f"- Case set hash: `{s.case_set_hash}`",
         f"- Run: created {report.created_at.strftime('%Y-%m-%dT%H:%M:%SZ')}, mode {report.llm}, "
         f"complete {render_value(r.complete)}, skipped (budget) {r.skipped_budget}, "
-        f"cached {r.cached_results}, {r.duration_ms} ms",
+        + (f"skipped (secret detected) {len(secret_skips(report))}, " if secret_skips(report) else "")
+        + f"cached {r.cached_results}, {r.duration_ms} ms",
         f"- Prompt: {report.prompt.prompt_version} (fingerprint `{report.prompt.prompt_fingerprint}`)",
         f"- Models: fast {report.models.fast}, strong {report.models.strong}",
         f"- Git: {git.commit or 'unknown'}{' (dirty)' if git.dirty else ''}",
@@ -384,6 +385,11 @@ def _summary_metric(report: EvalReport, name: str, stat: RateStat | int | float 
     return f"  {name:<40} {render_value(stat):>16}{scripted}"
 
 
+def secret_skips(report: EvalReport) -> list[str]:
+    """Ids of the cases a live run skipped because their prompt text held a secret."""
+    return [row.id for row in report.cases if row.skipped == "secret_detected"]
+
+
 def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[ThresholdResult]) -> str:
     """One screen for the CLI and the main job: headline metrics with their evidence, label
     quality, population, baseline, thresholds."""
@@ -394,6 +400,12 @@ def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[Th
         f"complete {render_value(report.run.complete)}, run {report.run_id}",
         f"  {'metric':<40} {'k/n':>9} {'value':>6} {'95% CI':<14} upper95 (one-sided)",
     ]
+    secrets = secret_skips(report)
+    if secrets:
+        lines.append(
+            f"skipped (secret detected): {', '.join(secrets)}: clean them with "
+            "`graft-eval rescan --set <set> --apply` (or run with --allow-secrets)"
+        )
     lines += [_summary_metric(report, name, stats[name]) for name in SUMMARY_METRICS]
     usage = report.metrics.usage
     lines.append(

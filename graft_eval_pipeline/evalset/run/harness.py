@@ -50,7 +50,7 @@ def assemble_run(
         llm=options.mode,
         run=RunInfo(
             complete=skipped == 0,
-            skipped_budget=skipped,
+            skipped_budget=sum(r.skipped == "budget" for r in rows),
             cached_results=sum(r.cached for r in rows),
             duration_ms=max(options.now_ms() - started_ms, 0),
         ),

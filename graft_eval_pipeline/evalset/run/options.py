@@ -46,6 +46,8 @@ class RunOptions:
     records it as metadata). `on_cases` sees every case of the set once loaded, before the
     selection (the evaluation measures labeler agreement on them without reading the set twice).
     `confirm` is required in live mode.
+    `allow_secrets` sends a live case even when the secret rules find a secret in its prompt
+    text (by default it is skipped as `secret_detected`).
     """
 
     set: CaseSet
@@ -57,6 +59,7 @@ class RunOptions:
     max_cost_usd: float = DEFAULT_MAX_COST_USD
     max_tokens: int = DEFAULT_MAX_TOKENS
     use_cache: bool = True
+    allow_secrets: bool = False
     case_filter: Callable[[str, list[str]], bool] | None = None
     confirm: Callable[[Estimate], Awaitable[bool]] | None = None
     on_estimate: Callable[[Estimate], None] | None = None

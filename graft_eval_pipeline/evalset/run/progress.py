@@ -27,13 +27,21 @@ class CaseProgress:
         self.done = self.unavailable = self.skipped = self.cached = self.failures_shown = 0
         self.started_ms = self.last_ms = self.now_ms()
 
-    def case(self, case_id: str, result: CardResult | None, *, cached: bool = False, floor: str = "") -> None:
-        """One finished case: `result` None means the budget skipped it (its floor class given)."""
+    def case(
+        self,
+        case_id: str,
+        result: CardResult | None,
+        *,
+        cached: bool = False,
+        floor: str = "",
+        skipped: str = "budget",
+    ) -> None:
+        """One finished case: `result` None means it was skipped (its floor class and why given)."""
         if self.sink is None:
             return
         if self.every is None:
             if result is None:
-                self.sink(f"{case_id} floor {floor} skipped (budget)")
+                self.sink(f"{case_id} floor {floor} skipped ({skipped})")
             else:
                 self.sink(progress_line(case_id, result, cached=cached))
             return
@@ -67,7 +75,7 @@ class CaseProgress:
         share = 100 * self.done / self.total if self.total else 100
         return (
             f"progress: {self.done} of {self.total} cases ({share:.0f} %), {self.unavailable} unavailable, "
-            f"{self.skipped} skipped (budget), {self.cached} cached; {rate:.0f} cases/s{left}"
+            f"{self.skipped} skipped, {self.cached} cached; {rate:.0f} cases/s{left}"
         )
 
     def finish(self) -> None:

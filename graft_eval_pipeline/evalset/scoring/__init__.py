@@ -35,6 +35,7 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     RunInfo,
     SafetyRate,
     SetSummary,
+    SkipReason,
     ThresholdResult,
 )
 from graft_eval_pipeline.evalset.scoring.rows import (
@@ -66,6 +67,7 @@ __all__ = [
     "RunInfo",
     "SafetyRate",
     "SetSummary",
+    "SkipReason",
     "ThresholdResult",
     "build_row",
     "case_cost",

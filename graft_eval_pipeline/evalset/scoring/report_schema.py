@@ -17,6 +17,8 @@ REPORT_SCHEMA_VERSION = 2
 RUN_ID_PATTERN = r"^\d{8}T\d{6}Z-[0-9a-f]{4}$"
 
 FlagOutcome = Literal["tp", "fp", "fn", "tn", "na"]
+SkipReason = Literal["budget", "secret_detected"]
+"""Why a case did not run: the budget caps, or a secret in its prompt text (live mode)."""
 VerifierStatus = Literal["agree", "disagree", "error"]
 Rate = Annotated[float, Field(ge=0, le=1)]
 Interval = tuple[Rate, Rate]
@@ -90,7 +92,7 @@ class CaseRow(CamelModel):
     usage: UsageSummary
     cost_usd: float | None
     cached: bool
-    skipped: Literal["budget"] | None
+    skipped: SkipReason | None
     stratum: CaseStratum | None = None
 
 

@@ -23,6 +23,7 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     PromptInfo,
     RunInfo,
     SetSummary,
+    SkipReason,
     UsageSummary,
 )
 from graft_eval_pipeline.evalset.sets import (
@@ -125,8 +126,9 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
     )
 
 
-def skipped_row(case: EvalCase, floor: FloorResult) -> CaseRow:
-    """A case the budget caps did not let start: the floor is known, nothing else ran.
+def skipped_row(case: EvalCase, floor: FloorResult, reason: SkipReason = "budget") -> CaseRow:
+    """A case that did not start (the budget caps, or a secret in its prompt text): the floor is
+    known, nothing else ran.
 
     It is not a run case, so the metrics leave it out; it costs nothing.
     """
@@ -150,7 +152,7 @@ def skipped_row(case: EvalCase, floor: FloorResult) -> CaseRow:
         ),
         cost_usd=0.0,
         cached=False,
-        skipped="budget",
+        skipped=reason,
         stratum=case_stratum(case),
     )
 

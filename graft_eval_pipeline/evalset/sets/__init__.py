@@ -57,6 +57,7 @@ from graft_eval_pipeline.evalset.sets.sample import (
     size_stratum,
     stratum_key,
 )
+from graft_eval_pipeline.evalset.sets.secrets import SECRET_KINDS, kept_spans, secret_kinds, secret_spans
 from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
     assert_private_location,
@@ -104,6 +105,7 @@ __all__ = [
     "PURGE_LOG",
     "RUNS_DIR",
     "SCHEMA_DIR",
+    "SECRET_KINDS",
     "SYNTHETIC_BASELINE",
     "SYNTHETIC_DIR",
     "SYNTHETIC_SET_ID",
@@ -138,6 +140,7 @@ __all__ = [
     "draw_sample",
     "generate_key",
     "gold",
+    "kept_spans",
     "label_counts",
     "list_case_ids",
     "load_json",
@@ -153,6 +156,8 @@ __all__ = [
     "read_private",
     "render_case",
     "resolve_set_dir",
+    "secret_kinds",
+    "secret_spans",
     "seeded_shuffle",
     "size_stratum",
     "stratum_key",
