@@ -176,7 +176,7 @@ def validate(set_dir: Path, strict: bool) -> None:
             echo_error(f"invalid: {' '.join(str(err).split())}")
     counts = label_counts(cases)
     click.echo(
-        f"set {cs.set_id}: {len(ids)} cases, {counts.labelled} labelled, {counts.gold} gold, "
+        f"set {cs.set_id}: {len(ids)} cases, {counts.labeled} labeled, {counts.gold} gold, "
         f"{counts.needs_adjudication} need adjudication, {invalid} invalid"
         + (", modes too open (see the warning)" if cs.warnings else "")
     )
@@ -365,7 +365,7 @@ def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | 
         webbrowser.open(path.resolve().as_uri())
 
 
-# --- labelling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
+# --- labeling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
 
 HANDLE_OPTION = click.option("--as", "handle", required=True, help="Your labeler handle (never an e-mail).")
 
@@ -410,7 +410,7 @@ def label(
         case_id=case_id,
         double_only=double_only,
     )
-    click.echo(f"{written} case(s) labelled by {handle}")
+    click.echo(f"{written} case(s) labeled by {handle}")
 
 
 @cli.command("assign-double")

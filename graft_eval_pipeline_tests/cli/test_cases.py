@@ -215,7 +215,7 @@ def test_show_with_result_derives_the_fake_card_when_nothing_is_cached(
     assert "risk     final logic (floor trivial" in card and "verifier disagree" in card
     assert "=== gold label" in card and not (synthetic / "cache").exists()
 
-    # without --with-result nothing of the engine is shown (labelling stays blind)
+    # without --with-result nothing of the engine is shown (labeling stays blind)
     assert main(["show", "--set", str(synthetic), "--case", "syn-022-oos-flagged"]) == 0
     assert "=== " not in capsys.readouterr().out
 

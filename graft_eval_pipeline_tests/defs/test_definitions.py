@@ -107,7 +107,7 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     assert meta_value(metadata, "report").startswith(f"## Run {dagster_report.run_id}: set synthetic")
     assert meta_value(metadata, "report_md") == str(report_path.parent / "report.md")
     assert meta_value(metadata, "prompt_fingerprint") == dagster_report.prompt.prompt_fingerprint
-    # fake mode: model-derived numbers are labelled scripted, with their counts and bounds
+    # fake mode: model-derived numbers are labeled scripted, with their counts and bounds
     assert meta_value(metadata, "model_numbers") == "scripted"
     records = {r.data["metric"]: r.data for r in meta_value(metadata, "metrics").records}
     uc = records["underClassificationFinal"]

@@ -165,7 +165,7 @@ def test_gold_summary_records_label_sets_adjudication_and_confidence() -> None:
     assert gold_summary(make_case("syn-902-b", labels=[])) is None
 
 
-def test_label_quality_shares_and_the_double_labelled_sensitivity_line() -> None:
+def test_label_quality_shares_and_the_double_labeled_sensitivity_line() -> None:
     def row(case_id: str, sets: int, final: str, **gold: Any) -> CaseRow:
         summary = GoldSummary(
             risk="sensitive", should_flag=False, out_of_scope_count=0, label_sets=sets, **gold
@@ -181,16 +181,16 @@ def test_label_quality_shares_and_the_double_labelled_sensitivity_line() -> None
     ]
     quality = compute_metrics(rows).label_quality
     assert quality.gold == 4
-    assert [(s.k, s.n) for s in (quality.double_labelled, quality.adjudicated, quality.low_confidence)] == [
+    assert [(s.k, s.n) for s in (quality.double_labeled, quality.adjudicated, quality.low_confidence)] == [
         (2, 4),
         (1, 4),
         (1, 4),
     ]
-    sensitivity = quality.under_classification_final_double_labelled
+    sensitivity = quality.under_classification_final_double_labeled
     assert (sensitivity.k, sensitivity.n, sensitivity.value) == (1, 2, 0.5)
     report = report_of(rows)
     md = render_markdown(report, None)
-    assert "double-labelled 2/4 0.500" in md and "(sensitivity): 1/2 0.500" in md
+    assert "double-labeled 2/4 0.500" in md and "(sensitivity): 1/2 0.500" in md
     assert "risk kappa: not computed for this report" in md
 
 

@@ -1,4 +1,4 @@
-"""Labelling assets: import dropped label files, and measure inter-labeler agreement."""
+"""Labeling assets: import dropped label files, and measure inter-labeler agreement."""
 
 # No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
 # from the real annotations.
@@ -67,7 +67,7 @@ AGREEMENT_COLUMNS = dg.TableSchema(
             "risk_kappa_meets_target",
             asset="labeler_agreement",
             description=f"Cohen's kappa on the risk class is at least {TARGET_RISK_KAPPA} for every labeler "
-            "pair (a warning): below it, revise the labelling guide and relabel before trusting metrics.",
+            "pair (a warning): below it, revise the labeling guide and relabel before trusting metrics.",
         )
     ],
 )

@@ -1,7 +1,7 @@
 """report.md and the one-screen summary (spec 6.6): ids, classes, counts and rates only (E8).
 
 Every rate is shown with its evidence, `k/n value [95% interval]` and, for under-classification,
-`≤ upper bound`; numbers a fake run scripted are labelled "scripted".
+`≤ upper bound`; numbers a fake run scripted are labeled "scripted".
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ def agreement_lines(agreement: LabelAgreement | None) -> list[str]:
 
 def label_quality_line(quality: LabelQuality) -> str:
     return (
-        f"{quality.gold} gold: double-labelled {fmt_rate(quality.double_labelled)}, adjudicated "
+        f"{quality.gold} gold: double-labeled {fmt_rate(quality.double_labeled)}, adjudicated "
         f"{fmt_rate(quality.adjudicated)}, low confidence {fmt_rate(quality.low_confidence)}"
     )
 
@@ -312,8 +312,8 @@ def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
     quality = report.metrics.label_quality
     lines += ["", "## Label quality", "", f"- {label_quality_line(quality)}"]
     lines.append(
-        "- underClassificationFinal on double-labelled gold only (sensitivity): "
-        f"{fmt_rate(quality.under_classification_final_double_labelled)}"
+        "- underClassificationFinal on double-labeled gold only (sensitivity): "
+        f"{fmt_rate(quality.under_classification_final_double_labeled)}"
     )
     lines += [f"- {line}" for line in agreement_lines(report.label_agreement)]
     lines += ["", "## Population estimates", ""]
@@ -419,7 +419,7 @@ def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[Th
         )
     quality = report.metrics.label_quality
     shares = (
-        ("double-labelled", quality.double_labelled),
+        ("double-labeled", quality.double_labeled),
         ("adjudicated", quality.adjudicated),
         ("low confidence", quality.low_confidence),
     )

@@ -145,15 +145,15 @@ def under_classification_by_tag(scored: list[CaseRow]) -> dict[str, TagUnderClas
 
 
 def label_quality(scored: list[CaseRow]) -> LabelQuality:
-    """Shares of gold that is double-labelled, adjudicated, low-confidence; UC on double-labelled."""
+    """Shares of gold that is double-labeled, adjudicated, low-confidence; UC on double-labeled."""
     golds = [r.gold for r in scored if r.gold is not None]
     double = [r for r in scored if r.gold is not None and r.gold.label_sets >= 2]
     return LabelQuality(
         gold=len(golds),
-        double_labelled=rate_stat(len(double), len(golds)),
+        double_labeled=rate_stat(len(double), len(golds)),
         adjudicated=rate_stat(sum(g.adjudicated for g in golds), len(golds)),
         low_confidence=rate_stat(sum(g.confidence == "low" for g in golds), len(golds)),
-        under_classification_final_double_labelled=under_classification(_pairs(double, PREDICTORS["final"])),
+        under_classification_final_double_labeled=under_classification(_pairs(double, PREDICTORS["final"])),
     )
 
 

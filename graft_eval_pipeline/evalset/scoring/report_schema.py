@@ -167,15 +167,15 @@ class FlagCounts(CamelModel):
 
 
 class LabelQuality(CamelModel):
-    """How much the gold labels can be trusted: shares of gold double-labelled, adjudicated and
-    low-confidence, and final under-classification on double-labelled gold alone (a sensitivity
+    """How much the gold labels can be trusted: shares of gold double-labeled, adjudicated and
+    low-confidence, and final under-classification on double-labeled gold alone (a sensitivity
     line: if it differs much from the headline, single labels are moving the result)."""
 
     gold: int = Field(ge=0)
-    double_labelled: RateStat
+    double_labeled: RateStat
     adjudicated: RateStat
     low_confidence: RateStat
-    under_classification_final_double_labelled: SafetyRate
+    under_classification_final_double_labeled: SafetyRate
 
 
 class StratumEstimate(CamelModel):

@@ -265,22 +265,22 @@ def needs_adjudication(case: EvalCase) -> bool:
 
 
 class LabelCounts(NamedTuple):
-    """How far labelling has come; `labelled` means a label set or an adjudication."""
+    """How far labeling has come; `labeled` means a label set or an adjudication."""
 
     cases: int
-    labelled: int
+    labeled: int
     gold: int
     needs_adjudication: int
 
     @property
     def unlabeled(self) -> int:
-        return self.cases - self.labelled
+        return self.cases - self.labeled
 
 
 def label_counts(cases: list[EvalCase]) -> LabelCounts:
     return LabelCounts(
         cases=len(cases),
-        labelled=sum(bool(c.labels) or c.adjudicated is not None for c in cases),
+        labeled=sum(bool(c.labels) or c.adjudicated is not None for c in cases),
         gold=sum(gold(c) is not None for c in cases),
         needs_adjudication=sum(needs_adjudication(c) for c in cases),
     )

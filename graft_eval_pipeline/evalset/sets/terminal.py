@@ -1,4 +1,4 @@
-"""The human view of a case (spec E24, T4), used by `show` and labelling.
+"""The human view of a case (spec E24, T4), used by `show` and labeling.
 
 Pilot PR text is untrusted: it may carry ANSI escapes or bidi overrides that rewrite the terminal.
 Every rendered line therefore goes through `to_terminal_safe`, which shows C0/C1 controls (except
@@ -38,7 +38,7 @@ def render_case(
     """Header, title, body, issue, numbered file list, then each patch; with a result, the card too
     under `=== <result_label>` (which run made it: the live cache, or the fake model again).
 
-    Without `result` nothing of the engine (floor, card, classes) is shown: labelling is blind.
+    Without `result` nothing of the engine (floor, card, classes) is shown: labeling is blind.
     """
     inputs = case.inputs
     pr = inputs.pr
