@@ -480,6 +480,68 @@ def ci(baseline: Path | None, **outputs: Any) -> None:
     _run_and_report(SYNTHETIC_DIR, baseline=baseline or SYNTHETIC_BASELINE, check=True, **outputs)
 
 
+# --- compare: did the change help? ---------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--base",
+    "base_ref",
+    default=None,
+    help="The earlier run: a report.json, a run folder or a run id of --set (default: the set's baseline).",
+)
+@click.option(
+    "--new",
+    "new_ref",
+    default=None,
+    help="The later run: a report.json, a run folder or a run id of --set (default: the set's latest run).",
+)
+@click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set whose runs/ holds the ids.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Paired bootstrap resamples (default 2,000).",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the bootstrap (fixed by default).")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@STRICT_OPTION
+def compare(
+    base_ref: str | None,
+    new_ref: str | None,
+    set_dir: Path | None,
+    resamples: int | None,
+    seed: int | None,
+    as_json: bool,
+    strict: bool,
+) -> None:
+    """Compare two runs case by case: each headline rate with k/n, the paired difference with a
+    95% interval, discordant cases and McNemar p, a verdict and blockers. Exit 1 when the new run
+    regressed or a blocker fired (a sensitive case newly under-classified or newly unavailable)."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import compare_inputs, compare_reports, render_comparison
+
+    cs = _open_case_set(set_dir, strict) if set_dir is not None else None
+    base, new = compare_inputs(base_ref, new_ref, cs)
+    tuning = {k: v for k, v in {"resamples": resamples, "seed": seed}.items() if v is not None}
+    comparison = compare_reports(base, new, **tuning)
+    if as_json:
+        click.echo(json.dumps(comparison.to_json_dict(), indent=2))
+    else:
+        click.echo(render_comparison(comparison), nl=False)
+    if comparison.failed:
+        what = ["the new run regressed"] if comparison.verdict == "regressed" else []
+        what += [f"{len(comparison.blockers)} blocker(s)"] if comparison.blockers else []
+        raise CheckFailed(f"{' and '.join(what)} (see above)")
+
+
 # --- export (spec E9-E16, section 7) ---------------------------------------------------------
 
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}

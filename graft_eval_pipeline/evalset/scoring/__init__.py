@@ -8,6 +8,7 @@ from graft_eval_pipeline.evalset.scoring.pricing import price_for, upper_bound_e
 from graft_eval_pipeline.evalset.scoring.report_schema import (
     REPORT_RULES_NOT_IN_SCHEMA,
     REPORT_SCHEMA_VERSION,
+    RUN_ID_PATTERN,
     CaseRow,
     Confusion,
     EvalReport,
@@ -30,6 +31,7 @@ from graft_eval_pipeline.evalset.scoring.rows import (
 __all__ = [
     "REPORT_RULES_NOT_IN_SCHEMA",
     "REPORT_SCHEMA_VERSION",
+    "RUN_ID_PATTERN",
     "CaseRow",
     "Confusion",
     "EvalReport",
