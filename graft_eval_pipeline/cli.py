@@ -421,7 +421,10 @@ def _run_and_report(
         state = "saved" if saved else "unchanged (same results; only run id, time and commit differ)"
         click.echo(f"baseline {state}: {save_baseline_to}")
     if check and checked.failed:
-        raise CheckFailed("a threshold or the baseline match failed (see above)")
+        accept = (
+            f"; if the change is intended, accept it: {checked.accept}" if checked.baseline_failed else ""
+        )
+        raise CheckFailed(f"a threshold or the baseline match failed (see above){accept}")
 
 
 RUN_OUTPUT_OPTIONS = [

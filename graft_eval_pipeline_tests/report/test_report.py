@@ -385,7 +385,7 @@ def test_summary_text_lists_failures_and_hidden_changes() -> None:
     diff = diff_reports(base, current)
     results = check_thresholds(current, THRESHOLDS, diff, strict=False)
     text = summary_text(current, diff, results)
-    assert "thresholds: FAIL" in text and "FAIL: matchBaseline = false (equal to baseline)" in text
+    assert "thresholds: FAIL" in text and "FAIL: matchBaseline = false (decisions equal to baseline)" in text
     assert "syn-903-c: final sensitive → trivial" in text
     assert "… and" in text and len(text.splitlines()) <= 40
     assert isinstance(diff, BaselineDiff)

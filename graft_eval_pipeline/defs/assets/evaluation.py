@@ -9,6 +9,7 @@ sealed IO manager.
 # from the real annotations.
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import dagster as dg
@@ -21,11 +22,21 @@ from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.report import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
     MARKDOWN_FILE,
+    MIN_RESAMPLES,
     REPORT_FILE,
     SUMMARY_METRICS,
+    Comparison,
+    baseline_check_details,
     build_report,
+    compare_reports,
+    comparison_markdown,
+    default_baseline_path,
+    load_report,
     load_thresholds,
+    new_run_id,
     publish_run,
 )
 from graft_eval_pipeline.evalset.run import (
@@ -45,10 +56,20 @@ from graft_eval_pipeline.evalset.scoring import (
     ThresholdResult,
     compute_metrics,
 )
-from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE, EvalEnv, case_set_hash, label_counts, read_cases
+from graft_eval_pipeline.evalset.sets import (
+    THRESHOLDS_FILE,
+    CaseSet,
+    EvalEnv,
+    EvalError,
+    case_set_hash,
+    label_counts,
+    read_cases,
+)
 
 THRESHOLDS_CHECK = "thresholds"
 BASELINE_CHECK = "baseline_match"
+USAGE_CHECK = "baseline_usage"
+COMPARISON_CHECK = "no_regression"
 
 
 @dg.asset(
@@ -207,11 +228,30 @@ def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
     )
 
 
-def threshold_checks(results: list[ThresholdResult], match_required: bool) -> list[dg.AssetCheckResult]:
-    """The thresholds (blocking) and the baseline match (blocking where thresholds.json asks for it)."""
-    limits = [r for r in results if r.name != "matchBaseline"]
+def threshold_checks(
+    results: list[ThresholdResult],
+    match_required: bool,
+    usage_required: bool = False,
+    baseline: dict[str, Any] | None = None,
+) -> list[dg.AssetCheckResult]:
+    """The thresholds (blocking), the baseline match of the decisions (blocking where
+    thresholds.json asks for it) and the baseline's usage (a warning unless it asks for that too).
+
+    `baseline` is `baseline_check_details`: what changed and the command that accepts it.
+    """
+    limits = [r for r in results if not r.name.startswith("matchBaseline")]
     match = next((r for r in results if r.name == "matchBaseline"), None)
     rows = {r.name: ("n/a" if r.na else "pass" if r.passed else "FAIL") for r in limits}
+    details = dict(baseline or {})
+    accept = details.pop("accept_command", None)
+    shown: dict[str, Any] = {
+        key: dg.MetadataValue.json(value) if isinstance(value, list) else value
+        for key, value in details.items()
+    }
+    if accept is not None:
+        shown["accept_command"] = dg.MetadataValue.md(f"When the change is intended:\n\n```\n{accept}\n```")
+    compared = bool(details.get("compared"))
+    usage_equal = bool(details.get("usage_equal"))
     return [
         dg.AssetCheckResult(
             check_name=THRESHOLDS_CHECK,
@@ -226,9 +266,25 @@ def threshold_checks(results: list[ThresholdResult], match_required: bool) -> li
             check_name=BASELINE_CHECK,
             passed=match is None or match.passed,
             severity=dg.AssetCheckSeverity.ERROR if match_required else dg.AssetCheckSeverity.WARN,
-            metadata={"required": match_required, "compared": match is not None},
+            metadata={"required": match_required, "compared": match is not None, **shown},
+        ),
+        dg.AssetCheckResult(
+            check_name=USAGE_CHECK,
+            passed=usage_equal or not (compared or usage_required),
+            severity=dg.AssetCheckSeverity.ERROR if usage_required else dg.AssetCheckSeverity.WARN,
+            metadata={
+                "required": usage_required,
+                "compared": compared,
+                "usage": str(details.get("usage", "no baseline")),
+                **({"accept_command": shown["accept_command"]} if accept is not None else {}),
+            },
         ),
     ]
+
+
+def report_run_id(context: dg.AssetExecutionContext, harness: HarnessRun) -> str:
+    """One report run id per Dagster run, so the report and the comparison name the same run."""
+    return new_run_id(harness.created_at, context.run.run_id.replace("-", "")[:4])
 
 
 @dg.asset(
@@ -237,6 +293,7 @@ def threshold_checks(results: list[ThresholdResult], match_required: bool) -> li
     check_specs=[
         dg.AssetCheckSpec(THRESHOLDS_CHECK, asset="eval_report", blocking=True),
         dg.AssetCheckSpec(BASELINE_CHECK, asset="eval_report", blocking=True),
+        dg.AssetCheckSpec(USAGE_CHECK, asset="eval_report", blocking=True),
     ],
 )
 def eval_report(
@@ -248,7 +305,8 @@ def eval_report(
     """report.json, report.md and cases.parquet under the set's runs/, diffed and checked."""
     cs = case_sets.open(context.partition_key)
     thresholds = load_thresholds(THRESHOLDS_FILE)
-    published = publish_run(cs, build_report(harness_run, eval_metrics), thresholds=thresholds, strict=False)
+    report = build_report(harness_run, eval_metrics, run_id=report_run_id(context, harness_run))
+    published = publish_run(cs, report, thresholds=thresholds, strict=False)
     report, diff = published.checked.report, published.checked.diff
     block = thresholds.get(report.set.kind)
     match_required = block is not None and block.match_baseline
@@ -265,5 +323,158 @@ def eval_report(
             "report_json": dg.MetadataValue.path(str(published.out_dir / REPORT_FILE)),
             "report_md": dg.MetadataValue.path(str(published.out_dir / MARKDOWN_FILE)),
         },
-        check_results=threshold_checks(report.thresholds, match_required),
+        check_results=threshold_checks(
+            report.thresholds,
+            match_required,
+            usage_required=block is not None and block.match_usage,
+            baseline=baseline_check_details(report, diff, published.checked.accept),
+        ),
+    )
+
+
+# --- the comparison: did the change help? ----------------------------------------------------
+
+
+class ComparisonConfig(dg.Config):
+    """What to compare this run's results with, and the bootstrap behind the intervals."""
+
+    against: Literal["baseline", "previous"] = Field(
+        default="baseline",
+        description="The set's baseline (the previous report when the set has none), or the previous report.",
+    )
+    resamples: int = Field(
+        default=DEFAULT_RESAMPLES, ge=MIN_RESAMPLES, description="Paired bootstrap resamples over case ids."
+    )
+    seed: int = Field(default=DEFAULT_SEED, description="Seed of the bootstrap.")
+
+
+def previous_report_path(context: dg.AssetExecutionContext) -> Path | None:
+    """report.json of the newest eval_report of this partition made by another Dagster run."""
+    records = context.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=eval_report.key, asset_partitions=[context.partition_key]), limit=20
+    ).records
+    for record in records:
+        materialization = record.asset_materialization
+        if record.run_id == context.run.run_id or materialization is None:
+            continue
+        entry = materialization.metadata.get("report_json")
+        if entry is not None and Path(str(entry.value)).is_file():
+            return Path(str(entry.value))
+    return None
+
+
+def comparison_base(
+    context: dg.AssetExecutionContext, config: ComparisonConfig, cs: CaseSet
+) -> tuple[str, Path] | None:
+    """(what, path) of the report to compare with: the baseline or the previous report."""
+    baseline = default_baseline_path(cs.dir, cs.meta)
+    if config.against == "baseline" and baseline.is_file():
+        return "baseline", baseline
+    previous = previous_report_path(context)
+    return ("previous report", previous) if previous is not None else None
+
+
+def rates_table(comparison: Comparison) -> dg.TableMetadataValue:
+    columns = [
+        "rate",
+        "base",
+        "new",
+        "difference",
+        "low",
+        "high",
+        "only_base",
+        "only_new",
+        "mcnemar_p",
+        "verdict",
+    ]
+    return dg.MetadataValue.table(
+        [
+            dg.TableRecord(
+                {
+                    "rate": r.name,
+                    "base": f"{r.base} ({r.base_k}/{r.base_n})",
+                    "new": f"{r.new} ({r.new_k}/{r.new_n})",
+                    "difference": r.difference,
+                    "low": r.low,
+                    "high": r.high,
+                    "only_base": r.only_base,
+                    "only_new": r.only_new,
+                    "mcnemar_p": r.mcnemar_p,
+                    "verdict": r.verdict,
+                }
+            )
+            for r in comparison.rates
+        ],
+        schema=dg.TableSchema(
+            columns=[
+                dg.TableColumn(c, "float" if c in ("difference", "low", "high", "mcnemar_p") else "string")
+                for c in columns
+            ]
+        ),
+    )
+
+
+@dg.asset(
+    partitions_def=case_set_partitions,
+    group_name=EVALUATION_GROUP,
+    check_specs=[dg.AssetCheckSpec(COMPARISON_CHECK, asset="eval_comparison")],
+)
+def eval_comparison(
+    context: dg.AssetExecutionContext,
+    config: ComparisonConfig,
+    harness_run: HarnessRun,
+    eval_metrics: Metrics,
+    case_sets: CaseSetsResource,
+) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
+    """This run case by case against the set's baseline (or the previous report): each headline
+    rate with k/n, the paired difference with a 95% interval, McNemar p, a verdict and blockers.
+
+    Beside the report rather than after it, so a failing baseline check does not hide the
+    comparison that explains it."""
+    cs = case_sets.open(context.partition_key)
+    new = build_report(harness_run, eval_metrics, run_id=report_run_id(context, harness_run))
+    base = comparison_base(context, config, cs)
+    comparison = None
+    reason = "nothing to compare with: the set has no baseline and no earlier report"
+    if base is not None:
+        try:
+            comparison = compare_reports(
+                load_report(base[1]), new, resamples=config.resamples, seed=config.seed
+            )
+        except EvalError as err:
+            reason = str(err)
+    if comparison is None:
+        return dg.MaterializeResult(
+            metadata={"compared": False, "reason": reason},
+            check_results=[
+                dg.AssetCheckResult(
+                    check_name=COMPARISON_CHECK, passed=True, metadata={"compared": False, "reason": reason}
+                )
+            ],
+        )
+    assert base is not None
+    verdict: dict[str, dg.RawMetadataValue] = {
+        "compared": True,
+        "against": base[0],
+        "base_run_id": comparison.base.run_id,
+        "new_run_id": comparison.new.run_id,
+        "verdict": comparison.verdict,
+        "blockers": dg.MetadataValue.json([b.to_json_dict() for b in comparison.blockers]),
+    }
+    return dg.MaterializeResult(
+        metadata={
+            **verdict,
+            "shared_cases": comparison.shared,
+            "changed_cases": dg.MetadataValue.json([c.id for c in comparison.changed][:100]),
+            "rates": rates_table(comparison),
+            "comparison": dg.MetadataValue.md(comparison_markdown(comparison)),
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=COMPARISON_CHECK,
+                passed=not comparison.failed,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata=verdict,
+            )
+        ],
     )

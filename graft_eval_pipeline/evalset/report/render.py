@@ -6,7 +6,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from graft_eval_pipeline.card.models import RISK_CLASSES
-from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, flatten
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, Part, flatten
+from graft_eval_pipeline.evalset.report.compare import Comparison
+from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, verdict_line
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, threshold_verdict
 from graft_eval_pipeline.evalset.scoring import EvalReport, ThresholdResult
 
@@ -57,21 +59,62 @@ def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
     return lines
 
 
+def _part_count(diff: BaselineDiff, part: Part) -> str:
+    cases = len(diff.changed_case_ids(part))
+    fields = sum(c.part == part for c in diff.changes)
+    return f"{cases} case(s), {fields} report field(s)"
+
+
 def _baseline_line(diff: BaselineDiff | None) -> str:
+    """matches, or what differs by part: decisions (the gate), usage and context (reported)."""
     if diff is None:
         return "no baseline"
     if not diff.comparable:
         return "not comparable: " + "; ".join(diff.not_comparable)
     if diff.equal:
         return "matches"
-    return f"differs: {len(diff.case_changes)} case field(s), {len(diff.changes)} other field(s)"
+    decisions = diff.part("decisions")
+    parts = [f"decisions differ ({_part_count(diff, 'decisions')})" if decisions else "decisions match"]
+    if diff.part("usage"):
+        parts.append(f"usage differs ({_part_count(diff, 'usage')})")
+    context = sorted({c.field.split(".")[0] for c in diff.part("context")})
+    if context:
+        parts.append("context differs: " + ", ".join(context))
+    return "; ".join(parts)
 
 
 def render_change(change: Change) -> str:
     return f"{change.where}: {change.field} {render_value(change.baseline)} → {render_value(change.current)}"
 
 
-def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
+USAGE_TOTALS = (
+    ("input tokens", "usage.inputTokens"),
+    ("output tokens", "usage.outputTokens"),
+    ("cache read tokens", "usage.cacheReadTokens"),
+    ("cache write tokens", "usage.cacheWriteTokens"),
+    ("calls", "usage.calls"),
+    ("cost USD", "costUsd"),
+)
+
+
+def usage_change_line(report: EvalReport, diff: BaselineDiff) -> str:
+    """The usage totals that moved, baseline → current, and in how many cases."""
+    current = flatten(report.metrics.to_json_dict())
+    moved = [
+        f"{name} {render_value(diff.baseline_metrics.get(key))} → {render_value(current.get(key))}"
+        for name, key in USAGE_TOTALS
+        if diff.baseline_metrics.get(key) != current.get(key)
+    ]
+    cases = len(diff.changed_case_ids("usage"))
+    return f"usage: {', '.join(moved) or 'totals unchanged'} (in {cases} case(s))"
+
+
+def render_markdown(
+    report: EvalReport,
+    diff: BaselineDiff | None,
+    accept: str | None = None,
+    comparison: Comparison | None = None,
+) -> str:
     """report.md: header, metric table, confusion matrices, per-tag UC, thresholds, changes."""
     s, r = report.set, report.run
     git = report.git
@@ -137,21 +180,56 @@ def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
     else:
         lines.append("No thresholds for this set kind.")
     lines += ["", "## Changed cases", ""]
+    decisions = [c for c in diff.case_changes if c.part == "decisions"] if diff else []
     if diff is None:
         lines.append("No baseline.")
-    elif diff.case_changes:
-        lines += [f"- {render_change(c)}" for c in diff.case_changes]
+    elif decisions:
+        lines += [f"- {render_change(c)}" for c in decisions]
     else:
         lines.append("None.")
-    other = [c for c in (diff.changes if diff else []) if not c.field.startswith("metrics.")]
+    if diff is not None and diff.part("usage"):
+        lines += ["", "## Usage changes", "", usage_change_line(report, diff)]
+    other = diff.part("context") if diff else []
     if other:
         lines += ["", "## Other changes", ""]
         lines += [f"- {c.field}: {render_value(c.baseline)} → {render_value(c.current)}" for c in other]
+    if comparison is not None:
+        lines += ["", "## Comparison with the baseline", "", comparison_markdown(comparison).rstrip("\n")]
+    if accept is not None:
+        lines += ["", "## Accepting the change", "", "When the change is intended, review it and run:", ""]
+        lines += ["```", accept, "```"]
     return "\n".join(lines) + "\n"
 
 
-def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[ThresholdResult]) -> str:
-    """One screen for the CLI and the main job: headline metrics, baseline, thresholds."""
+def _baseline_details(report: EvalReport, diff: BaselineDiff) -> list[str]:
+    """The decision changes (at most MAX_SUMMARY_CHANGES), the usage totals, the context."""
+    decisions = diff.part("decisions")
+    shown = decisions[:MAX_SUMMARY_CHANGES]
+    lines = [
+        f"  {render_change(c)}"
+        if c.where != "report"
+        else f"  {c.field}: {render_value(c.baseline)} → {render_value(c.current)}"
+        for c in shown
+    ]
+    if len(decisions) > len(shown):
+        lines.append(f"  … and {len(decisions) - len(shown)} more (see report.md)")
+    if diff.part("usage"):
+        lines.append(f"  {usage_change_line(report, diff)}; not blocking unless thresholds.json says so")
+    lines += [
+        f"  {c.field}: {render_value(c.baseline)} → {render_value(c.current)}" for c in diff.part("context")
+    ]
+    return lines
+
+
+def summary_text(
+    report: EvalReport,
+    diff: BaselineDiff | None,
+    results: list[ThresholdResult],
+    accept: str | None = None,
+    comparison: Comparison | None = None,
+) -> str:
+    """One screen for the CLI and the main job: headline metrics, baseline, thresholds, and the
+    command that accepts a change."""
     s = report.set
     metrics = report.metrics.to_json_dict()
     lines = [
@@ -167,15 +245,14 @@ def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[Th
     lines.append(f"baseline: {_baseline_line(diff)}")
     if diff is not None:
         lines += [f"  warning: {w}" for w in diff.warnings]
-        shown = [*diff.case_changes, *diff.changes][:MAX_SUMMARY_CHANGES]
-        lines += [
-            f"  {render_change(c) if c in diff.case_changes else c.field}"
-            + ("" if c in diff.case_changes else f": {render_value(c.baseline)} → {render_value(c.current)}")
-            for c in shown
-        ]
-        hidden = len(diff.case_changes) + len(diff.changes) - len(shown)
-        if hidden > 0:
-            lines.append(f"  … and {hidden} more (see report.md)")
+        if diff.comparable:
+            lines += _baseline_details(report, diff)
+    if comparison is not None:
+        lines.append(f"compared with the baseline case by case: {verdict_line(comparison)}")
+        lines += [f"  {r.name}: {r.verdict}" for r in comparison.rates if r.verdict != "no clear difference"]
+        lines += [f"  blocker {b.id}: {b.detail}" for b in comparison.blockers]
+    if accept is not None:
+        lines.append(f"to accept these results as the baseline: {accept}")
     if results:
         failed = [t for t in results if not t.passed]
         verdict = "PASS" if not failed else "FAIL (provisional)" if not check_failed(results) else "FAIL"
@@ -186,3 +263,29 @@ def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[Th
             if not t.passed or t.na
         ]
     return "\n".join(lines) + "\n"
+
+
+MAX_CHANGES_IN_CHECK = 50
+
+
+def baseline_check_details(
+    report: EvalReport, diff: BaselineDiff | None, accept: str | None
+) -> dict[str, str | bool | list[str]]:
+    """What the Dagster baseline checks show: the verdict by part, the changed decisions (at most
+    MAX_CHANGES_IN_CHECK), the usage totals and the command that accepts the change."""
+    decisions = diff.part("decisions") if diff is not None and diff.comparable else []
+    shown = [render_change(c) if c.where != "report" else c.field for c in decisions[:MAX_CHANGES_IN_CHECK]]
+    if len(decisions) > len(shown):
+        shown.append(f"… and {len(decisions) - len(shown)} more (report.md)")
+    details: dict[str, str | bool | list[str]] = {
+        "verdict": _baseline_line(diff),
+        "compared": diff is not None,
+        "decisions_equal": diff is not None and diff.decisions_equal,
+        "usage_equal": diff is not None and diff.usage_equal,
+        "changed_cases": diff.changed_case_ids("decisions") if diff is not None else [],
+        "decision_changes": shown,
+        "usage": usage_change_line(report, diff) if diff is not None and diff.part("usage") else "unchanged",
+    }
+    if accept is not None:
+        details["accept_command"] = accept
+    return details
