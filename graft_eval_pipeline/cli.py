@@ -545,6 +545,37 @@ def compare(
         raise CheckFailed(f"{' and '.join(what)} (see above)")
 
 
+@cli.command()
+@click.option(
+    "--run",
+    "run_ref",
+    default=None,
+    help="A report.json, a run folder or a run id of --set (default: the set's latest run).",
+)
+@click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set whose runs/ holds the ids.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the calibration as JSON.")
+@STRICT_OPTION
+def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict: bool) -> None:
+    """How the verifier does against the human gold labels: true catches, false alarms and missed
+    under-classifications with 95% intervals, kappa against gold, the same for flags, and its cost."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import calibrate, chosen_report, render_calibration
+
+    cs = _open_case_set(set_dir, strict) if set_dir is not None else None
+    result = calibrate(chosen_report(run_ref, cs).cases)
+    if as_json:
+        click.echo(json.dumps(result.to_json_dict(), indent=2))
+    else:
+        click.echo(render_calibration(result), nl=False)
+
+
 # --- export (spec E9-E16, section 7) ---------------------------------------------------------
 
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}

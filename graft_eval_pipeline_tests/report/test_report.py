@@ -498,7 +498,8 @@ PARQUET_COLUMNS_V1 = [
     "id", "tags", "gold_risk", "gold_should_flag", "gold_out_of_scope_count", "floor", "model",
     "final", "status", "failure_reason", "verifier_status", "raised_by", "floor_rules",
     "instructions_in_data", "oos_tp", "oos_fp", "oos_fn", "flag", "input_tokens", "output_tokens",
-    "cache_read_tokens", "cache_write_tokens", "calls", "cost_usd", "cached", "skipped",
+    "cache_read_tokens", "cache_write_tokens", "calls", "cost_usd", "cached", "skipped", "writer",
+    "verifier", "verifier_cost_usd",
 ]  # fmt: skip
 
 

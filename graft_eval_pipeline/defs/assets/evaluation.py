@@ -31,6 +31,8 @@ from graft_eval_pipeline.evalset.report import (
     Comparison,
     baseline_check_details,
     build_report,
+    calibrate,
+    calibration_markdown,
     compare_reports,
     comparison_markdown,
     default_baseline_path,
@@ -314,6 +316,7 @@ def eval_report(
         metadata={
             "run_id": report.run_id,
             "report": dg.MetadataValue.md(published.checked.markdown),
+            "verifier_calibration": dg.MetadataValue.md(calibration_markdown(calibrate(report.cases))),
             "metrics": metric_table(report.metrics),
             "prompt_version": report.prompt.prompt_version,
             "prompt_fingerprint": report.prompt.prompt_fingerprint,

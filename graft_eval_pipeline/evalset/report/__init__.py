@@ -1,15 +1,16 @@
 """Report: build and publish report.json / .md / cases.parquet, the baseline diff, the thresholds,
-the paired comparison of two runs and the JSON Schemas.
+the paired comparison of two runs, the verifier calibration and the JSON Schemas.
 
 What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
 """
 
 from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
+from graft_eval_pipeline.evalset.report.calibration import calibrate, calibration_markdown, render_calibration
 from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
 from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, render_comparison
 from graft_eval_pipeline.evalset.report.files import MARKDOWN_FILE, REPORT_FILE, load_report
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
-from graft_eval_pipeline.evalset.report.locate import compare_inputs
+from graft_eval_pipeline.evalset.report.locate import chosen_report, compare_inputs
 from graft_eval_pipeline.evalset.report.paired_stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_RESAMPLES
 from graft_eval_pipeline.evalset.report.publish import (
     build_report,
@@ -31,7 +32,10 @@ __all__ = [
     "Comparison",
     "baseline_check_details",
     "build_report",
+    "calibrate",
+    "calibration_markdown",
     "check_baseline_target",
+    "chosen_report",
     "compare_inputs",
     "compare_reports",
     "comparison_markdown",
@@ -41,6 +45,7 @@ __all__ = [
     "load_thresholds",
     "new_run_id",
     "publish_run",
+    "render_calibration",
     "render_comparison",
     "render_schemas",
     "save_baseline",

@@ -43,7 +43,7 @@ IGNORED_PATHS = (
 )
 IGNORED_CASE_FIELDS = ("cached",)
 # Usage: per case fields and report paths that count tokens, calls and money.
-USAGE_CASE_FIELDS = ("usage", "costUsd")
+USAGE_CASE_FIELDS = ("usage", "costUsd", "verifierCostUsd")
 USAGE_REPORT_PATHS = ("metrics.usage", "metrics.costUsd", "metrics.costPerCaseUsd")
 DECISION_REPORT_PATHS = ("metrics",)
 Part = Literal["decisions", "usage", "context"]

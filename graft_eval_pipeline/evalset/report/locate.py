@@ -84,3 +84,15 @@ def compare_inputs(
             raise EvalError(f"--new: set {cs.set_id} has no run yet: run graft-eval run --set {cs.dir} first")
         new = load_report(latest)
     return base, new
+
+
+def chosen_report(run_ref: str | None, cs: CaseSet | None, option: str = "--run") -> EvalReport:
+    """The report `run_ref` names, or the set's latest run."""
+    if run_ref is not None:
+        return resolve_report(run_ref, cs.dir if cs is not None else None, option)[1]
+    if cs is None:
+        raise EvalError(f"name a run with {option}, or add --set to take its latest run")
+    latest = latest_report_path(cs.dir)
+    if latest is None:
+        raise EvalError(f"set {cs.set_id} has no run yet: run graft-eval run --set {cs.dir} first")
+    return load_report(latest)

@@ -7,6 +7,7 @@ from typing import Any
 
 from graft_eval_pipeline.card.models import RISK_CLASSES
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, Part, flatten
+from graft_eval_pipeline.evalset.report.calibration import calibrate, calibration_markdown
 from graft_eval_pipeline.evalset.report.compare import Comparison
 from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, verdict_line
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, threshold_verdict
@@ -179,6 +180,12 @@ def render_markdown(
         )
     else:
         lines.append("No thresholds for this set kind.")
+    lines += [
+        "",
+        "## Verifier calibration against gold",
+        "",
+        calibration_markdown(calibrate(report.cases)).rstrip("\n"),
+    ]
     lines += ["", "## Changed cases", ""]
     decisions = [c for c in diff.case_changes if c.part == "decisions"] if diff else []
     if diff is None:
