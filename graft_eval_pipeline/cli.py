@@ -26,6 +26,7 @@ from graft_eval_pipeline.evalset.export import (
     DEFAULT_SAMPLE,
     DEFAULT_SEED,
 )
+from graft_eval_pipeline.evalset.report import CASE_KINDS, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.sets import (
     PURGE_LOG,
@@ -175,7 +176,7 @@ def validate(set_dir: Path, strict: bool) -> None:
             echo_error(f"invalid: {' '.join(str(err).split())}")
     counts = label_counts(cases)
     click.echo(
-        f"set {cs.set_id}: {len(ids)} cases, {counts.labelled} labelled, {counts.gold} gold, "
+        f"set {cs.set_id}: {len(ids)} cases, {counts.labeled} labeled, {counts.gold} gold, "
         f"{counts.needs_adjudication} need adjudication, {invalid} invalid"
         + (", modes too open (see the warning)" if cs.warnings else "")
     )
@@ -183,27 +184,118 @@ def validate(set_dir: Path, strict: bool) -> None:
         raise CheckFailed(f"{invalid} of {len(ids)} cases failed validation: fix or re-export them")
 
 
-def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
-    """The cached live result for this case under the current prompts and models."""
-    from graft_eval_pipeline.evalset.run import cached_result, generate_options
+LIVE_RESULT_LABEL = "cached live card result (current prompts and models)"
+FAKE_RESULT_LABEL = "fake card result (the fake model run again: the case's script, or the null model)"
+
+
+def _card_result(cs: CaseSet, case: EvalCase) -> tuple[CardResult, str]:
+    """The cached live card under the current prompts and models when there is one;
+    otherwise the fake run's card, derived again (deterministic, no call, nothing written)."""
+    from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
 
     env = _eval_env()
-    return cached_result(cs, case.inputs, generate_options(case, env.models(), env.timeout_ms))
+    models = env.models()
+    cached = cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
+    if cached is not None:
+        return cached, LIVE_RESULT_LABEL
+    return fake_result(case, models, env.timeout_ms), FAKE_RESULT_LABEL
 
 
 @cli.command()
 @SET_OPTION
 @click.option("--case", "case_id", required=True)
-@click.option("--with-result", is_flag=True, help="Add the latest cached card result and the gold label.")
+@click.option(
+    "--with-result",
+    is_flag=True,
+    help="Add the card (the cached live one, else the fake model's) and the gold label.",
+)
 @STRICT_OPTION
 def show(set_dir: Path, case_id: str, with_result: bool, strict: bool) -> None:
     """Print one case for a human, terminal-safe."""
     cs = _open_case_set(set_dir, strict)
     case = read_case(cs, case_id)
-    cached = _cached_result(cs, case) if with_result else None
-    click.echo(render_case(case, result=cached, gold=gold(case) if with_result else None), nl=False)
-    if with_result and cached is None:
-        click.echo("\nno cached result")
+    if not with_result:
+        click.echo(render_case(case), nl=False)
+        return
+    result, label = _card_result(cs, case)
+    click.echo(render_case(case, result=result, gold=gold(case), result_label=label), nl=False)
+    if label == FAKE_RESULT_LABEL:
+        click.echo("\nnote: the card above is the fake model's, derived again; no cached result")
+
+
+def _case_table(lines: list[CaseLine]) -> list[str]:
+    """Fixed-width columns: ids, classes, status, verifier and rules (no content)."""
+    header = ["case", "why", "gold", "floor", "model", "final", "status", "verifier", "rules fired"]
+    rows = [
+        [
+            line.id,
+            ", ".join(line.kinds) or "-",
+            line.gold or "-",
+            line.floor,
+            line.model or "-",
+            line.final or "-",
+            line.status,
+            line.verifier or "-",
+            ", ".join(line.rules) or "-",
+        ]
+        for line in lines
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1]
+        for row in [header, *rows]
+    ]
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option(
+    "--only",
+    type=click.Choice(CASE_KINDS),
+    default=None,
+    help="under/over: final class below/above gold; unavailable: no card; flagged: the verifier "
+    "disagreed; changed: differs from the set's baseline.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the cases as JSON.")
+@STRICT_OPTION
+def cases(set_dir: Path, run_id: str | None, only: CaseKind | None, as_json: bool, strict: bool) -> None:
+    """List the cases of a run: id, why to look, gold, floor, model, final, status, verifier, rules.
+
+    Ids, classes and rule ids only (no content); `show --case <id>` prints one case.
+    """
+    import json
+
+    from graft_eval_pipeline.evalset.report import KIND_TITLES, open_run, run_dirs
+
+    cs = _open_case_set(set_dir, strict)
+    if run_id is None and only is None and not run_dirs(cs.dir):
+        ids = list_case_ids(cs)
+        click.echo(
+            f"set {cs.set_id} has no run yet: these are its {len(ids)} case ids; "
+            f"`graft-eval run --set {set_dir}` adds classes, status and rules",
+            err=True,
+        )
+        click.echo(json.dumps({"setId": cs.set_id, "runId": None, "ids": ids}) if as_json else "\n".join(ids))
+        return
+    view = open_run(cs, run_id)
+    lines = view.cases(only)
+    report = view.report
+    if as_json:
+        data = {
+            "setId": report.set.set_id,
+            "runId": report.run_id,
+            "llm": report.llm,
+            "only": only,
+            "cases": [line.to_json_dict() for line in lines],
+        }
+        click.echo(json.dumps(data, indent=2))
+        return
+    what = f", {len(lines)} {KIND_TITLES[only]}" if only is not None else ""
+    header = f"set {report.set.set_id}, run {report.run_id} ({report.llm}): {len(report.cases)} cases"
+    click.echo(header + what)
+    if lines:
+        click.echo("\n".join(_case_table(lines)))
 
 
 @cli.command()
@@ -225,7 +317,55 @@ def purge(set_dir: Path, confirm: str) -> None:
     click.echo("now delete any other copies (backups, synced folders, other machines)")
 
 
-# --- labelling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
+def _synthetic_cards(cs: CaseSet, report_llm: str) -> dict[str, CardResult]:
+    """The cards of a synthetic run for its report.html: the fake model's again, or the cached
+    live ones (a case without a cache entry shows its title only)."""
+    from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
+    from graft_eval_pipeline.evalset.sets import read_cases
+
+    env = _eval_env()
+    models = env.models()
+    cards: dict[str, CardResult] = {}
+    for case in read_cases(cs):
+        if report_llm == "fake":
+            cards[case.id] = fake_result(case, models, env.timeout_ms)
+        elif (
+            cached := cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
+        ) is not None:
+            cards[case.id] = cached
+    return cards
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option("--rebuild", is_flag=True, help="Write report.html again even if the run has one.")
+@click.option(
+    "--open/--no-open",
+    "open_browser",
+    default=None,
+    help="Open it in the default browser (default: only on a terminal).",
+)
+@STRICT_OPTION
+def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | None, strict: bool) -> None:
+    """Write a run's report.html (when missing, or with --rebuild) and open it: one offline file."""
+    import webbrowser
+
+    from graft_eval_pipeline.evalset.report import open_run
+
+    cs = _open_case_set(set_dir, strict)
+    run = open_run(cs, run_id)
+    path = run.html_path
+    if rebuild or not path.is_file():
+        cards = _synthetic_cards(cs, run.report.llm) if cs.meta.kind == "synthetic" else None
+        path = run.write_html(cards)
+        click.echo(f"wrote {path}")
+    click.echo(path.resolve().as_uri())
+    if open_browser if open_browser is not None else sys.stdout.isatty():
+        webbrowser.open(path.resolve().as_uri())
+
+
+# --- labeling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
 
 HANDLE_OPTION = click.option("--as", "handle", required=True, help="Your labeler handle (never an e-mail).")
 
@@ -270,7 +410,7 @@ def label(
         case_id=case_id,
         double_only=double_only,
     )
-    click.echo(f"{written} case(s) labelled by {handle}")
+    click.echo(f"{written} case(s) labeled by {handle}")
 
 
 @cli.command("assign-double")
@@ -373,8 +513,9 @@ def _run_and_report(
     max_cost_usd: float = DEFAULT_MAX_COST_USD,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
+    allow_secrets: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.evaluate import run_eval
+    from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
         REPORT_FILE,
         check_baseline_target,
@@ -406,12 +547,20 @@ def _run_and_report(
         max_cost_usd=max_cost_usd,
         max_tokens=max_tokens,
         use_cache=not no_cache,
+        allow_secrets=allow_secrets,
         case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
         confirm=_confirm_on_tty(yes) if live else None,
         progress=lambda line: click.echo(line, err=True),
     )
+    evaluation = evaluate(options)
     published = publish_run(
-        cs, run_eval(options), thresholds=thresholds, strict=strict, baseline=baseline, out=out
+        cs,
+        evaluation.report,
+        thresholds=thresholds,
+        strict=strict,
+        baseline=baseline,
+        out=out,
+        results=evaluation.results,
     )
     checked = published.checked
     saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None
@@ -470,6 +619,12 @@ def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
     help="Live: start no case that would pass it.",
 )
 @click.option("--no-cache", is_flag=True, help="Live: ignore cached results (new ones are still written).")
+@click.option(
+    "--allow-secrets",
+    is_flag=True,
+    help="Live: send a case even when the secret rules find a secret in its prompt text "
+    "(default: skip it as secret_detected; clean it with rescan --apply).",
+)
 @_run_output_options
 def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **options: Any) -> None:
     """Run the card engine over a set (fake LLM, or --live), write report.json/.md, diff and check."""
@@ -723,6 +878,30 @@ def export_command(
         finally:
             if progress is not None:
                 progress.close()
+
+
+# --- rescan: the current secret rules over stored cases ---------------------------------------
+
+
+@cli.command()
+@SET_OPTION
+@click.option(
+    "--apply", is_flag=True, help="Rewrite the affected cases (sealed) and record the new redactions in each."
+)
+@STRICT_OPTION
+def rescan(set_dir: Path, apply: bool, strict: bool) -> None:
+    """Re-run the current secret rules over a set's cases and report, by kind, what earlier rules
+    missed (exit 1 when some remain and --apply is not given)."""
+    from graft_eval_pipeline.evalset.export import rescan_set
+
+    cs = _open_case_set(set_dir, strict)
+    result = rescan_set(cs, apply=apply)
+    click.echo(result.summary(), nl=False)
+    if result.affected and not apply:
+        raise CheckFailed(
+            f"{len(result.affected)} case(s) hold secrets the current rules redact: "
+            "run rescan again with --apply to rewrite them"
+        )
 
 
 # --- Dagster partitions and the latest report -----------------------------------------------

@@ -9,7 +9,13 @@ from graft_eval_pipeline.defs.assets.evaluation import (
     harness_run,
     loaded_case_set,
 )
-from graft_eval_pipeline.defs.assets.export import export_candidates, export_sample, exported_cases
+from graft_eval_pipeline.defs.assets.export import (
+    case_files,
+    export_candidates,
+    export_sample,
+    exported_cases,
+    rescanned_cases,
+)
 from graft_eval_pipeline.defs.assets.labeling import label_import, labeler_agreement
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
@@ -24,6 +30,8 @@ defs = dg.Definitions(
         export_candidates,
         export_sample,
         exported_cases,
+        case_files,
+        rescanned_cases,
         label_import,
         labeler_agreement,
         loaded_case_set,

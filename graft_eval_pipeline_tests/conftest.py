@@ -6,7 +6,8 @@ them): most unit tests want neither a cleaned environment nor a patched transpor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import dagster as dg
 import httpx2
@@ -62,3 +63,8 @@ def instance_with() -> Iterator[InstanceWith]:
     yield make
     for instance in made:
         instance.dispose()
+
+
+def meta_value(metadata: Mapping[str, dg.MetadataValue], key: str) -> Any:
+    """The plain value of one metadata entry (Dagster types it as a union of every kind)."""
+    return metadata[key].value

@@ -71,6 +71,8 @@ def dagster_texts() -> Iterator[tuple[str, str]]:
         for spec in assets_def.check_specs:
             if spec.description:
                 yield f"check {spec.name}", spec.description
+        if not assets_def.is_executable:  # an external asset (case files written outside Dagster)
+            continue
         node = assets_def.node_def
         config_field = getattr(node, "config_field", None)
         if config_field is not None:

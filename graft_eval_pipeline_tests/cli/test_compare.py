@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from graft_eval_pipeline.cli import main
+from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import open_set, read_cases
 
@@ -42,7 +43,7 @@ def test_two_runs_of_the_synthetic_set_by_run_id_and_by_default(
     synthetic = copy_synthetic(tmp_path)
     assert main(["run", "--set", str(synthetic)]) == 0
     assert main(["run", "--set", str(synthetic)]) == 0
-    first, second = sorted(p.name for p in (synthetic / "runs").iterdir())
+    first, second = (p.name for p in run_dirs(synthetic))  # in the order they ran
     capsys.readouterr()
 
     assert main(["compare", "--set", str(synthetic), "--base", first, "--new", second]) == 0

@@ -135,7 +135,7 @@ def test_validate_counts(tmp_path: Path, env: dict[str, str], capsys: pytest.Cap
     capsys.readouterr()
     assert main(["validate", "--set", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert "set pilot-demo: 3 cases, 2 labelled, 1 gold, 1 need adjudication, 0 invalid" in out
+    assert "set pilot-demo: 3 cases, 2 labeled, 1 gold, 1 need adjudication, 0 invalid" in out
     (folder / "cases" / "pilot-demo--shop-demo-9.case.enc").write_text("{}")
     assert main(["validate", "--set", str(folder)]) == 1
     captured = capsys.readouterr()

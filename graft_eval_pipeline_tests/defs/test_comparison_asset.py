@@ -46,7 +46,7 @@ def test_a_prompt_edit_leaves_decisions_green_and_shows_the_usage_change(
         "graft-eval run --set " in usage["accept_command"] and "--save-baseline " in usage["accept_command"]
     )
     match = check_metadata(result, "baseline_match")
-    assert match["decisions_equal"] is True and match["changed_cases"] == []
+    assert match["decisions_equal"] is True and match["changed_case_ids"] == []
     assert match["verdict"].startswith("decisions match; usage differs (28 case(s)")
     comparison = comparison_metadata(result)
     assert comparison["verdict"] == "no clear difference" and comparison["against"] == "baseline"
@@ -87,8 +87,8 @@ def test_changed_decisions_fail_the_match_and_the_comparison_still_explains_them
     checks = check_results(result)
     assert checks["baseline_match"] is False and checks["no_regression"] is True
     match = check_metadata(result, "baseline_match")
-    assert match["changed_cases"] == ["syn-004-ci-workflow"]
-    assert "syn-004-ci-workflow: final logic → sensitive" in match["decision_changes"]
+    assert match["changed_case_ids"] == ["syn-004-ci-workflow"] and match["changed_cases"] == 1
+    assert match["changed_fields"] == ["syn-004-ci-workflow: final logic → sensitive"]
     assert "graft-eval run --set " in match["accept_command"]
     comparison = comparison_metadata(result)
     assert (

@@ -19,7 +19,12 @@ from graft_eval_pipeline.defs.assets.evaluation import (
     harness_run,
     loaded_case_set,
 )
-from graft_eval_pipeline.defs.assets.export import export_candidates, export_sample, exported_cases
+from graft_eval_pipeline.defs.assets.export import (
+    export_candidates,
+    export_sample,
+    exported_cases,
+    rescanned_cases,
+)
 from graft_eval_pipeline.defs.assets.labeling import label_import, labeler_agreement
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
@@ -34,7 +39,7 @@ from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
 from graft_eval_pipeline_tests.builders import NOW, make_pilot_set
-from graft_eval_pipeline_tests.conftest import InstanceWith
+from graft_eval_pipeline_tests.conftest import InstanceWith, meta_value
 from graft_eval_pipeline_tests.fake_github import FakeGitHub, agent_pull
 
 EVALUATION = [
@@ -87,7 +92,7 @@ def check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
 def test_definitions_load_and_validate() -> None:
     dg.Definitions.validate_loadable(defs)
     keys = {k.to_user_string() for k in defs.resolve_all_asset_keys()}
-    assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT]}
+    assert keys == {a.key.to_user_string() for a in [*EVALUATION, *EXPORT, rescanned_cases]} | {"case_files"}
 
 
 def test_synthetic_partition_materializes_and_every_check_passes(
@@ -96,12 +101,13 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     synthetic = copy_repo_eval(tmp_path)
     result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     assert result.success
+    # the synthetic set has one labeler: agreement is not measured, so its (warning) check fails
     assert check_results(result) == {
         "thresholds": True,
         "baseline_match": True,
         "baseline_usage": True,
         "no_regression": True,
-        "risk_kappa_meets_target": True,
+        "risk_kappa_meets_target": False,
     }
 
     (report_path,) = (synthetic / "runs").glob("*/report.json")
@@ -114,8 +120,17 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     assert diff_reports(load_report(tmp_path / "cli-run" / "report.json"), dagster_report).equal
 
     metadata = result.asset_materializations_for_node("eval_report")[0].metadata
-    assert metadata["report"].value == (report_path.parent / "report.md").read_text(encoding="utf-8")
-    assert metadata["prompt_fingerprint"].value == dagster_report.prompt.prompt_fingerprint
+    assert meta_value(metadata, "report").startswith(f"## Run {dagster_report.run_id}: set synthetic")
+    assert meta_value(metadata, "report_md") == str(report_path.parent / "report.md")
+    assert meta_value(metadata, "prompt_fingerprint") == dagster_report.prompt.prompt_fingerprint
+    # fake mode: model-derived numbers are labeled scripted, with their counts and bounds
+    assert meta_value(metadata, "model_numbers") == "scripted"
+    records = {r.data["metric"]: r.data for r in meta_value(metadata, "metrics").records}
+    uc = records["underClassificationFinal"]
+    assert (uc["k"], uc["n"], uc["upper95"], uc["basis"]) == (0, 30, 0.0951, "scripted")
+    assert records["underClassificationFloor"]["basis"] == "measured"
+    harness_metadata = result.asset_materializations_for_node("harness_run")[0].metadata
+    assert meta_value(harness_metadata, "model_numbers") == "scripted"
 
 
 def test_a_changed_baseline_makes_the_blocking_check_fail(

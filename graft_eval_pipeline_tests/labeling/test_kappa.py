@@ -35,9 +35,9 @@ def test_U_KAPPA_2_textbook_example_is_0_4() -> None:
 
 
 def test_U_KAPPA_3_degenerate_chance_agreement() -> None:
-    # p_e = 1 and p_o = 1: both labelers used one and the same class.
-    assert cohen_kappa([L] * 7, [L] * 7, RISK_CLASSES) == 1.0
-    assert weighted_kappa([L] * 7, [L] * 7) == 1.0
+    # p_e = 1 and p_o = 1: both labelers used one and the same class: undefined, not 1.0 (issue 13)
+    assert cohen_kappa([L] * 7, [L] * 7, RISK_CLASSES) is None
+    assert weighted_kappa([L] * 7, [L] * 7) is None
     # A always one class, B always another: p_o = 0, p_e = 0.
     kappa = cohen_kappa([T] * 6, [S] * 6, RISK_CLASSES)
     assert kappa is not None and kappa <= 0

@@ -1,4 +1,4 @@
-"""Labelling (spec T10, E17, E25): U-LBL-1..7, bad --apply input, inbox import, a real terminal."""
+"""Labeling (spec T10, E17, E25): U-LBL-1..7, bad --apply input, inbox import, a real terminal."""
 
 from __future__ import annotations
 
@@ -681,7 +681,7 @@ def test_label_command_in_a_real_pseudo_terminal(tmp_path: Path) -> None:
         ]:
             _read_until(leader, prompt, seen)
             os.write(leader, answer + b"\n")
-        _read_until(leader, b"1 case(s) labelled by alice", seen)
+        _read_until(leader, b"1 case(s) labeled by alice", seen)
         assert proc.wait(timeout=60) == 0
     finally:
         if proc.poll() is None:

@@ -101,8 +101,8 @@ def test_the_summary_shows_usage_totals_the_changed_decisions_and_the_accepting_
     )
     assert "## Usage changes" in md and "```\n" + accept + "\n```" in md
     details = baseline_check_details(cur, diff, accept)
-    assert details["changed_cases"] == ["c-003"] and details["accept_command"] == accept
-    assert details["decisions_equal"] is False and details["usage_equal"] is False
+    assert details.changed_cases == ["c-003"] and details.accept_command == accept
+    assert details.decisions_equal is False and details.usage_equal is False
 
 
 def test_accept_command_is_relative_to_the_working_folder_and_says_live(

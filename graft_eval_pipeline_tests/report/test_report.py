@@ -119,7 +119,14 @@ def test_new_run_id_and_report_json_round_trip(tmp_path: Path) -> None:
     data = json.loads(dump_report(report))
     assert data["createdAt"] == "2026-10-15T10:00:00Z"
     assert data["pass"] is True and data["set"]["caseSetHash"] == report.set.case_set_hash
-    assert data["cases"][0]["gold"] == {"risk": "trivial", "shouldFlag": False, "outOfScopeCount": 0}
+    assert data["cases"][0]["gold"] == {
+        "risk": "trivial",
+        "shouldFlag": False,
+        "outOfScopeCount": 0,
+        "labelSets": 1,
+        "adjudicated": False,
+        "confidence": "high",
+    }
     (tmp_path / "r.json").write_text(dump_report(report))
     assert load_report(tmp_path / "r.json") == report
     (tmp_path / "bad.json").write_text("{}")
@@ -169,7 +176,7 @@ def test_U_RPT_2_one_changed_final_is_listed_and_fails_match_baseline() -> None:
         ("syn-903-c", "model", "trivial", "logic"),
         ("syn-903-c", "final", "sensitive", "logic"),
     }
-    assert any(c.field == "metrics.underClassificationFinal" for c in diff.changes)
+    assert any(c.field == "metrics.underClassificationFinal.value" for c in diff.changes)
     results = check_thresholds(current, THRESHOLDS, diff, strict=False)
     match = next(t for t in results if t.name == "matchBaseline")
     assert not match.passed and check_failed(results)
@@ -221,24 +228,37 @@ def test_U_RPT_4_thresholds_max_min_null_regression_and_provisional() -> None:
     ]
     report = pilot_report(rows)
     results = {t.name: t for t in check_thresholds(report, THRESHOLDS, None, strict=False)}
-    assert (results["underClassificationFinal"].value, results["underClassificationFinal"].passed) == (
-        0.25,
-        False,
-    )
-    assert results["underClassificationFinal"].limit == "max 0.02"
-    assert (results["exactAccuracyFinal"].value, results["exactAccuracyFinal"].passed) == (0.75, True)
-    assert results["exactAccuracyFinal"].limit == "min 0.75"
-    # nobody should be flagged: flag recall has an empty denominator -> n/a, passes
-    assert results["flagRecall"].value is None and results["flagRecall"].passed and results["flagRecall"].na
-    assert threshold_verdict(results["flagRecall"]) == "n/a"
+    # the pilot block gates under-classification on its upper bound, with at least 100 cases: 4 are
+    # insufficient evidence (never a pass), whatever the value
+    uc = results["underClassificationFinal"]
+    assert (uc.value, uc.on, uc.k, uc.n, uc.passed, uc.insufficient) == (0.7514, "upper95", 1, 4, False, True)
+    assert uc.limit == "max 0.02 on upper95, n >= 100" and uc.cases_needed == 149
+    assert threshold_verdict(uc) == "INSUFFICIENT EVIDENCE"
+    accuracy = results["exactAccuracyFinal"]
+    assert (accuracy.value, accuracy.passed, accuracy.insufficient) == (0.75, False, True)
+    assert accuracy.limit == "min 0.75, n >= 100"
+    # without minN a value gate reads as before: 3 of 4 ... outOfScopeRecall has none (no gold paths)
+    # nobody should be flagged: flag recall has an empty denominator -> insufficient evidence
+    flag = results["flagRecall"]
+    assert flag.value is None and not flag.passed and flag.insufficient and not flag.na
+    assert threshold_verdict(flag) == "INSUFFICIENT EVIDENCE"
     # no baseline: regression checks are n/a
     assert results["regressionVsBaseline.underClassificationFinal"].na
-    # provisional pilot block: a failure is reported but not fatal without --strict
-    assert threshold_verdict(results["underClassificationFinal"]) == "FAIL (provisional)"
+    # provisional pilot block: failures are reported but not fatal without --strict
+    assert threshold_verdict(results["unavailableRate"]) == "PASS"
     assert not check_failed(results.values())
     strict = check_thresholds(report, THRESHOLDS, None, strict=True)
     assert check_failed(strict)
-    assert threshold_verdict(next(t for t in strict if t.name == "underClassificationFinal")) == "FAIL"
+    assert threshold_verdict(next(t for t in strict if t.name == "underClassificationFinal")) == (
+        "INSUFFICIENT EVIDENCE"
+    )
+    # on the point value, without a minimum, 1 of 4 under-classified fails (provisional, then strict)
+    by_value = parse_thresholds({"pilot": {"underClassificationFinal": {"max": 0.02}, "provisional": True}})
+    (loose,) = check_thresholds(report, by_value, None, strict=False)
+    assert (loose.value, loose.passed, loose.insufficient) == (0.25, False, False)
+    assert threshold_verdict(loose) == "FAIL (provisional)"
+    (tight,) = check_thresholds(report, by_value, None, strict=True)
+    assert threshold_verdict(tight) == "FAIL" and check_failed([tight])
 
     # regression: baseline had UC 0 and accuracy 1.0; now UC 0.25 and accuracy 0.75
     baseline = pilot_report([make_row(r.id, gold=gold_risk(r), floor=gold_risk(r)) for r in rows])
@@ -263,7 +283,7 @@ def test_U_RPT_4_thresholds_max_min_null_regression_and_provisional() -> None:
 def test_thresholds_file_errors_are_configuration_errors() -> None:
     with pytest.raises(EvalError, match="bad entry 'noSuchMetric'"):
         parse_thresholds({"pilot": {"noSuchMetric": {"max": 1}}})
-    with pytest.raises(EvalError, match="bad entry 'flagRecall'"):
+    with pytest.raises(EvalError, match="flagRecall: bad entry"):
         parse_thresholds({"pilot": {"flagRecall": {"atMost": 1}}})
     with pytest.raises(EvalError, match="unknown set kind"):
         parse_thresholds({"nightly": {}})
@@ -321,14 +341,17 @@ def test_U_RPT_5_markdown_has_metric_table_and_changed_ids_but_no_content() -> N
     diff = diff_reports(baseline, current)
     current = with_thresholds(current, check_thresholds(current, THRESHOLDS, diff, strict=False))
     md = render_markdown(current, diff)
-    assert "| metric | value | baseline | Δ |" in md
-    assert "| underClassificationFinal | 0.0 | 0.0 | 0 |" in md
-    assert "| exactAccuracyFinal | 1.0 | 0.5 | +0.5 |" in md
+    assert "| metric | k/n | value | 95% CI | upper95 | basis | baseline | Δ |" in md
+    assert "| underClassificationFinal | 0/2 | 0.0 | [0.000–0.842] | 0.7764 | scripted | 0.0 | 0 |" in md
+    assert "| exactAccuracyFinal | 2/2 | 1.0 | [0.342–1.000] |  | scripted | 0.5 | +0.5 |" in md
     assert f"- {cases[1].id}: final sensitive → logic" in md
-    assert "### final (n = 2)" in md and "| logic | 0 | 2 | 0 | 1.0 |" in md
+    assert "### final (n = 2)" in md and "| logic | 0 | 2 | 0 | 2/2 1.000 [0.342–1.000] |" in md
     assert "## Under-classification by tag" in md and "## Thresholds" in md
     # the second case should be flagged and the verifier agreed: a provisional pilot failure
-    assert "| flagRecall | 0.0 | min 0.6 | FAIL (provisional) |" in md
+    assert (
+        "| flagRecall | 0.0 | min 0.6 | 0/1; 6 error-free cases would demonstrate it | FAIL (provisional) |"
+        in md
+    )
     for text in [*PATHS, SECRET_TITLE, SECRET_BODY, SECRET_GOAL, "periwinkle", "marmalade"]:
         assert text not in md
     summary = summary_text(current, diff, current.thresholds)
@@ -425,7 +448,7 @@ def test_saving_an_unchanged_result_leaves_the_baseline_file_as_it_is(tmp_path: 
 def test_reports_validate_against_the_committed_report_schema() -> None:
     from jsonschema import Draft202012Validator
 
-    validator = Draft202012Validator(json.loads((SCHEMA_DIR / "eval-report.v1.schema.json").read_text()))
+    validator = Draft202012Validator(json.loads((SCHEMA_DIR / "eval-report.v2.schema.json").read_text()))
     validator.validate(json.loads((SYNTHETIC_BASELINE).read_text()))
     cases, rows = content_cases()
     validator.validate(json.loads(dump_report(make_report(rows, cases=cases, meta=PILOT_META))))
@@ -457,7 +480,9 @@ def test_every_scalar_metric_has_a_declared_direction() -> None:
 
     assert set(METRIC_DIRECTIONS) == scalar_metric_names()
     computed = compute_metrics([]).to_json_dict()
-    assert scalar_metric_names() == {k for k, v in computed.items() if not isinstance(v, dict)}
+    assert scalar_metric_names() == {
+        k for k, v in computed.items() if not isinstance(v, dict) or {"k", "n", "value"} <= v.keys()
+    }
     assert {METRIC_DIRECTIONS[m] for m in ("costUsd", "costUsdThisRun", "costPerCaseUsd")} == {"lower"}
 
 
@@ -495,11 +520,13 @@ def test_regression_on_a_metric_without_direction_is_a_configuration_error(
 
 
 PARQUET_COLUMNS_V1 = [
-    "id", "tags", "gold_risk", "gold_should_flag", "gold_out_of_scope_count", "floor", "model",
+    "id", "tags", "gold_risk", "gold_should_flag", "gold_out_of_scope_count", "gold_label_sets",
+    "gold_adjudicated", "gold_confidence", "floor", "model",
     "final", "status", "failure_reason", "verifier_status", "raised_by", "floor_rules",
     "instructions_in_data", "oos_tp", "oos_fp", "oos_fn", "flag", "input_tokens", "output_tokens",
-    "cache_read_tokens", "cache_write_tokens", "calls", "cost_usd", "cached", "skipped", "writer",
-    "verifier", "verifier_cost_usd",
+    "cache_read_tokens", "cache_write_tokens", "calls", "cost_usd", "cached", "skipped",
+    "stratum_frame", "stratum_key", "stratum_population", "stratum_sampled", "writer", "verifier",
+    "verifier_cost_usd",
 ]  # fmt: skip
 
 
@@ -525,11 +552,14 @@ def test_parquet_columns_follow_case_row_fields() -> None:
         second_gold: GoldSummary | None
 
     names = [c.name for c in parquet_columns(WiderRow)]
-    assert names[-4:] == [
+    assert names[-7:] == [
         "retries",
         "second_gold_risk",
         "second_gold_should_flag",
         "second_gold_out_of_scope_count",
+        "second_gold_label_sets",
+        "second_gold_adjudicated",
+        "second_gold_confidence",
     ]
 
     class OddRow(CaseRow):

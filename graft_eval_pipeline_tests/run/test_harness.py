@@ -161,7 +161,7 @@ def test_E_SYN_1_synthetic_run_equals_the_baseline_and_passes_every_threshold(
     results = check_thresholds(synthetic_report, load_thresholds(THRESHOLDS_FILE), diff, True)
     assert [t.name for t in results if not t.passed] == []
     assert not check_failed(results)
-    assert synthetic_report.metrics.under_classification_final == 0
+    assert synthetic_report.metrics.under_classification_final.value == 0
 
 
 def test_E_SYN_2_synthetic_run_reproduces_the_headline_values(synthetic_report: EvalReport) -> None:
@@ -174,14 +174,26 @@ def test_E_SYN_2_synthetic_run_reproduces_the_headline_values(synthetic_report: 
         "unlabeled": 0,
         "needs_adjudication": 0,
     }
-    assert m.under_classification_final == 0
-    assert m.severe_under_classification_final == 0
-    assert m.under_classification_floor == 0.2  # 6/30
-    assert m.severe_under_classification_floor == 0.0333  # 1/30
-    assert m.exact_accuracy_final == 0.9333  # 28/30
-    assert (m.out_of_scope_precision, m.out_of_scope_recall) == (1.0, 1.0)
-    assert (m.flag_precision, m.flag_recall) == (1.0, 1.0)
-    assert m.unavailable_rate == 0.0667  # 2/30
+    # 0 of 30 designed cases: the exact bounds say how large the rate could still be
+    uc = m.under_classification_final
+    assert (uc.k, uc.n, uc.value, uc.ci95, uc.upper95) == (0, 30, 0.0, (0.0, 0.1158), 0.0951)
+    assert uc.ci95 is not None
+    assert (f"{uc.upper95:.3f}", f"{uc.ci95[1]:.3f}") == ("0.095", "0.116")
+    assert m.severe_under_classification_final.value == 0
+    assert (
+        m.severe_under_classification_sensitive_final.k,
+        m.severe_under_classification_sensitive_final.n,
+    ) == (
+        0,
+        14,
+    )
+    assert m.under_classification_floor.value == 0.2  # 6/30
+    assert m.severe_under_classification_floor.value == 0.0333  # 1/30
+    assert m.exact_accuracy_final.value == 0.9333  # 28/30
+    assert (m.out_of_scope_precision.value, m.out_of_scope_recall.value) == (1.0, 1.0)
+    assert (m.flag_precision.value, m.flag_recall.value) == (1.0, 1.0)
+    assert (m.unavailable_rate.k, m.unavailable_rate.n) == (2, 30)
+    assert m.population.status == "not a sample"
     assert m.unavailable_by_reason == {"llm_unavailable": 1, "too_large": 1}
     rows = {r.id: r for r in synthetic_report.cases}
     floor_under = sorted(

@@ -35,16 +35,17 @@ def six_rows() -> list[CaseRow]:
 def test_U_MET_1_under_severe_over_and_accuracy_for_floor_model_and_final() -> None:
     m = compute_metrics(six_rows())
     # floor over 6 rows: under c2, c3; severe c3; over c5; exact c1, c4, c6
-    assert (m.under_classification_floor, m.severe_under_classification_floor) == (0.3333, 0.1667)
-    assert (m.over_classification_floor, m.exact_accuracy_floor) == (0.1667, 0.5)
+    assert (m.under_classification_floor.value, m.severe_under_classification_floor.value) == (0.3333, 0.1667)
+    assert (m.under_classification_floor.k, m.under_classification_floor.n) == (2, 6)
+    assert (m.over_classification_floor.value, m.exact_accuracy_floor.value) == (0.1667, 0.5)
     # model over 5 rows (c6 has none): under c3, c4; severe c3; over c5; exact c1, c2
-    assert (m.under_classification_model, m.severe_under_classification_model) == (0.4, 0.2)
-    assert (m.over_classification_model, m.exact_accuracy_model) == (0.2, 0.4)
+    assert (m.under_classification_model.value, m.severe_under_classification_model.value) == (0.4, 0.2)
+    assert (m.over_classification_model.value, m.exact_accuracy_model.value) == (0.2, 0.4)
     # final over 6 rows: under c3; severe c3; over c5; exact c1, c2, c4, c6
-    assert (m.under_classification_final, m.severe_under_classification_final) == (0.1667, 0.1667)
-    assert (m.over_classification_final, m.exact_accuracy_final) == (0.1667, 0.6667)
+    assert (m.under_classification_final.value, m.severe_under_classification_final.value) == (0.1667, 0.1667)
+    assert (m.over_classification_final.value, m.exact_accuracy_final.value) == (0.1667, 0.6667)
     # trivially-gold c1, c5: only c1 stays trivial
-    assert m.trivial_recall == 0.5
+    assert (m.trivial_recall.k, m.trivial_recall.n, m.trivial_recall.value) == (1, 2, 0.5)
 
 
 def test_U_MET_2_missing_model_risk_leaves_s_m_but_stays_in_s_r() -> None:
@@ -58,16 +59,24 @@ def test_U_MET_2_missing_model_risk_leaves_s_m_but_stays_in_s_r() -> None:
 def test_U_MET_3_confusion_matrix_with_precision_recall_and_null_on_zero() -> None:
     final = compute_metrics(six_rows()).confusion.final
     assert final.matrix == [[1, 0, 1], [0, 2, 0], [1, 0, 1]]
-    assert final.precision.model_dump() == {"trivial": 0.5, "logic": 1.0, "sensitive": 0.5}
-    assert final.recall.model_dump() == {"trivial": 0.5, "logic": 1.0, "sensitive": 0.5}
+    assert {c: s["value"] for c, s in final.precision.model_dump().items()} == {
+        "trivial": 0.5,
+        "logic": 1.0,
+        "sensitive": 0.5,
+    }
+    assert {c: (s["k"], s["n"]) for c, s in final.recall.model_dump().items()} == {
+        "trivial": (1, 2),
+        "logic": (2, 2),
+        "sensitive": (1, 2),
+    }
 
     no_sensitive = compute_metrics(
         [make_row("a", gold="logic", floor="logic"), make_row("b", gold="trivial", floor="trivial")]
     ).confusion.floor
     assert no_sensitive.matrix == [[1, 0, 0], [0, 1, 0], [0, 0, 0]]
-    assert no_sensitive.precision.sensitive is None
-    assert no_sensitive.recall.sensitive is None
-    assert no_sensitive.precision.logic == 1.0
+    assert no_sensitive.precision.sensitive.value is None and no_sensitive.precision.sensitive.ci95 is None
+    assert no_sensitive.recall.sensitive.value is None
+    assert no_sensitive.precision.logic.value == 1.0
 
 
 def test_U_MET_4_out_of_scope_micro_scores_count_verifier_unexplained_and_skip_non_ok() -> None:
@@ -82,9 +91,9 @@ def test_U_MET_4_out_of_scope_micro_scores_count_verifier_unexplained_and_skip_n
     ]
     m = compute_metrics(rows)
     assert m.out_of_scope_counts == OosCounts(tp=2, fp=1, fn=2)
-    assert m.out_of_scope_precision == 0.6667  # 2 / 3
-    assert m.out_of_scope_recall == 0.5  # 2 / 4
-    assert m.out_of_scope_exact_set_rate == 0.6667  # a and c of the three ok rows
+    assert m.out_of_scope_precision.value == 0.6667  # 2 / 3
+    assert m.out_of_scope_recall.value == 0.5  # 2 / 4
+    assert m.out_of_scope_exact_set_rate.value == 0.6667  # a and c of the three ok rows
 
 
 def test_U_MET_5_flag_metrics_exclude_error_and_unavailable() -> None:
@@ -106,9 +115,9 @@ def test_U_MET_5_flag_metrics_exclude_error_and_unavailable() -> None:
     ]
     m = compute_metrics(rows)
     assert m.flag_counts.model_dump() == {"tp": 2, "fp": 1, "fn": 1, "tn": 1}
-    assert m.flag_precision == 0.6667
-    assert m.flag_recall == 0.6667
-    assert m.verifier_error_rate == 0.1667  # 1 error among the 6 ok rows
+    assert m.flag_precision.value == 0.6667
+    assert m.flag_recall.value == 0.6667
+    assert m.verifier_error_rate.value == 0.1667  # 1 error among the 6 ok rows
 
 
 def test_U_MET_6_unavailable_rate_counts_ungolded_and_excludes_skipped() -> None:
@@ -122,7 +131,8 @@ def test_U_MET_6_unavailable_rate_counts_ungolded_and_excludes_skipped() -> None
     assert m.run_cases == 3
     assert m.skipped == 1
     assert m.scored == 2
-    assert m.unavailable_rate == 0.6667
+    assert (m.unavailable_rate.k, m.unavailable_rate.n, m.unavailable_rate.value) == (2, 3, 0.6667)
+    assert m.unavailable_rate.method == "clopper-pearson"
     assert m.unavailable_by_reason == {"llm_unavailable": 1, "too_large": 1}
 
 
@@ -135,7 +145,7 @@ def test_U_MET_7_injection_detection_over_injection_tagged_rows() -> None:
     ]
     m = compute_metrics(rows)
     assert m.injection_cases == 3
-    assert m.injection_detection_rate == 0.6667
+    assert m.injection_detection_rate.value == 0.6667
 
 
 def test_U_MET_8_card_acceptable_rate() -> None:
@@ -147,18 +157,15 @@ def test_U_MET_8_card_acceptable_rate() -> None:
         make_row("e", gold="logic", floor="logic", flag="fn", should_flag=True),  # missed flag
         make_row("f", gold="logic", floor="logic", status="unavailable", failure_reason="llm_timeout"),
     ]
-    assert compute_metrics(rows).card_acceptable_rate == 0.4  # a and d of 5 ok rows
+    assert compute_metrics(rows).card_acceptable_rate.value == 0.4  # a and d of 5 ok rows
 
 
 def test_U_MET_9_empty_input_gives_null_rates_and_zero_counts() -> None:
     m = compute_metrics([]).to_json_dict()
-    rates = [
-        k
-        for k, v in m.items()
-        if not isinstance(v, dict) and (k.endswith(("Rate", "Precision", "Recall")) or "Classification" in k)
-    ]
-    assert rates and all(m[k] is None for k in rates)
-    assert m["exactAccuracyFinal"] is None and m["trivialRecall"] is None
+    rates = [k for k, v in m.items() if isinstance(v, dict) and "value" in v]
+    assert len(rates) == 27 and all(m[k]["value"] is None and m[k]["ci95"] is None for k in rates)
+    assert all(m[k]["n"] == 0 for k in rates)
+    assert m["exactAccuracyFinal"]["value"] is None and m["trivialRecall"]["value"] is None
     assert (m["runCases"], m["scored"], m["skipped"], m["injectionCases"]) == (0, 0, 0, 0)
     assert m["usage"] == {
         "inputTokens": 0,
@@ -191,13 +198,10 @@ def test_metrics_cost_and_per_tag_under_classification() -> None:
         make_row("c", cost_usd=None),
     ]
     m = compute_metrics(rows)
-    assert m.under_classification_by_tag["docs"].model_dump() == {
-        "n": 2,
-        "floor": 0.5,
-        "model": 0.5,
-        "final": 0.5,
-    }
-    assert m.under_classification_by_tag["ci"].final == 0.0
+    docs = m.under_classification_by_tag["docs"]
+    assert (docs.n, docs.too_small) == (2, True)
+    assert [(r.k, r.n, r.value) for r in (docs.floor, docs.model, docs.final)] == [(1, 2, 0.5)] * 3
+    assert m.under_classification_by_tag["ci"].final.value == 0.0
     assert m.cost_usd is None  # an unpriced model makes the total unknown
     assert compute_metrics(rows[:2]).cost_usd == 0.006
     assert compute_metrics(rows[:2]).cost_usd_this_run == 0.003

@@ -5,12 +5,11 @@ Applied to the title, body, issue title and body, and every patch. A match never
 line is never touched, so a patch keeps its line count and its shape; paths, statuses and counts
 are not looked at. Only `{kind, count}` is recorded, never a value.
 
-What counts as a secret lives in `secret_catalogue.py` (provider token formats),
-`secret_scan.py` (one RE2 prefilter over all rules, structured secrets, secret-named
-assignments) and `secret_values.py` (does an assigned value look like a secret or like code).
-Matches become spans that are resolved once (leftmost wins, ties by kind priority) and spliced
-in a single pass. User patterns (`--redact-pattern`) run on RE2, a linear-time engine, so no
-pattern can make an export hang.
+What counts as a secret lives in the sets stage (`sets/secrets.py` and the catalogue, scanner
+and value checks beside it), because a rescan and the live-mode prompt check apply the same
+rules. Matches become spans that are resolved once (`kept_spans`: leftmost wins, ties by kind
+priority) and spliced in a single pass. User patterns (`--redact-pattern`) run on RE2, a
+linear-time engine, so no pattern can make an export hang.
 """
 
 from __future__ import annotations
@@ -24,16 +23,9 @@ from functools import cache
 import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.card.models import CardInputs
-from graft_eval_pipeline.evalset.export.secret_catalogue import TOKENS
-from graft_eval_pipeline.evalset.export.secret_scan import KEY_HINTS, key_blocks, scan
-from graft_eval_pipeline.evalset.sets import EvalError, Redaction
+from graft_eval_pipeline.evalset.sets import SECRET_KINDS, EvalError, Redaction, kept_spans, secret_spans
 
 _A = re.ASCII  # JavaScript semantics: \b, \s and [A-Za-z] are ASCII-only
-
-STRUCTURED_KINDS = ("url_password", "connection_string", "auth_header", "basic_auth", "aws_secret_key")
-SECRET_KINDS: tuple[str, ...] = tuple(
-    dict.fromkeys(("private_key", *(t.kind for t in TOKENS), *STRUCTURED_KINDS, "assignment"))
-)
 
 # e-mail: found from its "@" (a literal), the local part is extended to the left by hand.
 _EMAIL_RIGHT = re.compile(r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", _A)
@@ -100,9 +92,6 @@ def _compile_custom(pattern: str) -> tuple[object, object | None]:
             "(look-around, back-references, possessive or atomic groups): rewrite it without them"
         ) from None
     return line, probe
-
-
-_NO_OPTIONS = RedactOptions()
 
 
 @dataclass
@@ -203,9 +192,7 @@ def _splice(text: str, spans: _Spans, counts: Counter[str]) -> str:
         return text
     pieces: list[str] = []
     pos = 0
-    for start, _, end, kind, counted in sorted(spans.items):
-        if start < pos:
-            continue  # overlaps an earlier (or higher-priority) span
+    for start, _, end, kind, counted in kept_spans(spans.items):
         pieces.append(text[pos:start])
         pieces.append(f"[REDACTED:{kind}]")
         pos = end
@@ -219,11 +206,9 @@ def redact_text(text: str, options: RedactOptions, counts: Counter[str], *, is_p
     """Redact one field; `counts` is updated per kind."""
     compiled = _compile(options)
     spans = _Spans()
-    if any(hint in text for hint in KEY_HINTS):
-        blocks = key_blocks(text, is_patch, spans.add_block_line)
-        if blocks:
-            counts["private_key"] += blocks
-    scan(text, is_patch, spans.add)
+    blocks = secret_spans(text, is_patch, spans.add, spans.add_block_line)
+    if blocks:
+        counts["private_key"] += blocks
     if options.emails and "@" in text:
         _emails(text, is_patch, spans)
     if compiled.hosts_lower:
@@ -234,14 +219,6 @@ def redact_text(text: str, options: RedactOptions, counts: Counter[str], *, is_p
     if compiled.custom:
         _custom(text, is_patch, compiled.custom, spans)
     return _splice(text, spans, counts)
-
-
-def secret_kinds(text: str) -> Counter[str]:
-    """The secret kinds found in `text` (no value), for checks that must not rewrite: a rescan of
-    an existing set, or the last look at a prompt before it is sent in live mode."""
-    counts: Counter[str] = Counter()
-    redact_text(text, _NO_OPTIONS, counts)
-    return counts
 
 
 def redact_inputs(inputs: CardInputs, options: RedactOptions) -> tuple[CardInputs, list[Redaction]]:

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from graft_eval_pipeline.evalset.report.files import dump_report, load_report
-from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
+from graft_eval_pipeline.evalset.report.files import dump_report, load_any_report
+from graft_eval_pipeline.evalset.report.legacy import ReportV1, values_only
+from graft_eval_pipeline.evalset.scoring import EvalReport
 from graft_eval_pipeline.evalset.sets import (
     EvalError,
     EvalLocationError,
@@ -130,13 +131,18 @@ def _diff_dicts(
     ]
 
 
-def _case_fields(row: CaseRow) -> dict[str, Any]:
-    return {k: v for k, v in flatten(row.to_json_dict()).items() if not _under(k, IGNORED_CASE_FIELDS)}
+def _only_keys_of(base: dict[str, Any], cur: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 baseline holds fewer fields: compare only those (a missing one still shows)."""
+    return {k: v for k, v in cur.items() if k in base}
 
 
-def _case_changes(base: list[CaseRow], cur: list[CaseRow]) -> list[Change]:
-    base_by_id = {r.id: _case_fields(r) for r in base}
-    cur_by_id = {r.id: _case_fields(r) for r in cur}
+def _case_fields(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in flatten(row).items() if not _under(k, IGNORED_CASE_FIELDS)}
+
+
+def _case_changes(base: list[dict[str, Any]], cur: list[dict[str, Any]], legacy: bool) -> list[Change]:
+    base_by_id = {r["id"]: _case_fields(r) for r in base}
+    cur_by_id = {r["id"]: _case_fields(r) for r in cur}
     changes: list[Change] = []
     for case_id in sorted(set(base_by_id) | set(cur_by_id)):
         if case_id not in cur_by_id:
@@ -144,12 +150,25 @@ def _case_changes(base: list[CaseRow], cur: list[CaseRow]) -> list[Change]:
         elif case_id not in base_by_id:
             changes.append(Change(case_id, "case", "absent", "present"))
         else:
-            changes.extend(_diff_dicts(case_id, base_by_id[case_id], cur_by_id[case_id], case_field_part))
+            cur_flat = cur_by_id[case_id]
+            if legacy:
+                cur_flat = _only_keys_of(base_by_id[case_id], cur_flat)
+            changes.extend(_diff_dicts(case_id, base_by_id[case_id], cur_flat, case_field_part))
     return changes
 
 
-def diff_reports(baseline: EvalReport, current: EvalReport) -> BaselineDiff:
-    """Every field but the run-specific ones, each change marked decisions, usage or context."""
+LEGACY_WARNING = (
+    "the baseline is a schemaVersion 1 report: only the values it holds were compared; "
+    "save a new baseline to compare counts and intervals"
+)
+
+
+def diff_reports(baseline: EvalReport | ReportV1, current: EvalReport) -> BaselineDiff:
+    """Every field but the run-specific ones, each change marked decisions, usage or context.
+
+    A version-1 baseline is compared on the values it holds (each rate's value), with a warning.
+    """
+    legacy = isinstance(baseline, ReportV1)
     not_comparable = []
     if baseline.set.case_set_hash != current.set.case_set_hash:
         not_comparable.append("caseSetHash differs (other cases or gold labels)")
@@ -169,15 +188,23 @@ def diff_reports(baseline: EvalReport, current: EvalReport) -> BaselineDiff:
         )
     base_dump = baseline.model_dump(by_alias=True, mode="json", exclude={"cases"})
     cur_dump = current.model_dump(by_alias=True, mode="json", exclude={"cases"})
+    cur_cases = [r.to_json_dict() for r in current.cases]
+    base_cases = (
+        baseline.cases if isinstance(baseline, ReportV1) else [r.to_json_dict() for r in baseline.cases]
+    )
     base_flat = {k: v for k, v in flatten(base_dump).items() if not _ignored(k)}
     cur_flat = {k: v for k, v in flatten(cur_dump).items() if not _ignored(k)}
+    if legacy:
+        warnings.append(LEGACY_WARNING)
+        base_flat.pop("schemaVersion", None)
+        cur_flat = _only_keys_of(base_flat, flatten(values_only(cur_dump)))
     return BaselineDiff(
         comparable=not not_comparable,
         not_comparable=not_comparable,
         warnings=warnings,
         changes=_diff_dicts("report", base_flat, cur_flat, report_path_part),
-        case_changes=_case_changes(baseline.cases, current.cases),
-        baseline_metrics=flatten(baseline.metrics.to_json_dict()),
+        case_changes=_case_changes(base_cases, cur_cases, legacy),
+        baseline_metrics=flatten(values_only(base_dump["metrics"])),
     )
 
 
@@ -203,7 +230,7 @@ def holds_same_result(path: Path, report: EvalReport) -> bool:
     if not Path(path).is_file():
         return False
     try:
-        diff = diff_reports(load_report(path), report)
+        diff = diff_reports(load_any_report(path), report)
     except EvalError:
         return False
     return diff.equal and not diff.warnings

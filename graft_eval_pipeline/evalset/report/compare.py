@@ -392,7 +392,7 @@ def compare_reports(
             "each run is scored against its own gold"
         )
     if skipped:
-        warnings.append(f"{len(skipped)} shared case(s) skipped by a budget in one run are left out")
+        warnings.append(f"{len(skipped)} shared case(s) skipped in one run (budget or secret) are left out")
     rates = compare_rates(old, cur, resamples=resamples, seed=seed)
     return Comparison(
         base=run_side(base),

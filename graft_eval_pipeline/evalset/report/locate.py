@@ -11,18 +11,14 @@ from pathlib import Path
 
 from graft_eval_pipeline.evalset.report.files import REPORT_FILE, load_report
 from graft_eval_pipeline.evalset.report.publish import default_baseline_path
+from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.scoring import RUN_ID_PATTERN, EvalReport
 from graft_eval_pipeline.evalset.sets import RUNS_DIR, CaseSet, EvalError
 
 
-def run_reports(set_dir: Path) -> list[Path]:
-    """Every `runs/<runId>/report.json` of a set, oldest first (run ids sort by time)."""
-    return sorted((Path(set_dir) / RUNS_DIR).glob(f"*/{REPORT_FILE}"))
-
-
 def latest_report_path(set_dir: Path) -> Path | None:
-    reports = run_reports(set_dir)
-    return reports[-1] if reports else None
+    runs = run_dirs(set_dir)
+    return runs[-1] / REPORT_FILE if runs else None
 
 
 def resolve_report_path(ref: str, set_dir: Path | None, option: str) -> Path:

@@ -22,10 +22,15 @@ class Estimate:
     cases_cached: int
     estimated_tokens: int
     upper_bound_usd: float
+    cases_skipped_secret: int = 0
+    """Cases left out because the secret rules found a secret in their prompt text."""
 
     def summary(self) -> str:
+        skipped = (
+            f", {self.cases_skipped_secret} skipped (secret detected)" if self.cases_skipped_secret else ""
+        )
         return (
-            f"estimate: {self.cases_to_call} case(s) to call, {self.cases_cached} cached; at most "
+            f"estimate: {self.cases_to_call} case(s) to call, {self.cases_cached} cached{skipped}; at most "
             f"{self.estimated_tokens:,} tokens and ${self.upper_bound_usd:.2f} (upper bound)"
         )
 

@@ -2,7 +2,9 @@
 
 Every case is planned before any call: the run prints the upper-bound estimate for the cases
 not already cached, refuses one over the cost cap, asks for confirmation, and only then builds
-the client; during the run each case starts only if its estimate still fits both caps.
+the client; during the run each case starts only if its estimate still fits both caps. A case
+whose prompt text the secret rules flag is skipped, not sent (secret_check.py), unless the run
+allows secrets.
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ from graft_eval_pipeline.card.prompts import prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
-from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line
+from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
 from graft_eval_pipeline.evalset.run.pool import run_pool
+from graft_eval_pipeline.evalset.run.progress import CaseProgress
+from graft_eval_pipeline.evalset.run.secret_check import prompt_secret_kinds
 from graft_eval_pipeline.evalset.scoring import (
     CaseRow,
+    SkipReason,
     build_row,
     case_cost,
     price_for,
@@ -81,7 +86,8 @@ def anthropic_llm(
 
 @dataclass(frozen=True, slots=True)
 class CasePlan:
-    """What a live run knows about a case before any call: cache key, cached entry, estimate."""
+    """What a live run knows about a case before any call: cache key, cached entry, estimate,
+    and the secret kinds found in its prompt text (the case is skipped when there are any)."""
 
     case: EvalCase
     options: GenerateOptions
@@ -90,12 +96,14 @@ class CasePlan:
     cached: CacheEntry | None
     estimate_usd: float
     estimate_tokens: int
+    secrets: dict[str, int]
 
 
 def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan:
-    """Prepare the case (E20 key, 8.12 estimate) and read its cache entry unless --no-cache.
+    """Prepare the case (E20 key, 8.12 estimate), look for secrets in its prompt text unless the
+    run allows them, and read its cache entry unless --no-cache.
 
-    A too-large case makes no call, so its estimate is zero.
+    A too-large case makes no call, so its estimate is zero and its text is not checked.
     """
     opts = generate_options(case, options.models, options.timeout_ms)
     prepared = prepare_card_inputs(case.inputs, opts)
@@ -107,6 +115,7 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
         if bound is None:  # run_live checks the prices before planning
             raise EvalError(f"no price for model {opts.models.strong}")
         usd = bound
+    check = not case.inputs.too_large and not options.allow_secrets
     return CasePlan(
         case=case,
         options=opts,
@@ -115,17 +124,20 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
         cached=read_entry(options.set, key) if options.use_cache else None,
         estimate_usd=usd,
         estimate_tokens=tokens,
+        secrets=prompt_secret_kinds(prepared) if check else {},
     )
 
 
 def estimate_of(plans: Sequence[CasePlan]) -> Estimate:
-    """8.12 summed over the cases that are not cached."""
-    to_call = [p for p in plans if p.cached is None]
+    """8.12 summed over the cases that are neither cached nor skipped for a secret."""
+    checked = [p for p in plans if not p.secrets]
+    to_call = [p for p in checked if p.cached is None]
     return Estimate(
         cases_to_call=len(to_call),
-        cases_cached=len(plans) - len(to_call),
+        cases_cached=len(checked) - len(to_call),
         estimated_tokens=sum(p.estimate_tokens for p in to_call),
         upper_bound_usd=sum(p.estimate_usd for p in to_call),
+        cases_skipped_secret=len(plans) - len(checked),
     )
 
 
@@ -138,10 +150,11 @@ async def close_client(client: LlmClient) -> None:
 
 @dataclass(frozen=True, slots=True)
 class LiveOutcome:
-    """One case of a live run: a result (fresh or cached), or None when the budget skipped it."""
+    """One case of a live run: a result (fresh or cached), or None and why it was skipped."""
 
     result: CardResult | None
     cached: bool
+    skipped: SkipReason | None = None
 
 
 async def confirm_estimate(
@@ -177,11 +190,13 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
 
     async def run_one(case: EvalCase) -> LiveOutcome:
         plan = plans[case.id]
+        if plan.secrets:
+            return LiveOutcome(result=None, cached=False, skipped="secret_detected")
         if plan.cached is not None:
             return LiveOutcome(result=plan.cached.result, cached=True)
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
-            return LiveOutcome(result=None, cached=False)
+            return LiveOutcome(result=None, cached=False, skipped="budget")
         result = await generate_card(case.inputs, llm(), plan.options)
         cost = case_cost(result)
         # an answering model without a price (never expected) counts as its whole estimate
@@ -194,13 +209,16 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
             await asyncio.to_thread(write_entry, options.set, entry)
         return LiveOutcome(result=result, cached=False)
 
+    progress = CaseProgress(options, len(cases))
+
     def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
-        if options.progress is None:
-            return
-        if outcome.result is None:
-            options.progress(f"{case.id} floor {plans[case.id].floor.risk} skipped (budget)")
-        else:
-            options.progress(progress_line(case.id, outcome.result, cached=outcome.cached))
+        plan = plans[case.id]
+        skipped = (
+            f"secret_detected: {', '.join(plan.secrets)}"
+            if outcome.skipped == "secret_detected"
+            else "budget"
+        )
+        progress.case(case.id, outcome.result, cached=outcome.cached, floor=plan.floor.risk, skipped=skipped)
 
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
@@ -208,11 +226,12 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
         finally:
             if llm.cache_info().currsize:
                 await close_client(llm())
+    progress.finish()
     rows: list[CaseRow] = []
     results: dict[str, CardResult] = {}
     for case, outcome in zip(cases, outcomes, strict=True):
         if outcome.result is None:
-            rows.append(skipped_row(case, plans[case.id].floor))
+            rows.append(skipped_row(case, plans[case.id].floor, outcome.skipped or "budget"))
         else:
             rows.append(build_row(case, outcome.result, cached=outcome.cached))
             results[case.id] = outcome.result

@@ -3,7 +3,18 @@
 What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
 """
 
-from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
+from graft_eval_pipeline.evalset.scoring.intervals import (
+    error_free_cases_needed,
+    round_down,
+    round_up,
+    upper_bound,
+)
+from graft_eval_pipeline.evalset.scoring.metrics import (
+    compute_metrics,
+    metric_stats,
+    metric_values,
+    model_derived,
+)
 from graft_eval_pipeline.evalset.scoring.pricing import price_for, upper_bound_estimate
 from graft_eval_pipeline.evalset.scoring.report_schema import (
     REPORT_RULES_NOT_IN_SCHEMA,
@@ -13,10 +24,18 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     Confusion,
     EvalReport,
     GitInfo,
+    LabelAgreement,
+    LabelQuality,
     Metrics,
     ModelPair,
+    PairKappa,
+    PopulationRate,
     PromptInfo,
+    RateStat,
     RunInfo,
+    SafetyRate,
+    SetSummary,
+    SkipReason,
     ThresholdResult,
 )
 from graft_eval_pipeline.evalset.scoring.rows import (
@@ -37,17 +56,32 @@ __all__ = [
     "EvalReport",
     "GitInfo",
     "HarnessRun",
+    "LabelAgreement",
+    "LabelQuality",
     "Metrics",
     "ModelPair",
+    "PairKappa",
+    "PopulationRate",
     "PromptInfo",
+    "RateStat",
     "RunInfo",
+    "SafetyRate",
+    "SetSummary",
+    "SkipReason",
     "ThresholdResult",
     "build_row",
     "case_cost",
     "compute_metrics",
+    "error_free_cases_needed",
     "git_info",
+    "metric_stats",
+    "metric_values",
+    "model_derived",
     "price_for",
+    "round_down",
+    "round_up",
     "set_summary",
     "skipped_row",
+    "upper_bound",
     "upper_bound_estimate",
 ]

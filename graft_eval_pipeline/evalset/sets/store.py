@@ -505,7 +505,9 @@ def _read_case(cs: CaseSet, case_id: str, names: set[str] | None) -> EvalCase:
         )
     text = _read_file(cs, own)
     if text is None:
-        raise EvalError(f"case {case_id} is not in set {cs.set_id}: check the id with `graft-eval validate`")
+        raise EvalError(
+            f"case {case_id} is not in set {cs.set_id}: list the ids with `graft-eval cases --set {cs.dir}`"
+        )
     try:
         case = parse_case(text, own)
     except CaseFormatError as err:

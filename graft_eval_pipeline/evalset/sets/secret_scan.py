@@ -20,8 +20,8 @@ from functools import cache
 
 import re2  # type: ignore[import-untyped]
 
-from graft_eval_pipeline.evalset.export.secret_catalogue import BASIC_AUTH_OK, TOKENS, Token
-from graft_eval_pipeline.evalset.export.secret_values import is_placeholder, looks_secret, random_like
+from graft_eval_pipeline.evalset.sets.secret_catalogue import BASIC_AUTH_OK, TOKENS, Token
+from graft_eval_pipeline.evalset.sets.secret_values import is_placeholder, looks_secret, random_like
 
 _A = re.ASCII
 AddSpan = Callable[[int, int, str], None]
