@@ -570,7 +570,10 @@ def _run_and_report(
         state = "saved" if saved else "unchanged (same results; only run id, time and commit differ)"
         click.echo(f"baseline {state}: {save_baseline_to}")
     if check and checked.failed:
-        raise CheckFailed("a threshold or the baseline match failed (see above)")
+        accept = (
+            f"; if the change is intended, accept it: {checked.accept}" if checked.baseline_failed else ""
+        )
+        raise CheckFailed(f"a threshold or the baseline match failed (see above){accept}")
 
 
 RUN_OUTPUT_OPTIONS = [
@@ -633,6 +636,99 @@ def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **opt
 def ci(baseline: Path | None, **outputs: Any) -> None:
     """= run --set eval/synthetic --baseline eval/baselines/synthetic.json --check."""
     _run_and_report(SYNTHETIC_DIR, baseline=baseline or SYNTHETIC_BASELINE, check=True, **outputs)
+
+
+# --- compare: did the change help? ---------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--base",
+    "base_ref",
+    default=None,
+    help="The earlier run: a report.json, a run folder or a run id of --set (default: the set's baseline).",
+)
+@click.option(
+    "--new",
+    "new_ref",
+    default=None,
+    help="The later run: a report.json, a run folder or a run id of --set (default: the set's latest run).",
+)
+@click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set whose runs/ holds the ids.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Paired bootstrap resamples (default 2,000).",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the bootstrap (fixed by default).")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@STRICT_OPTION
+def compare(
+    base_ref: str | None,
+    new_ref: str | None,
+    set_dir: Path | None,
+    resamples: int | None,
+    seed: int | None,
+    as_json: bool,
+    strict: bool,
+) -> None:
+    """Compare two runs case by case: each headline rate with k/n, the paired difference with a
+    95% interval, discordant cases and McNemar p, a verdict and blockers. Exit 1 when the new run
+    regressed or a blocker fired (a sensitive case newly under-classified or newly unavailable)."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import compare_inputs, compare_reports, render_comparison
+
+    cs = _open_case_set(set_dir, strict) if set_dir is not None else None
+    base, new = compare_inputs(base_ref, new_ref, cs)
+    tuning = {k: v for k, v in {"resamples": resamples, "seed": seed}.items() if v is not None}
+    comparison = compare_reports(base, new, **tuning)
+    if as_json:
+        click.echo(json.dumps(comparison.to_json_dict(), indent=2))
+    else:
+        click.echo(render_comparison(comparison), nl=False)
+    if comparison.failed:
+        what = ["the new run regressed"] if comparison.verdict == "regressed" else []
+        what += [f"{len(comparison.blockers)} blocker(s)"] if comparison.blockers else []
+        raise CheckFailed(f"{' and '.join(what)} (see above)")
+
+
+@cli.command()
+@click.option(
+    "--run",
+    "run_ref",
+    default=None,
+    help="A report.json, a run folder or a run id of --set (default: the set's latest run).",
+)
+@click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set whose runs/ holds the ids.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the calibration as JSON.")
+@STRICT_OPTION
+def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict: bool) -> None:
+    """How the verifier does against the human gold labels: true catches, false alarms and missed
+    under-classifications with 95% intervals, kappa against gold, the same for flags, and its cost."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import calibrate, chosen_report, render_calibration
+
+    cs = _open_case_set(set_dir, strict) if set_dir is not None else None
+    result = calibrate(chosen_report(run_ref, cs).cases)
+    if as_json:
+        click.echo(json.dumps(result.to_json_dict(), indent=2))
+    else:
+        click.echo(render_calibration(result), nl=False)
 
 
 # --- export (spec E9-E16, section 7) ---------------------------------------------------------

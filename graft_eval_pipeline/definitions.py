@@ -2,7 +2,13 @@
 
 import dagster as dg
 
-from graft_eval_pipeline.defs.assets.evaluation import eval_metrics, eval_report, harness_run, loaded_case_set
+from graft_eval_pipeline.defs.assets.evaluation import (
+    eval_comparison,
+    eval_metrics,
+    eval_report,
+    harness_run,
+    loaded_case_set,
+)
 from graft_eval_pipeline.defs.assets.export import (
     case_files,
     export_candidates,
@@ -32,6 +38,7 @@ defs = dg.Definitions(
         harness_run,
         eval_metrics,
         eval_report,
+        eval_comparison,
     ],
     jobs=[evaluate_case_set_job],
     # One process per run: the steps are short and the harness runs its cases concurrently

@@ -113,7 +113,7 @@ def test_every_headline_rate_is_numeric_metadata_and_the_report_files_are_paths(
     assert thresholds.passed and thresholds.description == "set synthetic: all 3 thresholds pass"
     baseline = check_evaluation(instance, "baseline_match")
     assert baseline.passed and meta_value(baseline.metadata, "compared") is True
-    assert meta_value(baseline.metadata, "verdict") == "matches the baseline"
+    assert meta_value(baseline.metadata, "verdict") == "matches"
     assert "accept_command" not in baseline.metadata
 
 
@@ -147,7 +147,7 @@ def test_failed_checks_say_what_failed_and_no_baseline_is_not_compared(tmp_path:
     baseline = check_evaluation(instance, "baseline_match")
     assert not baseline.passed  # the synthetic set requires the match, and there is no baseline
     assert meta_value(baseline.metadata, "compared") is False
-    assert meta_value(baseline.metadata, "verdict") == "no baseline to compare with"
+    assert meta_value(baseline.metadata, "verdict") == "no baseline"
     accept = meta_value(baseline.metadata, "accept_command")
     target = synthetic.parent / "baselines" / "synthetic.json"
     assert f"graft-eval run --set {synthetic} --save-baseline {target}" in accept
@@ -166,9 +166,7 @@ def test_a_changed_baseline_lists_the_changed_cases(tmp_path: Path) -> None:
     assert meta_value(baseline.metadata, "changed_cases") == 1
     assert meta_value(baseline.metadata, "changed_fields") == ["syn-004-ci-workflow: final logic → sensitive"]
     assert "--save-baseline" in meta_value(baseline.metadata, "accept_command")
-    assert (
-        baseline.description == "set synthetic: differs from the baseline: 1 case field(s), 0 other field(s)"
-    )
+    assert baseline.description == "set synthetic: baseline decisions differ (1 case(s), 0 report field(s))"
 
 
 def test_checks_sensors_schedules_and_jobs_have_descriptions_and_the_schedule_is_on() -> None:
@@ -176,6 +174,8 @@ def test_checks_sensors_schedules_and_jobs_have_descriptions_and_the_schedule_is
     assert {s.name for s in specs} == {
         "thresholds",
         "baseline_match",
+        "baseline_usage",
+        "no_regression",
         "risk_kappa_meets_target",
         "no_unredacted_secrets",
     }
@@ -183,7 +183,7 @@ def test_checks_sensors_schedules_and_jobs_have_descriptions_and_the_schedule_is
     described += [s.description for s in defs.sensors or []]
     described += [s.description for s in defs.schedules or []]
     described += [defs.resolve_job_def(j.name).description for j in defs.jobs or []]
-    assert len(described) == 8 and all(d and len(d) > 40 for d in described), described
+    assert len(described) == 10 and all(d and len(d) > 40 for d in described), described
     assert nightly_synthetic_schedule.default_status == dg.DefaultScheduleStatus.RUNNING
 
 
@@ -236,15 +236,21 @@ def test_multiprocess_executor_runs_the_synthetic_partition_step_by_step(
         )
         assert result.success
         starts = [e for e in result.all_events if e.event_type_value == "STEP_START"]
-        assert len(starts) == 6
-        assert len({e.pid for e in starts}) == 6 and os.getpid() not in {e.pid for e in starts}
+        assert len(starts) == 7
+        assert len({e.pid for e in starts}) == 7 and os.getpid() not in {e.pid for e in starts}
         checks = {
             e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data.passed
             for e in result.all_events
             if e.event_type_value == "ASSET_CHECK_EVALUATION"
         }
         # the synthetic set has one labeler: no pair compared, so the (warning) agreement check fails
-        assert checks == {"thresholds": True, "baseline_match": True, "risk_kappa_meets_target": False}
+        assert checks == {
+            "thresholds": True,
+            "baseline_match": True,
+            "baseline_usage": True,
+            "no_regression": True,
+            "risk_kappa_meets_target": False,
+        }
         assert instance.get_latest_materialization_event(eval_report.key) is not None
     (run_dir,) = (synthetic / "runs").iterdir()
     assert (run_dir / "report.html").is_file()

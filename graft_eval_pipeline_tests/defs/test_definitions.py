@@ -12,7 +12,13 @@ import dagster as dg
 import pytest
 
 from graft_eval_pipeline.definitions import defs
-from graft_eval_pipeline.defs.assets.evaluation import eval_metrics, eval_report, harness_run, loaded_case_set
+from graft_eval_pipeline.defs.assets.evaluation import (
+    eval_comparison,
+    eval_metrics,
+    eval_report,
+    harness_run,
+    loaded_case_set,
+)
 from graft_eval_pipeline.defs.assets.export import (
     export_candidates,
     export_sample,
@@ -36,7 +42,15 @@ from graft_eval_pipeline_tests.builders import NOW, make_pilot_set
 from graft_eval_pipeline_tests.conftest import InstanceWith, meta_value
 from graft_eval_pipeline_tests.fake_github import FakeGitHub, agent_pull
 
-EVALUATION = [label_import, labeler_agreement, loaded_case_set, harness_run, eval_metrics, eval_report]
+EVALUATION = [
+    label_import,
+    labeler_agreement,
+    loaded_case_set,
+    harness_run,
+    eval_metrics,
+    eval_report,
+    eval_comparison,
+]
 EXPORT = [export_candidates, export_sample, exported_cases]
 EXPORT_WINDOW = {"repo": "fictional-org/shop-demo", "merged_from": "2026-06-01", "merged_to": "2026-06-30"}
 
@@ -91,6 +105,8 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     assert check_results(result) == {
         "thresholds": True,
         "baseline_match": True,
+        "baseline_usage": True,
+        "no_regression": True,
         "risk_kappa_meets_target": False,
     }
 
@@ -142,7 +158,7 @@ def test_metadata_carries_no_case_content(tmp_path: Path, instance_with: Instanc
     text = json.dumps(
         [
             str(m.metadata)
-            for node in ["harness_run", "eval_metrics", "eval_report", "loaded_case_set"]
+            for node in ["harness_run", "eval_metrics", "eval_report", "eval_comparison", "loaded_case_set"]
             for m in result.asset_materializations_for_node(node)
         ]
     )

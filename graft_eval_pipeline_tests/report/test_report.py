@@ -408,7 +408,7 @@ def test_summary_text_lists_failures_and_hidden_changes() -> None:
     diff = diff_reports(base, current)
     results = check_thresholds(current, THRESHOLDS, diff, strict=False)
     text = summary_text(current, diff, results)
-    assert "thresholds: FAIL" in text and "FAIL: matchBaseline = false (equal to baseline)" in text
+    assert "thresholds: FAIL" in text and "FAIL: matchBaseline = false (decisions equal to baseline)" in text
     assert "syn-903-c: final sensitive → trivial" in text
     assert "… and" in text and len(text.splitlines()) <= 40
     assert isinstance(diff, BaselineDiff)
@@ -525,7 +525,8 @@ PARQUET_COLUMNS_V1 = [
     "final", "status", "failure_reason", "verifier_status", "raised_by", "floor_rules",
     "instructions_in_data", "oos_tp", "oos_fp", "oos_fn", "flag", "input_tokens", "output_tokens",
     "cache_read_tokens", "cache_write_tokens", "calls", "cost_usd", "cached", "skipped",
-    "stratum_frame", "stratum_key", "stratum_population", "stratum_sampled",
+    "stratum_frame", "stratum_key", "stratum_population", "stratum_sampled", "writer", "verifier",
+    "verifier_cost_usd",
 ]  # fmt: skip
 
 

@@ -9,6 +9,7 @@ sealed IO manager.
 # from the real annotations.
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import dagster as dg
@@ -23,20 +24,30 @@ from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.evaluate import report_agreement
 from graft_eval_pipeline.evalset.labeling import AgreementReport
 from graft_eval_pipeline.evalset.report import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
     HTML_FILE,
     MARKDOWN_FILE,
+    MIN_RESAMPLES,
     PARQUET_FILE,
     REPORT_FILE,
     SUMMARY_METRICS,
-    BaselineDiff,
+    Comparison,
     PublishedRun,
+    baseline_check_details,
     brief_markdown,
     build_report,
+    calibrate,
+    calibration_markdown,
+    compare_reports,
+    comparison_markdown,
     dagster_check_passed,
+    default_baseline_path,
     headline_metadata,
+    load_report,
     load_thresholds,
+    new_run_id,
     publish_run,
-    render_change,
     threshold_verdict,
 )
 from graft_eval_pipeline.evalset.run import (
@@ -60,10 +71,20 @@ from graft_eval_pipeline.evalset.scoring import (
     metric_stats,
     model_derived,
 )
-from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE, EvalEnv, case_set_hash, label_counts, read_cases
+from graft_eval_pipeline.evalset.sets import (
+    THRESHOLDS_FILE,
+    CaseSet,
+    EvalEnv,
+    EvalError,
+    case_set_hash,
+    label_counts,
+    read_cases,
+)
 
 THRESHOLDS_CHECK = "thresholds"
 BASELINE_CHECK = "baseline_match"
+USAGE_CHECK = "baseline_usage"
+COMPARISON_CHECK = "no_regression"
 
 
 def model_numbers(llm: str) -> str:
@@ -280,8 +301,18 @@ THRESHOLDS_DESCRIPTION = (
     "baseline) holds. Blocking: a failure fails the run; a provisional block (pilot) only reports."
 )
 BASELINE_DESCRIPTION = (
-    "The report equals the set's baseline but for run id, time, commit and duration. Blocking with "
-    "ERROR severity where thresholds.json asks for the match (synthetic), a warning elsewhere."
+    "The report's decisions (per case floor, rules, classes, status, verifier status and flag, and "
+    "every metric over them) equal the set's baseline; a live run instead must show no regression "
+    "and no blocker when compared case by case. Blocking with ERROR severity where "
+    "thresholds.json asks for the match (synthetic), a warning elsewhere."
+)
+USAGE_DESCRIPTION = (
+    "Tokens, calls and cost equal the set's baseline. A warning (a prompt edit moves them without "
+    "changing a decision) unless thresholds.json sets matchBaselineUsage."
+)
+COMPARISON_DESCRIPTION = (
+    "Compared case by case with the set's baseline (or the previous report), no headline rate "
+    "regressed and no sensitive case was newly under-classified or newly unavailable."
 )
 MAX_CHANGES_IN_METADATA = 50
 CHECK_RESULT_COLUMNS = dg.TableSchema(
@@ -300,7 +331,7 @@ def _value_text(value: float | bool | None) -> str:
 
 def thresholds_check(results: list[ThresholdResult], partition: str) -> dg.AssetCheckResult:
     """What failed, by metric, value, limit and verdict; provisional failures do not fail it."""
-    limits = [r for r in results if r.name != "matchBaseline"]
+    limits = [r for r in results if not r.name.startswith("matchBaseline")]
     failed = [r for r in limits if not r.passed]
     fatal = [] if dagster_check_passed(limits) else [r for r in failed if not r.provisional or r.insufficient]
     if not limits:
@@ -345,55 +376,74 @@ def thresholds_check(results: list[ThresholdResult], partition: str) -> dg.Asset
     )
 
 
-def _baseline_verdict(diff: BaselineDiff | None) -> str:
-    if diff is None:
-        return "no baseline to compare with"
-    if not diff.comparable:
-        return "not comparable: " + "; ".join(diff.not_comparable)
-    if diff.equal:
-        return "matches the baseline"
-    return (
-        f"differs from the baseline: {len(diff.case_changes)} case field(s), "
-        f"{len(diff.changes)} other field(s)"
-    )
-
-
-def baseline_check(
-    published: PublishedRun, match_required: bool, partition: str, set_dir: str
-) -> dg.AssetCheckResult:
-    """`compared` only when a baseline existed; what changed, and the command that accepts it."""
-    diff = published.checked.diff
-    match = next((r for r in published.checked.report.thresholds if r.name == "matchBaseline"), None)
-    passed = match.passed if match is not None else diff is None or diff.equal
-    changes = diff.case_changes if diff is not None else []
-    accept = f"graft-eval run --set {set_dir} --save-baseline {published.baseline}"
+def baseline_check(published: PublishedRun, match_required: bool, partition: str) -> dg.AssetCheckResult:
+    """The decisions against the baseline: `compared` only when a baseline existed; the verdict
+    by part, what changed, and the command that accepts it."""
+    checked = published.checked
+    details = baseline_check_details(checked.report, checked.diff, checked.accept)
+    match = next((r for r in checked.report.thresholds if r.name == "matchBaseline"), None)
+    diff = checked.diff
+    passed = match.passed if match is not None else diff is None or diff.decisions_equal
     metadata: dict[str, dg.RawMetadataValue] = {
         "partition": partition,
         "required": match_required,
         "compared": diff is not None,
         "baseline": dg.MetadataValue.path(str(published.baseline)),
-        "verdict": _baseline_verdict(diff),
-        "changed_cases": len({c.where for c in changes}),
-        "changed_fields": dg.MetadataValue.json(
-            [render_change(c) for c in changes[:MAX_CHANGES_IN_METADATA]]
-            + (
-                [f"… and {len(changes) - MAX_CHANGES_IN_METADATA} more (report.md)"]
-                if len(changes) > MAX_CHANGES_IN_METADATA
-                else []
-            )
-        ),
+        "verdict": details.verdict,
+        "decisions_equal": details.decisions_equal,
+        "changed_cases": len(details.changed_cases),
+        "changed_case_ids": dg.MetadataValue.json(details.changed_cases),
+        "changed_fields": dg.MetadataValue.json(details.decision_changes),
+        "usage": details.usage,
     }
-    if diff is None or not diff.equal:
-        metadata["accept_command"] = dg.MetadataValue.md(
-            f"When the change is intended, review report.md and accept it:\n\n```\n{accept}\n```"
-        )
+    if checked.comparison is not None:
+        metadata["comparison_verdict"] = checked.comparison.verdict
+        metadata["blockers"] = dg.MetadataValue.json([b.to_json_dict() for b in checked.comparison.blockers])
+    if checked.accept is not None:
+        metadata["accept_command"] = accept_markdown(checked.accept)
     return dg.AssetCheckResult(
         check_name=BASELINE_CHECK,
         passed=passed,
         severity=dg.AssetCheckSeverity.ERROR if match_required else dg.AssetCheckSeverity.WARN,
-        description=f"set {partition}: {_baseline_verdict(diff)}",
+        description=f"set {partition}: baseline {details.verdict}",
         metadata=metadata,
     )
+
+
+def accept_markdown(command: str) -> dg.MarkdownMetadataValue:
+    return dg.MetadataValue.md(
+        f"When the change is intended, review report.md and accept it:\n\n```\n{command}\n```"
+    )
+
+
+def usage_check(published: PublishedRun, usage_required: bool, partition: str) -> dg.AssetCheckResult:
+    """Tokens, calls and cost against the baseline: reported (a warning) unless thresholds.json
+    makes them blocking."""
+    checked = published.checked
+    diff = checked.diff
+    usage = baseline_check_details(checked.report, diff, None).usage
+    metadata: dict[str, dg.RawMetadataValue] = {
+        "partition": partition,
+        "required": usage_required,
+        "compared": diff is not None,
+        "usage": usage,
+    }
+    if checked.accept is not None:
+        metadata["accept_command"] = accept_markdown(checked.accept)
+    equal = diff is not None and diff.usage_equal
+    return dg.AssetCheckResult(
+        check_name=USAGE_CHECK,
+        passed=equal or (diff is None and not usage_required),
+        severity=dg.AssetCheckSeverity.ERROR if usage_required else dg.AssetCheckSeverity.WARN,
+        description=f"set {partition}: "
+        + ("no baseline" if diff is None else "usage matches the baseline" if equal else usage),
+        metadata=metadata,
+    )
+
+
+def report_run_id(context: dg.AssetExecutionContext, harness: HarnessRun) -> str:
+    """One report run id per Dagster run, so the report and the comparison name the same run."""
+    return new_run_id(harness.created_at, context.run.run_id.replace("-", "")[:4])
 
 
 @dg.asset(
@@ -406,6 +456,7 @@ def baseline_check(
         dg.AssetCheckSpec(
             BASELINE_CHECK, asset="eval_report", blocking=True, description=BASELINE_DESCRIPTION
         ),
+        dg.AssetCheckSpec(USAGE_CHECK, asset="eval_report", blocking=True, description=USAGE_DESCRIPTION),
     ],
 )
 def eval_report(
@@ -419,7 +470,12 @@ def eval_report(
     checked; each is a path in the metadata, beside a one-screen brief of the run."""
     cs = case_sets.open(context.partition_key)
     thresholds = load_thresholds(THRESHOLDS_FILE)
-    report = build_report(harness_run, eval_metrics, label_agreement=report_agreement(labeler_agreement))
+    report = build_report(
+        harness_run,
+        eval_metrics,
+        run_id=report_run_id(context, harness_run),
+        label_agreement=report_agreement(labeler_agreement),
+    )
     published = publish_run(cs, report, thresholds=thresholds, strict=False, results=harness_run.results)
     report, diff = published.checked.report, published.checked.diff
     block = thresholds.get(report.set.kind)
@@ -429,6 +485,7 @@ def eval_report(
         metadata={
             "run_id": report.run_id,
             "report": dg.MetadataValue.md(brief_markdown(report, diff)),  # one screen: opens at its top
+            "verifier_calibration": dg.MetadataValue.md(calibration_markdown(calibrate(report.cases))),
             "report_html": dg.MetadataValue.path(str(out / HTML_FILE)),
             "report_md": dg.MetadataValue.path(str(out / MARKDOWN_FILE)),
             "report_json": dg.MetadataValue.path(str(out / REPORT_FILE)),
@@ -443,6 +500,157 @@ def eval_report(
         },
         check_results=[
             thresholds_check(report.thresholds, context.partition_key),
-            baseline_check(published, match_required, context.partition_key, str(cs.dir)),
+            baseline_check(published, match_required, context.partition_key),
+            usage_check(published, block is not None and block.match_usage, context.partition_key),
+        ],
+    )
+
+
+# --- the comparison: did the change help? ----------------------------------------------------
+
+
+class ComparisonConfig(dg.Config):
+    """What to compare this run's results with, and the bootstrap behind the intervals."""
+
+    against: Literal["baseline", "previous"] = Field(
+        default="baseline",
+        description="The set's baseline (the previous report when the set has none), or the previous report.",
+    )
+    resamples: int = Field(
+        default=DEFAULT_RESAMPLES, ge=MIN_RESAMPLES, description="Paired bootstrap resamples over case ids."
+    )
+    seed: int = Field(default=DEFAULT_SEED, description="Seed of the bootstrap.")
+
+
+def previous_report_path(context: dg.AssetExecutionContext) -> Path | None:
+    """report.json of the newest eval_report of this partition made by another Dagster run."""
+    records = context.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=eval_report.key, asset_partitions=[context.partition_key]), limit=20
+    ).records
+    for record in records:
+        materialization = record.asset_materialization
+        if record.run_id == context.run.run_id or materialization is None:
+            continue
+        entry = materialization.metadata.get("report_json")
+        if entry is not None and Path(str(entry.value)).is_file():
+            return Path(str(entry.value))
+    return None
+
+
+def comparison_base(
+    context: dg.AssetExecutionContext, config: ComparisonConfig, cs: CaseSet
+) -> tuple[str, Path] | None:
+    """(what, path) of the report to compare with: the baseline or the previous report."""
+    baseline = default_baseline_path(cs.dir, cs.meta)
+    if config.against == "baseline" and baseline.is_file():
+        return "baseline", baseline
+    previous = previous_report_path(context)
+    return ("previous report", previous) if previous is not None else None
+
+
+def rates_table(comparison: Comparison) -> dg.TableMetadataValue:
+    columns = [
+        "rate",
+        "base",
+        "new",
+        "difference",
+        "low",
+        "high",
+        "only_base",
+        "only_new",
+        "mcnemar_p",
+        "verdict",
+    ]
+    return dg.MetadataValue.table(
+        [
+            dg.TableRecord(
+                {
+                    "rate": r.name,
+                    "base": f"{r.base} ({r.base_k}/{r.base_n})",
+                    "new": f"{r.new} ({r.new_k}/{r.new_n})",
+                    "difference": r.difference,
+                    "low": r.low,
+                    "high": r.high,
+                    "only_base": r.only_base,
+                    "only_new": r.only_new,
+                    "mcnemar_p": r.mcnemar_p,
+                    "verdict": r.verdict,
+                }
+            )
+            for r in comparison.rates
+        ],
+        schema=dg.TableSchema(
+            columns=[
+                dg.TableColumn(c, "float" if c in ("difference", "low", "high", "mcnemar_p") else "string")
+                for c in columns
+            ]
+        ),
+    )
+
+
+@dg.asset(
+    partitions_def=case_set_partitions,
+    group_name=EVALUATION_GROUP,
+    check_specs=[
+        dg.AssetCheckSpec(COMPARISON_CHECK, asset="eval_comparison", description=COMPARISON_DESCRIPTION)
+    ],
+)
+def eval_comparison(
+    context: dg.AssetExecutionContext,
+    config: ComparisonConfig,
+    harness_run: HarnessRun,
+    eval_metrics: Metrics,
+    case_sets: CaseSetsResource,
+) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
+    """This run case by case against the set's baseline (or the previous report): each headline
+    rate with k/n, the paired difference with a 95% interval, McNemar p, a verdict and blockers.
+
+    Beside the report rather than after it, so a failing baseline check does not hide the
+    comparison that explains it."""
+    cs = case_sets.open(context.partition_key)
+    new = build_report(harness_run, eval_metrics, run_id=report_run_id(context, harness_run))
+    base = comparison_base(context, config, cs)
+    comparison = None
+    reason = "nothing to compare with: the set has no baseline and no earlier report"
+    if base is not None:
+        try:
+            comparison = compare_reports(
+                load_report(base[1]), new, resamples=config.resamples, seed=config.seed
+            )
+        except EvalError as err:
+            reason = str(err)
+    if comparison is None:
+        return dg.MaterializeResult(
+            metadata={"compared": False, "reason": reason},
+            check_results=[
+                dg.AssetCheckResult(
+                    check_name=COMPARISON_CHECK, passed=True, metadata={"compared": False, "reason": reason}
+                )
+            ],
+        )
+    assert base is not None
+    verdict: dict[str, dg.RawMetadataValue] = {
+        "compared": True,
+        "against": base[0],
+        "base_run_id": comparison.base.run_id,
+        "new_run_id": comparison.new.run_id,
+        "verdict": comparison.verdict,
+        "blockers": dg.MetadataValue.json([b.to_json_dict() for b in comparison.blockers]),
+    }
+    return dg.MaterializeResult(
+        metadata={
+            **verdict,
+            "shared_cases": comparison.shared,
+            "changed_cases": dg.MetadataValue.json([c.id for c in comparison.changed][:100]),
+            "rates": rates_table(comparison),
+            "comparison": dg.MetadataValue.md(comparison_markdown(comparison)),
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=COMPARISON_CHECK,
+                passed=not comparison.failed,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata=verdict,
+            )
         ],
     )

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, diff_reports
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, accept_command, diff_reports
+from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
 from graft_eval_pipeline.evalset.report.files import (
     REPORT_FILE,
     load_any_report,
@@ -100,13 +101,19 @@ class CheckedRun:
     report: EvalReport
     diff: BaselineDiff | None
     markdown: str
+    comparison: Comparison | None = None  # live runs: the paired comparison with the baseline
+    accept: str | None = None  # the command that makes these results the baseline
 
     @property
     def failed(self) -> bool:
         return check_failed(self.report.thresholds)
 
+    @property
+    def baseline_failed(self) -> bool:
+        return any(t.name.startswith("matchBaseline") and not t.passed for t in self.report.thresholds)
+
     def summary(self) -> str:
-        return summary_text(self.report, self.diff, self.report.thresholds)
+        return summary_text(self.report, self.diff, self.report.thresholds, self.accept, self.comparison)
 
 
 def check_run(
@@ -115,10 +122,20 @@ def check_run(
     thresholds: dict[str, ThresholdBlock],
     strict: bool,
 ) -> CheckedRun:
-    """Diff against the baseline, check the thresholds, render report.md (CLI and main job)."""
+    """Diff against the baseline, check the thresholds, render report.md (CLI and main job).
+
+    A live run is also compared with the baseline case by case: its answers vary from run to run,
+    so its baseline gate is the comparison's verdict rather than equality.
+    """
     diff = diff_reports(baseline, report) if baseline is not None else None
-    checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict))
-    return CheckedRun(checked, diff, render_markdown(checked, diff))
+    comparison = None
+    if isinstance(baseline, EvalReport) and report.llm == "live":  # version-1 rows are not CaseRows
+        try:
+            comparison = compare_reports(baseline, report)
+        except EvalError:  # no case in common: the gate falls back to equality, which fails
+            comparison = None
+    checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict, comparison))
+    return CheckedRun(checked, diff, render_markdown(checked, diff, comparison=comparison), comparison)
 
 
 @dataclass(frozen=True)
@@ -148,6 +165,10 @@ def publish_run(
     baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
     previous = load_any_report(baseline_path) if baseline_path.is_file() else None
     checked = check_run(report, previous, thresholds, strict)
+    if checked.diff is None or not checked.diff.equal:
+        accept = accept_command(cs.dir, baseline_path, live=report.llm == "live")
+        markdown = render_markdown(checked.report, checked.diff, accept, checked.comparison)
+        checked = replace(checked, accept=accept, markdown=markdown)
     out_dir = out or default_out_dir(cs.dir, checked.report)
     html = set_html(cs, checked.report, checked.diff, results)
     write_run_outputs(out_dir, checked.report, checked.markdown, html)
@@ -162,4 +183,9 @@ def latest_report_summary(cs: CaseSet) -> str:
     report = load_report(reports[-1])
     baseline_path = default_baseline_path(cs.dir, cs.meta)
     diff = diff_reports(load_any_report(baseline_path), report) if baseline_path.is_file() else None
-    return summary_text(report, diff, report.thresholds) + f"report: {reports[-1]}\n"
+    accept = (
+        None
+        if diff is not None and diff.equal
+        else accept_command(cs.dir, baseline_path, report.llm == "live")
+    )
+    return summary_text(report, diff, report.thresholds, accept) + f"report: {reports[-1]}\n"

@@ -7,11 +7,15 @@ Every rate is shown with its evidence, `k/n value [95% interval]` and, for under
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from graft_eval_pipeline.card.models import RISK_CLASSES
-from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, flatten
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, Part, flatten
+from graft_eval_pipeline.evalset.report.calibration import calibrate, calibration_markdown
 from graft_eval_pipeline.evalset.report.case_kinds import markdown_cases_section
+from graft_eval_pipeline.evalset.report.compare import Comparison
+from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, verdict_line
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, threshold_verdict
 from graft_eval_pipeline.evalset.scoring import (
     EvalReport,
@@ -75,18 +79,54 @@ def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
     return lines
 
 
+def _part_count(diff: BaselineDiff, part: Part) -> str:
+    cases = len(diff.changed_case_ids(part))
+    fields = sum(c.part == part for c in diff.changes)
+    return f"{cases} case(s), {fields} report field(s)"
+
+
 def _baseline_line(diff: BaselineDiff | None) -> str:
+    """matches, or what differs by part: decisions (the gate), usage and context (reported)."""
     if diff is None:
         return "no baseline"
     if not diff.comparable:
         return "not comparable: " + "; ".join(diff.not_comparable)
     if diff.equal:
         return "matches"
-    return f"differs: {len(diff.case_changes)} case field(s), {len(diff.changes)} other field(s)"
+    decisions = diff.part("decisions")
+    parts = [f"decisions differ ({_part_count(diff, 'decisions')})" if decisions else "decisions match"]
+    if diff.part("usage"):
+        parts.append(f"usage differs ({_part_count(diff, 'usage')})")
+    context = sorted({c.field.split(".")[0] for c in diff.part("context")})
+    if context:
+        parts.append("context differs: " + ", ".join(context))
+    return "; ".join(parts)
 
 
 def render_change(change: Change) -> str:
     return f"{change.where}: {change.field} {render_value(change.baseline)} → {render_value(change.current)}"
+
+
+USAGE_TOTALS = (
+    ("input tokens", "usage.inputTokens"),
+    ("output tokens", "usage.outputTokens"),
+    ("cache read tokens", "usage.cacheReadTokens"),
+    ("cache write tokens", "usage.cacheWriteTokens"),
+    ("calls", "usage.calls"),
+    ("cost USD", "costUsd"),
+)
+
+
+def usage_change_line(report: EvalReport, diff: BaselineDiff) -> str:
+    """The usage totals that moved, baseline → current, and in how many cases."""
+    current = flatten(report.metrics.to_json_dict())
+    moved = [
+        f"{name} {render_value(diff.baseline_metrics.get(key))} → {render_value(current.get(key))}"
+        for name, key in USAGE_TOTALS
+        if diff.baseline_metrics.get(key) != current.get(key)
+    ]
+    cases = len(diff.changed_case_ids("usage"))
+    return f"usage: {', '.join(moved) or 'totals unchanged'} (in {cases} case(s))"
 
 
 SCRIPTED_NOTE = (
@@ -279,9 +319,15 @@ def _threshold_evidence(t: ThresholdResult) -> str:
     return "; ".join(parts)
 
 
-def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
+def render_markdown(
+    report: EvalReport,
+    diff: BaselineDiff | None,
+    accept: str | None = None,
+    comparison: Comparison | None = None,
+) -> str:
     """report.md: header, metric table with evidence, label quality, population estimates,
-    confusion matrices, per-tag UC, thresholds, changes, and the cases to look at."""
+    confusion matrices, per-tag UC, thresholds, the verifier calibration, changes (with the
+    command that accepts them), the comparison of a live run, and the cases to look at."""
     s, r = report.set, report.run
     git = report.git
     lines = [
@@ -358,19 +404,53 @@ def render_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
         )
     else:
         lines.append("No thresholds for this set kind.")
+    lines += [
+        "",
+        "## Verifier calibration against gold",
+        "",
+        calibration_markdown(calibrate(report.cases)).rstrip("\n"),
+    ]
     lines += ["", "## Changed cases", ""]
+    decisions = [c for c in diff.case_changes if c.part == "decisions"] if diff else []
     if diff is None:
         lines.append("No baseline.")
-    elif diff.case_changes:
-        lines += [f"- {render_change(c)}" for c in diff.case_changes]
+    elif decisions:
+        lines += [f"- {render_change(c)}" for c in decisions]
     else:
         lines.append("None.")
-    other = [c for c in (diff.changes if diff else []) if not c.field.startswith("metrics.")]
+    if diff is not None and diff.part("usage"):
+        lines += ["", "## Usage changes", "", usage_change_line(report, diff)]
+    other = diff.part("context") if diff else []
     if other:
         lines += ["", "## Other changes", ""]
         lines += [f"- {c.field}: {render_value(c.baseline)} → {render_value(c.current)}" for c in other]
+    if comparison is not None:
+        lines += ["", "## Comparison with the baseline", "", comparison_markdown(comparison).rstrip("\n")]
+    if accept is not None:
+        lines += ["", "## Accepting the change", "", "When the change is intended, review it and run:", ""]
+        lines += ["```", accept, "```"]
     lines += markdown_cases_section(report, diff)
     return "\n".join(lines) + "\n"
+
+
+def _baseline_details(report: EvalReport, diff: BaselineDiff) -> list[str]:
+    """The decision changes (at most MAX_SUMMARY_CHANGES), the usage totals, the context."""
+    decisions = diff.part("decisions")
+    shown = decisions[:MAX_SUMMARY_CHANGES]
+    lines = [
+        f"  {render_change(c)}"
+        if c.where != "report"
+        else f"  {c.field}: {render_value(c.baseline)} → {render_value(c.current)}"
+        for c in shown
+    ]
+    if len(decisions) > len(shown):
+        lines.append(f"  … and {len(decisions) - len(shown)} more (see report.md)")
+    if diff.part("usage"):
+        lines.append(f"  {usage_change_line(report, diff)}; not blocking unless thresholds.json says so")
+    lines += [
+        f"  {c.field}: {render_value(c.baseline)} → {render_value(c.current)}" for c in diff.part("context")
+    ]
+    return lines
 
 
 def _summary_metric(report: EvalReport, name: str, stat: RateStat | int | float | None) -> str:
@@ -390,9 +470,15 @@ def secret_skips(report: EvalReport) -> list[str]:
     return [row.id for row in report.cases if row.skipped == "secret_detected"]
 
 
-def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[ThresholdResult]) -> str:
+def summary_text(
+    report: EvalReport,
+    diff: BaselineDiff | None,
+    results: list[ThresholdResult],
+    accept: str | None = None,
+    comparison: Comparison | None = None,
+) -> str:
     """One screen for the CLI and the main job: headline metrics with their evidence, label
-    quality, population, baseline, thresholds."""
+    quality, population, baseline, thresholds, and the command that accepts a change."""
     s = report.set
     stats = metric_stats(report.metrics)
     lines = [
@@ -442,15 +528,14 @@ def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[Th
     lines.append(f"baseline: {_baseline_line(diff)}")
     if diff is not None:
         lines += [f"  warning: {w}" for w in diff.warnings]
-        shown = [*diff.case_changes, *diff.changes][:MAX_SUMMARY_CHANGES]
-        lines += [
-            f"  {render_change(c) if c in diff.case_changes else c.field}"
-            + ("" if c in diff.case_changes else f": {render_value(c.baseline)} → {render_value(c.current)}")
-            for c in shown
-        ]
-        hidden = len(diff.case_changes) + len(diff.changes) - len(shown)
-        if hidden > 0:
-            lines.append(f"  … and {hidden} more (see report.md)")
+        if diff.comparable:
+            lines += _baseline_details(report, diff)
+    if comparison is not None:
+        lines.append(f"compared with the baseline case by case: {verdict_line(comparison)}")
+        lines += [f"  {r.name}: {r.verdict}" for r in comparison.rates if r.verdict != "no clear difference"]
+        lines += [f"  blocker {b.id}: {b.detail}" for b in comparison.blockers]
+    if accept is not None:
+        lines.append(f"to accept these results as the baseline: {accept}")
     if results:
         failed = [t for t in results if not t.passed]
         verdict = "PASS" if not failed else "FAIL (provisional)" if not check_failed(results) else "FAIL"
@@ -463,3 +548,40 @@ def summary_text(report: EvalReport, diff: BaselineDiff | None, results: list[Th
             if not t.passed or t.na
         ]
     return "\n".join(lines) + "\n"
+
+
+MAX_CHANGES_IN_CHECK = 50
+
+
+@dataclass(frozen=True)
+class BaselineCheckDetails:
+    """What the Dagster baseline checks show (ids, fields and totals only)."""
+
+    verdict: str
+    compared: bool
+    decisions_equal: bool
+    usage_equal: bool
+    changed_cases: list[str]
+    decision_changes: list[str]  # at most MAX_CHANGES_IN_CHECK, then "… and n more"
+    usage: str
+    accept_command: str | None
+
+
+def baseline_check_details(
+    report: EvalReport, diff: BaselineDiff | None, accept: str | None
+) -> BaselineCheckDetails:
+    """The verdict by part, the changed decisions, the usage totals and the accepting command."""
+    decisions = diff.part("decisions") if diff is not None and diff.comparable else []
+    shown = [render_change(c) if c.where != "report" else c.field for c in decisions[:MAX_CHANGES_IN_CHECK]]
+    if len(decisions) > len(shown):
+        shown.append(f"… and {len(decisions) - len(shown)} more (report.md)")
+    return BaselineCheckDetails(
+        verdict=_baseline_line(diff),
+        compared=diff is not None,
+        decisions_equal=diff is not None and diff.decisions_equal,
+        usage_equal=diff is not None and diff.usage_equal,
+        changed_cases=diff.changed_case_ids("decisions") if diff is not None else [],
+        decision_changes=shown,
+        usage=usage_change_line(report, diff) if diff is not None and diff.part("usage") else "unchanged",
+        accept_command=accept,
+    )

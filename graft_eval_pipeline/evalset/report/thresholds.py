@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
+from graft_eval_pipeline.evalset.report.compare import Comparison
 from graft_eval_pipeline.evalset.scoring import (
     EvalReport,
     Metrics,
@@ -118,9 +119,10 @@ class ThresholdBlock:
     """One set kind's block of eval/thresholds.json."""
 
     limits: dict[str, Limit]
-    match_baseline: bool = False
+    match_baseline: bool = False  # decisions equal to the baseline (live: no regression, no blocker)
     regression: dict[str, float] = field(default_factory=dict)
     provisional: bool = False
+    match_usage: bool = False  # tokens, calls and cost equal to the baseline too
 
 
 def _parse_regression(kind: str, spec: dict[str, Any], known: set[str]) -> dict[str, float]:
@@ -178,10 +180,12 @@ def parse_thresholds(data: dict[str, Any]) -> dict[str, ThresholdBlock]:
             raise EvalError(f"thresholds: unknown set kind {kind!r}; use 'synthetic' or 'pilot'")
         limits: dict[str, Limit] = {}
         regression: dict[str, float] = {}
-        match_baseline = provisional = False
+        match_baseline = provisional = match_usage = False
         for name, spec in body.items():
             if name == "matchBaseline" and isinstance(spec, bool):
                 match_baseline = spec
+            elif name == "matchBaselineUsage" and isinstance(spec, bool):
+                match_usage = spec
             elif name == "provisional" and isinstance(spec, bool):
                 provisional = spec
             elif name == "regressionVsBaseline" and isinstance(spec, dict):
@@ -190,7 +194,7 @@ def parse_thresholds(data: dict[str, Any]) -> dict[str, ThresholdBlock]:
                 limits[name] = _parse_limit(kind, name, spec)
             else:
                 raise EvalError(f"thresholds.{kind}: bad entry {name!r}; {LIMIT_HELP}")
-        blocks[kind] = ThresholdBlock(limits, match_baseline, regression, provisional)
+        blocks[kind] = ThresholdBlock(limits, match_baseline, regression, provisional, match_usage)
     return blocks
 
 
@@ -284,11 +288,14 @@ def check_thresholds(
     thresholds: dict[str, ThresholdBlock],
     diff: BaselineDiff | None,
     strict: bool,
+    comparison: Comparison | None = None,
 ) -> list[ThresholdResult]:
     """6.5: limits, regression against the baseline and the baseline match for the set's kind.
 
     In a provisional block failures are marked provisional (not fatal) unless `strict`; so is
-    insufficient evidence, in any block.
+    insufficient evidence, in any block. The baseline match asks for equal decisions; a live run
+    (whose answers vary from run to run) asks instead that the paired `comparison` with the
+    baseline finds no regression and no blocker.
     """
     block = thresholds.get(report.set.kind)
     if block is None:
@@ -326,12 +333,23 @@ def check_thresholds(
             )
         )
     if block.match_baseline:
+        if report.llm == "live" and comparison is not None:
+            matched, limit_text = not comparison.failed, "no regression or blocker vs baseline"
+        else:
+            matched, limit_text = diff is not None and diff.decisions_equal, "decisions equal to baseline"
         results.append(
             ThresholdResult(
-                name="matchBaseline",
-                value=diff is not None and diff.equal,
-                limit="equal to baseline",
-                passed=diff is not None and diff.equal,
+                name="matchBaseline", value=matched, limit=limit_text, passed=matched, provisional=provisional
+            )
+        )
+    if block.match_usage:
+        matched = diff is not None and diff.usage_equal
+        results.append(
+            ThresholdResult(
+                name="matchBaselineUsage",
+                value=matched,
+                limit="usage equal to baseline",
+                passed=matched,
                 provisional=provisional,
             )
         )

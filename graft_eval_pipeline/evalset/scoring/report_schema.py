@@ -94,6 +94,11 @@ class CaseRow(CamelModel):
     cached: bool
     skipped: SkipReason | None
     stratum: CaseStratum | None = None
+    # The verifier's own class and the writer's (first pass or escalated), for the verifier
+    # calibration; null where that model did not answer, and in reports made before they existed.
+    writer: RiskClass | None = None
+    verifier: RiskClass | None = None
+    verifier_cost_usd: float | None = None  # the verifier's calls alone; null when unpriced
 
 
 class SetSummary(CamelModel):

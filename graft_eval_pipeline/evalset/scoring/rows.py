@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from graft_eval_pipeline.card.floor import FloorResult
-from graft_eval_pipeline.card.models import CamelModel, max_risk
+from graft_eval_pipeline.card.models import CamelModel, LlmPurpose, max_risk
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.scoring.metrics import flag_outcome, oos_counts
 from graft_eval_pipeline.evalset.scoring.pricing import cost
@@ -57,9 +57,10 @@ class HarnessRun(CamelModel):
     results: dict[str, CardResult]
 
 
-def case_cost(result: CardResult) -> float | None:
-    """Each call priced at its own model's rates; None when a model has no price."""
-    costs = [cost(call.model, call.usage) for call in result.calls]
+def case_cost(result: CardResult, purpose: LlmPurpose | None = None) -> float | None:
+    """Each call (of `purpose`, or all) priced at its own model's rates; None when a model has no
+    price."""
+    costs = [cost(call.model, call.usage) for call in result.calls if purpose in (None, call.purpose)]
     if any(c is None for c in costs):
         return None
     return round(sum(c for c in costs if c is not None), ROW_COST_DECIMALS)
@@ -123,6 +124,9 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
         cached=cached,
         skipped=None,
         stratum=case_stratum(case),
+        writer=max_risk(risk.writer, risk.first_pass),
+        verifier=risk.verifier,
+        verifier_cost_usd=case_cost(result, "verifier"),
     )
 
 
