@@ -14,7 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -58,6 +58,9 @@ from graft_eval_pipeline.github.rate_limit import (
     DEFAULT_MAX_WAIT_S,
     DEFAULT_MIN_REMAINING,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -482,6 +485,19 @@ LLM_FACTORY: Callable[[EvalEnv], LlmClient] = _anthropic_llm
 """Builds the live client from the environment, only under --live; tests replace it."""
 
 
+def _stderr_terminal() -> Console | None:
+    """A rich console on stderr when it is a terminal (the run's progress bar), else None."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+
+    return Console(file=sys.stderr)
+
+
+TERMINAL_CONSOLE: Callable[[], Console | None] = _stderr_terminal
+"""The console a run draws its progress bar on (None: summary lines instead); tests replace it."""
+
+
 def _confirm_on_tty(yes: bool) -> Callable[[Estimate], Awaitable[bool]]:
     """--yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
 
@@ -514,6 +530,7 @@ def _run_and_report(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
     allow_secrets: bool = False,
+    quiet: bool = False,
 ) -> None:
     from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
@@ -523,7 +540,13 @@ def _run_and_report(
         publish_run,
         save_baseline,
     )
-    from graft_eval_pipeline.evalset.run import RunOptions, case_filter_for, require_live_env
+    from graft_eval_pipeline.evalset.run import (
+        ProgressEvery,
+        RunOptions,
+        TerminalBar,
+        case_filter_for,
+        require_live_env,
+    )
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
     env = _eval_env()
@@ -537,6 +560,12 @@ def _run_and_report(
     if out is not None:
         check_output_target(out, "--out")
     thresholds = load_thresholds(THRESHOLDS_FILE)
+
+    def to_stderr(line: str) -> None:
+        click.echo(line, err=True)
+
+    console = None if quiet else TERMINAL_CONSOLE()
+    bar = TerminalBar(console) if console is not None else None
     options = RunOptions(
         set=cs,
         mode="live" if live else "fake",
@@ -550,9 +579,17 @@ def _run_and_report(
         allow_secrets=allow_secrets,
         case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
         confirm=_confirm_on_tty(yes) if live else None,
-        progress=lambda line: click.echo(line, err=True),
+        # a bar on a terminal, else a summary every tenth of the run; --quiet keeps the estimate only
+        progress=None if quiet else to_stderr,
+        progress_every=ProgressEvery(),
+        progress_bar=bar,
+        on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
     )
-    evaluation = evaluate(options)
+    try:
+        evaluation = evaluate(options)
+    finally:
+        if bar is not None:
+            bar.finish()  # also when the run stops early: the terminal gets its cursor back
     published = publish_run(
         cs,
         evaluation.report,
@@ -584,6 +621,13 @@ RUN_OUTPUT_OPTIONS = [
     click.option("--out", type=click.Path(path_type=Path), default=None, help="Default <set>/runs/<runId>/."),
     click.option(
         "--concurrency", type=click.IntRange(min=1), default=None, help="Cases in flight (4 live, 8 fake)."
+    ),
+    click.option(
+        "--quiet",
+        "-q",
+        is_flag=True,
+        help="No progress on stderr (default: a bar on a terminal, else a summary line every tenth "
+        "of the run); the live estimate and errors still print.",
     ),
 ]
 
