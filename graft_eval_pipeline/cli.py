@@ -26,7 +26,7 @@ from graft_eval_pipeline.evalset.export import (
     DEFAULT_SAMPLE,
     DEFAULT_SEED,
 )
-from graft_eval_pipeline.evalset.report import CASE_KINDS, CaseKind, CaseLine
+from graft_eval_pipeline.evalset.report import CASE_KINDS, DEFAULT_LAST, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.sets import (
     PURGE_LOG,
@@ -366,6 +366,34 @@ def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | 
     click.echo(path.resolve().as_uri())
     if open_browser if open_browser is not None else sys.stdout.isatty():
         webbrowser.open(path.resolve().as_uri())
+
+
+@cli.command()
+@SET_OPTION
+@click.option(
+    "--last",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LAST,
+    show_default=True,
+    help="How many of the latest runs to list.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print every headline rate of each run as JSON.")
+@STRICT_OPTION
+def history(set_dir: Path, last: int, as_json: bool, strict: bool) -> None:
+    """How the headline rates moved over the set's last runs: run id, mode, k/n and value of each
+    rate (under-classification with its upper bound), the report's verdict. Ids and numbers only."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import read_history
+
+    cs = _open_case_set(set_dir, strict)
+    found = read_history(cs, last)
+    if not found.total:
+        click.echo(f"set {cs.set_id} has no run yet: `graft-eval run --set {set_dir}` makes one", err=True)
+    if as_json:
+        click.echo(json.dumps(found.to_json_dict(), indent=2))
+    elif found.total:
+        click.echo(found.render(), nl=False)
 
 
 # --- labeling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------

@@ -9,6 +9,8 @@ from graft_eval_pipeline.evalset.report.brief import brief_markdown
 from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.report.files import HTML_FILE, MARKDOWN_FILE, PARQUET_FILE, REPORT_FILE
 from graft_eval_pipeline.evalset.report.headline import headline_metadata
+from graft_eval_pipeline.evalset.report.history import DEFAULT_LAST
+from graft_eval_pipeline.evalset.report.history_table import read_history
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
 from graft_eval_pipeline.evalset.report.publish import (
     PublishedRun,
@@ -27,6 +29,7 @@ from graft_eval_pipeline.evalset.report.views import open_run
 
 __all__ = [
     "CASE_KINDS",
+    "DEFAULT_LAST",
     "HTML_FILE",
     "KIND_TITLES",
     "MARKDOWN_FILE",
@@ -46,6 +49,7 @@ __all__ = [
     "load_thresholds",
     "open_run",
     "publish_run",
+    "read_history",
     "render_change",
     "render_schemas",
     "run_dirs",
