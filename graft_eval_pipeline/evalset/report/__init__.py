@@ -9,8 +9,7 @@ from graft_eval_pipeline.evalset.report.brief import brief_markdown
 from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.report.files import HTML_FILE, MARKDOWN_FILE, PARQUET_FILE, REPORT_FILE
 from graft_eval_pipeline.evalset.report.headline import headline_metadata
-from graft_eval_pipeline.evalset.report.history import DEFAULT_LAST
-from graft_eval_pipeline.evalset.report.history_table import read_history
+from graft_eval_pipeline.evalset.report.history_table import DEFAULT_LAST, read_history
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
 from graft_eval_pipeline.evalset.report.publish import (
     PublishedRun,

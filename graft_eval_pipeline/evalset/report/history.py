@@ -18,16 +18,6 @@ from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.scoring import EvalReport
 
 MAX_HISTORY = 50
-DEFAULT_LAST = 10  # runs `graft-eval history` lists unless --last says otherwise
-
-# The rates `graft-eval history` prints as columns (JSON holds every headline rate).
-HISTORY_COLUMNS: dict[str, str] = {
-    "underClassificationFinal": "under (final)",
-    "severeUnderClassificationFinal": "severe under (final)",
-    "overClassificationFinal": "over (final)",
-    "exactAccuracyFinal": "exact (final)",
-    "unavailableRate": "unavailable",
-}
 
 
 @dataclass(frozen=True)
@@ -58,7 +48,7 @@ class HistoryPoint:
     case_set_hash: str
     rates: dict[str, float | None]  # headline metric -> value
     evidence: dict[str, RatePoint] = field(default_factory=dict)  # headline metric -> k, n, bounds
-    passed: bool | None = None  # the report's thresholds verdict
+    passed: bool | None = None  # the report's `pass`: every threshold passed (also the baseline match)
 
     def to_json_dict(self) -> dict[str, Any]:
         return {

@@ -11,16 +11,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from graft_eval_pipeline.evalset.report.files import REPORT_FILE
-from graft_eval_pipeline.evalset.report.history import (
-    DEFAULT_LAST,
-    HISTORY_COLUMNS,
-    HistoryPoint,
-    RatePoint,
-    read_point,
-)
+from graft_eval_pipeline.evalset.report.history import HistoryPoint, RatePoint, read_point
 from graft_eval_pipeline.evalset.report.render import fmt_number
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.sets import CaseSet
+
+DEFAULT_LAST = 10  # runs `graft-eval history` lists unless --last says otherwise
+
+# The rates `graft-eval history` prints as columns (JSON holds every headline rate).
+HISTORY_COLUMNS: dict[str, str] = {
+    "underClassificationFinal": "under (final)",
+    "severeUnderClassificationFinal": "severe under (final)",
+    "overClassificationFinal": "over (final)",
+    "exactAccuracyFinal": "exact (final)",
+    "unavailableRate": "unavailable",
+}
 
 
 @dataclass(frozen=True)
