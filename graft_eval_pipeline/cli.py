@@ -14,7 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -26,7 +26,7 @@ from graft_eval_pipeline.evalset.export import (
     DEFAULT_SAMPLE,
     DEFAULT_SEED,
 )
-from graft_eval_pipeline.evalset.report import CASE_KINDS, CaseKind, CaseLine
+from graft_eval_pipeline.evalset.report import CASE_KINDS, DEFAULT_LAST, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.sets import (
     PURGE_LOG,
@@ -58,6 +58,9 @@ from graft_eval_pipeline.github.rate_limit import (
     DEFAULT_MAX_WAIT_S,
     DEFAULT_MIN_REMAINING,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -365,6 +368,34 @@ def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | 
         webbrowser.open(path.resolve().as_uri())
 
 
+@cli.command()
+@SET_OPTION
+@click.option(
+    "--last",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LAST,
+    show_default=True,
+    help="How many of the latest runs to list.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print every headline rate of each run as JSON.")
+@STRICT_OPTION
+def history(set_dir: Path, last: int, as_json: bool, strict: bool) -> None:
+    """How the headline rates moved over the set's last runs: run id, mode, k/n and value of each
+    rate (under-classification with its upper bound), the report's verdict. Ids and numbers only."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import read_history
+
+    cs = _open_case_set(set_dir, strict)
+    found = read_history(cs, last)
+    if not found.total:
+        click.echo(f"set {cs.set_id} has no run yet: `graft-eval run --set {set_dir}` makes one", err=True)
+    if as_json:
+        click.echo(json.dumps(found.to_json_dict(), indent=2))
+    elif found.total:
+        click.echo(found.render(), nl=False)
+
+
 # --- labeling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
 
 HANDLE_OPTION = click.option("--as", "handle", required=True, help="Your labeler handle (never an e-mail).")
@@ -482,6 +513,19 @@ LLM_FACTORY: Callable[[EvalEnv], LlmClient] = _anthropic_llm
 """Builds the live client from the environment, only under --live; tests replace it."""
 
 
+def _stderr_terminal() -> Console | None:
+    """A rich console on stderr when it is a terminal (the run's progress bar), else None."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+
+    return Console(file=sys.stderr)
+
+
+TERMINAL_CONSOLE: Callable[[], Console | None] = _stderr_terminal
+"""The console a run draws its progress bar on (None: summary lines instead); tests replace it."""
+
+
 def _confirm_on_tty(yes: bool) -> Callable[[Estimate], Awaitable[bool]]:
     """--yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
 
@@ -514,6 +558,7 @@ def _run_and_report(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
     allow_secrets: bool = False,
+    quiet: bool = False,
 ) -> None:
     from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
@@ -523,7 +568,13 @@ def _run_and_report(
         publish_run,
         save_baseline,
     )
-    from graft_eval_pipeline.evalset.run import RunOptions, case_filter_for, require_live_env
+    from graft_eval_pipeline.evalset.run import (
+        ProgressEvery,
+        RunOptions,
+        TerminalBar,
+        case_filter_for,
+        require_live_env,
+    )
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
     env = _eval_env()
@@ -537,6 +588,12 @@ def _run_and_report(
     if out is not None:
         check_output_target(out, "--out")
     thresholds = load_thresholds(THRESHOLDS_FILE)
+
+    def to_stderr(line: str) -> None:
+        click.echo(line, err=True)
+
+    console = None if quiet else TERMINAL_CONSOLE()
+    bar = TerminalBar(console) if console is not None else None
     options = RunOptions(
         set=cs,
         mode="live" if live else "fake",
@@ -550,9 +607,17 @@ def _run_and_report(
         allow_secrets=allow_secrets,
         case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
         confirm=_confirm_on_tty(yes) if live else None,
-        progress=lambda line: click.echo(line, err=True),
+        # a bar on a terminal, else a summary every tenth of the run; --quiet keeps the estimate only
+        progress=None if quiet else to_stderr,
+        progress_every=ProgressEvery(),
+        progress_bar=bar,
+        on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
     )
-    evaluation = evaluate(options)
+    try:
+        evaluation = evaluate(options)
+    finally:
+        if bar is not None:
+            bar.finish()  # also when the run stops early: the terminal gets its cursor back
     published = publish_run(
         cs,
         evaluation.report,
@@ -587,6 +652,13 @@ RUN_OUTPUT_OPTIONS = [
     click.option("--out", type=click.Path(path_type=Path), default=None, help="Default <set>/runs/<runId>/."),
     click.option(
         "--concurrency", type=click.IntRange(min=1), default=None, help="Cases in flight (4 live, 8 fake)."
+    ),
+    click.option(
+        "--quiet",
+        "-q",
+        is_flag=True,
+        help="No progress on stderr (default: a bar on a terminal, else a summary line every tenth "
+        "of the run); the live estimate and errors still print.",
     ),
 ]
 

@@ -18,6 +18,7 @@ from graft_eval_pipeline.evalset.report.files import (
     load_report,
 )
 from graft_eval_pipeline.evalset.report.headline import headline_metadata
+from graft_eval_pipeline.evalset.report.history_table import DEFAULT_LAST, read_history
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
 from graft_eval_pipeline.evalset.report.locate import chosen_report, compare_inputs
 from graft_eval_pipeline.evalset.report.paired_stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_RESAMPLES
@@ -40,6 +41,7 @@ from graft_eval_pipeline.evalset.report.views import open_run
 
 __all__ = [
     "CASE_KINDS",
+    "DEFAULT_LAST",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "HTML_FILE",
@@ -72,6 +74,7 @@ __all__ = [
     "new_run_id",
     "open_run",
     "publish_run",
+    "read_history",
     "render_calibration",
     "render_comparison",
     "render_schemas",

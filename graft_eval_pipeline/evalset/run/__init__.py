@@ -14,6 +14,7 @@ from graft_eval_pipeline.evalset.run.options import (
     case_filter_for,
     generate_options,
 )
+from graft_eval_pipeline.evalset.run.progress_bar import TerminalBar
 
 __all__ = [
     "DEFAULT_MAX_COST_USD",
@@ -21,6 +22,7 @@ __all__ = [
     "Estimate",
     "ProgressEvery",
     "RunOptions",
+    "TerminalBar",
     "anthropic_llm",
     "cached_result",
     "case_filter_for",

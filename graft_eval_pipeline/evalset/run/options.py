@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.card.options import GenerateOptions, Models
@@ -29,11 +29,26 @@ CODE_DIR = Path(__file__).resolve().parent
 class ProgressEvery:
     """Summarise progress instead of a line per case: a summary every `cases` cases (default: a
     tenth of the run) or `seconds` seconds, whichever comes first, and the first `max_failures`
-    failed cases one by one. Dagster uses it: each log line there is an event in its database."""
+    failed or skipped cases one by one. Dagster uses it (each log line there is an event in its
+    database), and so does the CLI when stderr is not a terminal."""
 
     cases: int | None = None
     seconds: float = 10.0
     max_failures: int = 20
+
+
+class ProgressBar(Protocol):
+    """A live view of a run's progress (the CLI's bar on a terminal): told the total, then each
+    finished case's count and status counts, and the lines worth keeping (failed and skipped
+    cases: ids and classes only). `finish` ends the view; it may be called more than once."""
+
+    def start(self, total: int) -> None: ...
+
+    def advance(self, done: int, counts: str) -> None: ...
+
+    def note(self, line: str) -> None: ...
+
+    def finish(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -41,7 +56,9 @@ class RunOptions:
     """Everything a run needs; clocks, the live client and the confirmation are injected.
 
     `progress` receives the live estimate and then one line per case holding its id and
-    classes only, or with `progress_every` summary lines and the failed cases.
+    classes only, or with `progress_every` summary lines and the failed or skipped cases.
+    `progress_bar` (a terminal) shows the cases instead of `progress`, with the same
+    failed or skipped case lines above it.
     `on_estimate` sees the live estimate before the confirmation and before any call (Dagster
     records it as metadata). `on_cases` sees every case of the set once loaded, before the
     selection (the evaluation measures labeler agreement on them without reading the set twice).
@@ -68,6 +85,7 @@ class RunOptions:
     now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
     progress: Callable[[str], None] | None = None
     progress_every: ProgressEvery | None = None
+    progress_bar: ProgressBar | None = None
     git: Callable[[], GitInfo] = field(default=lambda: git_info(CODE_DIR))
 
     @property
