@@ -117,11 +117,30 @@ def normalize_text(text: str) -> str:
 
 
 def _could_inject(text: str) -> bool:
-    """False when no phrase can match: plain ASCII without any keyword (the common case)."""
-    if not text.isascii():
-        return True
-    low = text.lower()
-    return "instruction" in low or "review" in low or "classif" in low
+    """False when no phrase can match: the text holds none of the keywords every branch needs.
+
+    ASCII text (the common case) is lower-cased and searched. Other text is searched in its
+    letters-only view (`_ascii_view`), which holds every keyword `normalize_text` could make; so
+    a non-ASCII diff without a keyword skips the normalisation and the regex as ASCII does.
+    """
+    if text.isascii():
+        low = text.lower()
+        return "instruction" in low or "review" in low or "classif" in low
+    view = _ascii_view(text)
+    return b"instruction" in view or b"review" in view or b"classif" in view
+
+
+def _ascii_view(text: str) -> bytes:
+    """NFKD, then every non-ASCII character dropped, lower-cased (C speed, no per-character work).
+
+    A keyword that `normalize_text(text)` holds is in this view too. Its letters are ASCII letters
+    of NFKC(text) with only Cf characters between them; NFKC composes only into non-ASCII
+    characters, so each of those letters is in NFKD(text) too, with nothing between them but
+    non-ASCII characters, which the view drops. Lower-casing maps no non-ASCII character of an
+    NFKD text to ASCII (only U+0130 and U+212A would, and NFKD decomposes both). The view may
+    hold more (accents split off, other scripts dropped): then the exact path decides.
+    """
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").lower()
 
 
 def addresses_ai_reviewer(text: str) -> bool:

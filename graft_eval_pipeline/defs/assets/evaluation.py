@@ -45,7 +45,13 @@ from graft_eval_pipeline.evalset.scoring import (
     ThresholdResult,
     compute_metrics,
 )
-from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE, EvalEnv, case_set_hash, label_counts, read_cases
+from graft_eval_pipeline.evalset.sets import (
+    CARD_RESULTS_FILE,
+    THRESHOLDS_FILE,
+    CaseTally,
+    EvalEnv,
+    iter_cases,
+)
 
 THRESHOLDS_CHECK = "thresholds"
 BASELINE_CHECK = "baseline_match"
@@ -55,14 +61,17 @@ BASELINE_CHECK = "baseline_match"
     partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[label_import, exported_cases]
 )
 def loaded_case_set(context: dg.AssetExecutionContext, case_sets: CaseSetsResource) -> dg.MaterializeResult:
-    """Every case parsed, validated (and decrypted); a malformed case fails naming its file."""
+    """Every case parsed, validated (and decrypted), one at a time; a malformed case fails naming
+    its file. Only the counts and the set hash are kept."""
     cs = case_sets.open(context.partition_key)
-    cases = read_cases(cs)
+    tally = CaseTally()
+    for case in iter_cases(cs):
+        tally.add(case)
     return dg.MaterializeResult(
         metadata={
             "kind": cs.meta.kind,
-            **label_counts(cases)._asdict(),
-            "case_set_hash": case_set_hash(cases),
+            **tally.counts()._asdict(),
+            "case_set_hash": tally.case_set_hash(),
         }
     )
 
@@ -122,7 +131,8 @@ def estimate_metadata(estimate: Estimate) -> dict[str, int | float]:
 def harness_run(
     context: dg.AssetExecutionContext, config: HarnessConfig, case_sets: CaseSetsResource
 ) -> dg.Output[HarnessRun]:
-    """The card engine over every selected case; card results are stored sealed in pilot sets."""
+    """The card engine over every selected case, streamed; each card result is written to the
+    set's assets/harness_run.card-results.jsonl as its case ends (sealed in a pilot set)."""
     cs = case_sets.open(context.partition_key)
     env = case_sets.env()
     live = config.mode == "live"
@@ -141,6 +151,7 @@ def harness_run(
         confirm=confirmed_by_config if live else None,
         on_estimate=estimates.append,
         progress=context.log.info,
+        card_results=CARD_RESULTS_FILE,
     )
     harness = run_harness(options)
     statuses = [r.status for r in harness.rows]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,15 +24,8 @@ from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line
-from graft_eval_pipeline.evalset.run.pool import run_pool
-from graft_eval_pipeline.evalset.scoring import (
-    CaseRow,
-    build_row,
-    case_cost,
-    price_for,
-    skipped_row,
-    upper_bound_estimate,
-)
+from graft_eval_pipeline.evalset.run.pool import collector_paused, stream_pool
+from graft_eval_pipeline.evalset.scoring import case_cost, price_for, upper_bound_estimate
 from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalError
 
 if TYPE_CHECKING:
@@ -81,13 +74,13 @@ def anthropic_llm(
 
 @dataclass(frozen=True, slots=True)
 class CasePlan:
-    """What a live run knows about a case before any call: cache key, cached entry, estimate."""
+    """What a live run knows about a case before any call: cache key, whether it is cached, the
+    estimate. It holds neither the case nor a cached card (the run reads both again)."""
 
-    case: EvalCase
     options: GenerateOptions
     floor: FloorResult
     key: str
-    cached: CacheEntry | None
+    cached: bool
     estimate_usd: float
     estimate_tokens: int
 
@@ -108,11 +101,10 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
             raise EvalError(f"no price for model {opts.models.strong}")
         usd = bound
     return CasePlan(
-        case=case,
         options=opts,
         floor=prepared.floor,
         key=key,
-        cached=read_entry(options.set, key) if options.use_cache else None,
+        cached=options.use_cache and read_entry(options.set, key) is not None,
         estimate_usd=usd,
         estimate_tokens=tokens,
     )
@@ -120,7 +112,7 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
 
 def estimate_of(plans: Sequence[CasePlan]) -> Estimate:
     """8.12 summed over the cases that are not cached."""
-    to_call = [p for p in plans if p.cached is None]
+    to_call = [p for p in plans if not p.cached]
     return Estimate(
         cases_to_call=len(to_call),
         cases_cached=len(plans) - len(to_call),
@@ -138,10 +130,12 @@ async def close_client(client: LlmClient) -> None:
 
 @dataclass(frozen=True, slots=True)
 class LiveOutcome:
-    """One case of a live run: a result (fresh or cached), or None when the budget skipped it."""
+    """One case of a live run: a result (fresh or cached), or None when the budget skipped it
+    (its row then shows the floor alone)."""
 
     result: CardResult | None
     cached: bool
+    floor: FloorResult
 
 
 async def confirm_estimate(
@@ -164,24 +158,40 @@ async def confirm_estimate(
         raise EvalAbort("declined", "declined at the cost confirmation: no model was called")
 
 
-async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[CaseRow], dict[str, CardResult]]:
-    """E19-E21: plan, estimate, confirm, then run under the caps and write the cache."""
+async def run_live(
+    options: RunOptions,
+    cases: Callable[[], Iterable[EvalCase]],
+    on_done: Callable[[int, EvalCase, LiveOutcome], None],
+) -> None:
+    """E19-E21: plan, estimate, confirm, then run under the caps and write the cache.
+
+    `cases` reads the selected cases afresh each time it is called: once to plan every case
+    (a bad case aborts before any call), once to run them, each handed to `on_done` as it ends.
+    """
     if options.llm_factory is None or options.confirm is None:
         raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
     require_prices([options.models.fast, options.models.strong])
     fingerprint = prompt_fingerprint()
-    plans = {case.id: plan_case(case, options, fingerprint) for case in cases}
+    with collector_paused():
+        plans = {case.id: plan_case(case, options, fingerprint) for case in cases()}
     await confirm_estimate(options, estimate_of(list(plans.values())), options.confirm)
     llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
     budget = Budget(options.max_cost_usd, options.max_tokens)
 
+    def plan_of(case: EvalCase) -> CasePlan:
+        plan = plans.get(case.id)
+        if plan is None:
+            raise EvalError(f"case {case.id} was added to set {options.set.set_id} during the run: run again")
+        return plan
+
     async def run_one(case: EvalCase) -> LiveOutcome:
-        plan = plans[case.id]
-        if plan.cached is not None:
-            return LiveOutcome(result=plan.cached.result, cached=True)
+        plan = plan_of(case)
+        entry = read_entry(options.set, plan.key) if plan.cached else None
+        if entry is not None:
+            return LiveOutcome(result=entry.result, cached=True, floor=plan.floor)
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
-            return LiveOutcome(result=None, cached=False)
+            return LiveOutcome(result=None, cached=False, floor=plan.floor)
         result = await generate_card(case.inputs, llm(), plan.options)
         cost = case_cost(result)
         # an answering model without a price (never expected) counts as its whole estimate
@@ -192,28 +202,20 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
             entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
             # sealing and fsync off the event loop: the other cases' calls keep flowing
             await asyncio.to_thread(write_entry, options.set, entry)
-        return LiveOutcome(result=result, cached=False)
+        return LiveOutcome(result=result, cached=False, floor=plan.floor)
 
-    def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
+    def done(index: int, case: EvalCase, outcome: LiveOutcome) -> None:
+        on_done(index, case, outcome)
         if options.progress is None:
             return
         if outcome.result is None:
-            options.progress(f"{case.id} floor {plans[case.id].floor.risk} skipped (budget)")
+            options.progress(f"{case.id} floor {outcome.floor.risk} skipped (budget)")
         else:
             options.progress(progress_line(case.id, outcome.result, cached=outcome.cached))
 
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
-            outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
+            await stream_pool(cases(), run_one, options.effective_concurrency, done)
         finally:
             if llm.cache_info().currsize:
                 await close_client(llm())
-    rows: list[CaseRow] = []
-    results: dict[str, CardResult] = {}
-    for case, outcome in zip(cases, outcomes, strict=True):
-        if outcome.result is None:
-            rows.append(skipped_row(case, plans[case.id].floor))
-        else:
-            rows.append(build_row(case, outcome.result, cached=outcome.cached))
-            results[case.id] = outcome.result
-    return rows, results

@@ -50,16 +50,13 @@ class RunOptions:
     now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
     progress: Callable[[str], None] | None = None
     git: Callable[[], GitInfo] = field(default=lambda: git_info(CODE_DIR))
+    card_results: str | None = None
+    """A path inside the set where each card result is written as its case ends (sealed in a
+    pilot set; the Dagster harness asset keeps them); None keeps none (the CLI's runs)."""
 
     @property
     def effective_concurrency(self) -> int:
         return self.concurrency if self.concurrency is not None else DEFAULT_CONCURRENCY[self.mode]
-
-
-def select_cases(
-    cases: list[EvalCase], case_filter: Callable[[str, list[str]], bool] | None
-) -> list[EvalCase]:
-    return [c for c in cases if case_filter is None or case_filter(c.id, list(c.tags))]
 
 
 def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> GenerateOptions:
