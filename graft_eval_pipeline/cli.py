@@ -50,11 +50,7 @@ from graft_eval_pipeline.evalset.sets import (
     read_case,
     render_case,
 )
-from graft_eval_pipeline.github.rate_limit import (
-    DEFAULT_MAX_REQUESTS,
-    DEFAULT_MAX_WAIT_S,
-    DEFAULT_MIN_REMAINING,
-)
+from graft_eval_pipeline.github.limits import DEFAULT_MAX_REQUESTS, DEFAULT_MAX_WAIT_S, DEFAULT_MIN_REMAINING
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -130,6 +130,10 @@ def _could_inject(text: str) -> bool:
     return b"instruction" in view or b"review" in view or b"classif" in view
 
 
+_ASCII = bytes(range(0x80))
+_NOT_ASCII = bytes(range(0x80, 0x100))
+
+
 def _ascii_view(text: str) -> bytes:
     """NFKD, then every non-ASCII character dropped, lower-cased (C speed, no per-character work).
 
@@ -139,8 +143,18 @@ def _ascii_view(text: str) -> bytes:
     non-ASCII characters, which the view drops. Lower-casing maps no non-ASCII character of an
     NFKD text to ASCII (only U+0130 and U+212A would, and NFKD decomposes both). The view may
     hold more (accents split off, other scripts dropped): then the exact path decides.
+
+    Most non-ASCII text (other scripts, punctuation, spaces) decomposes to no ASCII letter: then
+    NFKD adds no letter to the view, and dropping what it would add (spaces, digits, dots) only
+    joins letters, so the ASCII characters of the text alone are a view that holds as much. Only
+    the non-ASCII characters are normalised to find out.
     """
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").lower()
+    raw = text.encode("utf-8", "surrogatepass")
+    others = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    letters = unicodedata.normalize("NFKD", others).encode("ascii", "ignore")
+    if letters.lower() != letters.upper():  # some character decomposes to an ASCII letter
+        return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").lower()
+    return raw.translate(None, _NOT_ASCII).lower()
 
 
 def addresses_ai_reviewer(text: str) -> bool:

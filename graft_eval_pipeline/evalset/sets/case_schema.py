@@ -365,13 +365,13 @@ def describe_validation_error(err: Exception, where: str) -> str:
     return " ".join(text.split())
 
 
-def parse_case(text: str, where: str) -> EvalCase:
-    """Parse and validate one case document; `where` names the file in the error.
+def parse_case(text: str | bytes, where: str) -> EvalCase:
+    """Parse and validate one case document (text, or its UTF-8 bytes); `where` names the file.
 
     pydantic parses and validates in one pass, about a third faster than json.loads and then
-    validating the objects (loading is a fifth of a fake run). A document it refuses takes the
-    json.loads path, so errors read as before and anything json.loads alone accepts (a lone
-    surrogate escape) still loads.
+    validating the objects (loading is a fifth of a fake run), and faster still from bytes. A
+    document it refuses takes the json.loads path, so errors read as before and anything
+    json.loads alone accepts (a lone surrogate escape) still loads.
     """
     with contextlib.suppress(Exception):  # refused: the json.loads path reports (or accepts) it
         return EvalCase.model_validate_json(text)
@@ -379,6 +379,8 @@ def parse_case(text: str, where: str) -> EvalCase:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise CaseFormatError(f"{where}: not valid JSON (line {err.lineno}, column {err.colno})") from None
+    except UnicodeDecodeError:
+        raise CaseFormatError(f"{where}: not valid UTF-8 text; re-export or rewrite the file") from None
     try:
         return EvalCase.model_validate(data)
     except Exception as err:  # pydantic ValidationError, or a ValueError from a validator
