@@ -275,3 +275,22 @@ def test_the_harness_asset_streams_its_card_results_into_the_set(tmp_path: Path)
     results = dict(read_card_results(open_set(set_dir, None), stored["cardResults"]))
     assert sorted(results) == [row["id"] for row in stored["rows"]] and len(results) == 30
     assert result.output_for_node("eval_metrics").run_cases == 30
+
+
+# --- live mode: plans hold no case, results stream like fake ones -----------------------------
+
+
+def test_a_live_run_streams_its_fresh_and_then_its_cached_results(tmp_path: Path) -> None:
+    from graft_eval_pipeline.evalset.run import harness as live_harness
+    from graft_eval_pipeline_tests.live_fakes import Factory, FakeLive, live_options, live_set
+
+    cs = live_set(tmp_path, 4)
+    first = live_harness.run_harness(live_options(cs, Factory(FakeLive()), card_results=CARD_RESULTS_FILE))
+    fresh = dict(read_card_results(cs, CARD_RESULTS_FILE))
+    assert sorted(fresh) == [r.id for r in first.rows] and not any(r.cached for r in first.rows)
+
+    factory = Factory(FakeLive())
+    second = live_harness.run_harness(live_options(cs, factory, card_results=CARD_RESULTS_FILE))
+    cached = dict(read_card_results(cs, CARD_RESULTS_FILE))
+    assert factory.client.requests == [] and all(r.cached for r in second.rows)
+    assert cached == fresh
