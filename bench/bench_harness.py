@@ -166,6 +166,7 @@ def child_run(set_dir: Path, out_dir: Path) -> None:
 
 
 def timed_run(set_dir: Path) -> dict[str, float]:
+    os.sync()  # the set was just written: flush it first, or the run races the write-back
     with tempfile.TemporaryDirectory() as out:
         done = subprocess.run(
             [sys.executable, __file__, "--child", str(set_dir), str(Path(out) / "run")],
