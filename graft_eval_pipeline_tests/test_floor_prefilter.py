@@ -8,7 +8,6 @@ import hashlib
 import io
 import json
 import random
-import unicodedata
 
 import pytest
 
@@ -137,8 +136,10 @@ def test_non_ascii_disguises_still_fire(text: str) -> None:
 
 def test_prefilter_skips_non_ascii_text_without_any_keyword() -> None:
     assert not floor._could_inject("Привет, мир — café, naïve ① ﬁnal\u200b")
-    assert floor._ascii_view("Привет x\u00a0y") == b" xy"  # only the ASCII characters: no NFKD needed
-    assert floor._ascii_view("rév") == b"rev"  # a letter that decomposes: the whole text is NFKD'd
+    assert floor._ascii_view("Привет x\u00a0y") == b" xy"  # NFKC text: its ASCII characters alone
+    assert floor._ascii_view("rév") == b"rv"  # NFKC text: the é is no ASCII letter after NFKC either
+    assert floor._ascii_view("re\u0301v\u00a0ﬁ") == b"rev fi"  # not NFKC: the NFKD view
+    assert floor._ascii_view("Пр\u2460 x") == b" x"  # not NFKC, no letter from NFKD: ASCII alone
 
 
 def test_patch_scan_equals_the_definition_on_added_lines() -> None:
@@ -221,10 +222,14 @@ def test_parquet_built_by_columns_equals_from_pylist() -> None:
     assert table.equals(expected)
 
 
-def test_ascii_view_is_nfkd_letters_lower_cased() -> None:
-    for text in ["Ａb\u0301C", "x\u200by", "İK", "日本 ok"]:
-        full = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").lower()
+def test_the_view_holds_every_keyword_of_the_normal_form() -> None:
+    for text in [
+        "Ａb\u0301C review",
+        "x\u200by instr\u00aduction",
+        "İnstruction ｒｅｖｉｅｗ",
+        "日本 classify",
+    ]:
+        normal = floor.normalize_text(text)
         view = floor._ascii_view(text)
-        # the view holds every letter run of the full NFKD view (it may join more)
-        for run in full.replace(b" ", b"\n").split():
-            assert run in view
+        for keyword in ("instruction", "review", "classif"):
+            assert keyword not in normal or keyword.encode() in view, (ascii(text), keyword)

@@ -144,12 +144,17 @@ def _ascii_view(text: str) -> bytes:
     NFKD text to ASCII (only U+0130 and U+212A would, and NFKD decomposes both). The view may
     hold more (accents split off, other scripts dropped): then the exact path decides.
 
-    Most non-ASCII text (other scripts, punctuation, spaces) decomposes to no ASCII letter: then
-    NFKD adds no letter to the view, and dropping what it would add (spaces, digits, dots) only
-    joins letters, so the ASCII characters of the text alone are a view that holds as much. Only
-    the non-ASCII characters are normalised to find out.
+    Two cheaper views hold as much. Text already in NFKC (most text: the quick check is C speed)
+    has its keyword letters as its own ASCII letters with only Cf characters between them (U+0130
+    lower-cases to "i" and a combining dot, which no keyword can hold, and U+212A is not NFKC), so
+    its ASCII characters alone do. Text whose non-ASCII characters decompose to no ASCII letter
+    (other scripts, punctuation, spaces) gains no letter from NFKD, and dropping what NFKD would
+    add (spaces, digits, dots) only joins letters; only its non-ASCII characters are normalised
+    to find out.
     """
     raw = text.encode("utf-8", "surrogatepass")
+    if unicodedata.is_normalized("NFKC", text):
+        return raw.translate(None, _NOT_ASCII).lower()
     others = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
     letters = unicodedata.normalize("NFKD", others).encode("ascii", "ignore")
     if letters.lower() != letters.upper():  # some character decomposes to an ASCII letter
