@@ -258,26 +258,20 @@ def _canonical(value: Any) -> str:
     return _CANONICAL.encode(value)
 
 
+class _FloatInside(Exception):
+    """A float, whose text pydantic and json may write differently: the json path hashes it."""
+
+
 def _sorted_keys(value: Any) -> Any:
-    """The JSON value with every object's keys in sorted order (what `sort_keys` would write);
-    None when it holds a float, whose text pydantic and json may write differently."""
-    if isinstance(value, dict):
-        items = {}
-        for key in sorted(value):
-            inner = _sorted_keys(value[key])
-            if inner is None and value[key] is not None:
-                return None
-            items[key] = inner
-        return items
-    if isinstance(value, list):
-        out = []
-        for item in value:
-            inner = _sorted_keys(item)
-            if inner is None and item is not None:
-                return None
-            out.append(inner)
-        return out
-    return None if isinstance(value, float) else value
+    """The JSON value with every object's keys in sorted order (what `sort_keys` would write)."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _sorted_keys(value[key]) for key in sorted(value)}
+    if kind is list:
+        return [_sorted_keys(item) for item in value]
+    if kind is float:
+        raise _FloatInside
+    return value
 
 
 def case_hash(case: EvalCase) -> str:
@@ -289,13 +283,10 @@ def case_hash(case: EvalCase) -> str:
     surrogate) or a float takes the `json` path.
     """
     document = [case.id, case.inputs.to_json_dict(), case.floor_config.to_json_dict()]
-    ordered = _sorted_keys(document)
-    if ordered is not None:
-        try:
-            return hashlib.sha256(to_json(ordered)).hexdigest()
-        except ValueError:  # PydanticSerializationError: the json path reports it as before
-            pass
-    return _sha256(_canonical(document))
+    try:
+        return hashlib.sha256(to_json(_sorted_keys(document))).hexdigest()
+    except (_FloatInside, ValueError):  # ValueError: PydanticSerializationError
+        return _sha256(_canonical(document))
 
 
 def gold_digest(case: EvalCase) -> str:
