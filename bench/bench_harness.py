@@ -148,8 +148,8 @@ def _patch_bytes(case_text: str) -> int:
 
 
 def child_run(set_dir: Path, out_dir: Path) -> None:
-    """In a child process: import, then time run_eval and the report files; print JSON figures."""
-    from graft_eval_pipeline.evalset.evaluate import run_eval
+    """In a child process: import, then time evaluate and the report files; print JSON figures."""
+    from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import load_thresholds, publish_run
     from graft_eval_pipeline.evalset.run import RunOptions
     from graft_eval_pipeline.evalset.scoring import GitInfo
@@ -158,9 +158,12 @@ def child_run(set_dir: Path, out_dir: Path) -> None:
     cs = open_set(set_dir, None)
     options = RunOptions(set=cs, now=lambda: NOW, git=lambda: GitInfo(commit=None, dirty=None))
     started = time.perf_counter()
-    report = run_eval(options)
+    evaluation = evaluate(options)  # as `graft-eval run`: the synthetic-kind set keeps titles and cards
     ran = time.perf_counter()
-    publish_run(cs, report, thresholds=load_thresholds(THRESHOLDS_FILE), strict=False, out=out_dir)
+    thresholds = load_thresholds(THRESHOLDS_FILE)
+    publish_run(
+        cs, evaluation.report, thresholds=thresholds, strict=False, out=out_dir, details=evaluation.details
+    )
     done = time.perf_counter()
     print(json.dumps({"run_s": ran - started, "total_s": done - started, "peak_mb": peak_rss_mb()}))
 
@@ -259,7 +262,7 @@ def report_sizes(name: str, results: dict[int, dict[str, float]], patch_kb: floa
     for size, fig in results.items():
         extra = f", {patch_kb * size / 1000 / fig['total_s']:5.1f} MB of patch/s" if patch_kb else ""
         print(
-            f"{name} {size:>6} cases: {fig['total_s']:7.2f} s ({fig['run_s']:.2f} s run_eval), "
+            f"{name} {size:>6} cases: {fig['total_s']:7.2f} s ({fig['run_s']:.2f} s evaluate), "
             f"{size / fig['total_s']:7.0f} cases/s{extra}, peak {fig['peak_mb']:5.0f} MB"
         )
     if len(results) == 2:

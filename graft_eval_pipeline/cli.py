@@ -8,6 +8,7 @@ Each command group lives in a small block below; errors raise `EvalError` subcla
 from __future__ import annotations
 
 import getpass
+import io
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -25,6 +26,7 @@ from graft_eval_pipeline.evalset.export import (
     DEFAULT_SAMPLE,
     DEFAULT_SEED,
 )
+from graft_eval_pipeline.evalset.report import CASE_KINDS, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.sets import (
     PURGE_LOG,
@@ -49,6 +51,7 @@ from graft_eval_pipeline.evalset.sets import (
     purge_set,
     read_case,
     render_case,
+    to_terminal_safe,
 )
 from graft_eval_pipeline.github.limits import DEFAULT_MAX_REQUESTS, DEFAULT_MAX_WAIT_S, DEFAULT_MIN_REMAINING
 
@@ -166,10 +169,10 @@ def validate(set_dir: Path, strict: bool) -> None:
             cases.append(read_case(cs, case_id))
         except EvalError as err:
             invalid += 1
-            click.echo(f"invalid: {err}", err=True)
+            echo_error(f"invalid: {' '.join(str(err).split())}")
     counts = label_counts(cases)
     click.echo(
-        f"set {cs.set_id}: {len(ids)} cases, {counts.labelled} labelled, {counts.gold} gold, "
+        f"set {cs.set_id}: {len(ids)} cases, {counts.labeled} labeled, {counts.gold} gold, "
         f"{counts.needs_adjudication} need adjudication, {invalid} invalid"
         + (", modes too open (see the warning)" if cs.warnings else "")
     )
@@ -177,34 +180,125 @@ def validate(set_dir: Path, strict: bool) -> None:
         raise CheckFailed(f"{invalid} of {len(ids)} cases failed validation: fix or re-export them")
 
 
-def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
-    """The cached live result for this case under the current prompts and models (E20 key)."""
-    from graft_eval_pipeline.evalset.run import cached_result, generate_options
+LIVE_RESULT_LABEL = "cached live card result (current prompts and models)"
+FAKE_RESULT_LABEL = "fake card result (the fake model run again: the case's script, or the null model)"
+
+
+def _card_result(cs: CaseSet, case: EvalCase) -> tuple[CardResult, str]:
+    """The cached live card under the current prompts and models when there is one;
+    otherwise the fake run's card, derived again (deterministic, no call, nothing written)."""
+    from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
 
     env = _eval_env()
-    return cached_result(cs, case.inputs, generate_options(case, env.models(), env.timeout_ms))
+    models = env.models()
+    cached = cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
+    if cached is not None:
+        return cached, LIVE_RESULT_LABEL
+    return fake_result(case, models, env.timeout_ms), FAKE_RESULT_LABEL
 
 
 @cli.command()
 @SET_OPTION
 @click.option("--case", "case_id", required=True)
-@click.option("--with-result", is_flag=True, help="Add the latest cached card result and the gold label.")
+@click.option(
+    "--with-result",
+    is_flag=True,
+    help="Add the card (the cached live one, else the fake model's) and the gold label.",
+)
 @STRICT_OPTION
 def show(set_dir: Path, case_id: str, with_result: bool, strict: bool) -> None:
-    """Print one case for a human, terminal-safe (E24)."""
+    """Print one case for a human, terminal-safe."""
     cs = _open_case_set(set_dir, strict)
     case = read_case(cs, case_id)
-    cached = _cached_result(cs, case) if with_result else None
-    click.echo(render_case(case, result=cached, gold=gold(case) if with_result else None), nl=False)
-    if with_result and cached is None:
-        click.echo("\nno cached result")
+    if not with_result:
+        click.echo(render_case(case), nl=False)
+        return
+    result, label = _card_result(cs, case)
+    click.echo(render_case(case, result=result, gold=gold(case), result_label=label), nl=False)
+    if label == FAKE_RESULT_LABEL:
+        click.echo("\nnote: the card above is the fake model's, derived again; no cached result")
+
+
+def _case_table(lines: list[CaseLine]) -> list[str]:
+    """Fixed-width columns: ids, classes, status, verifier and rules (no content)."""
+    header = ["case", "why", "gold", "floor", "model", "final", "status", "verifier", "rules fired"]
+    rows = [
+        [
+            line.id,
+            ", ".join(line.kinds) or "-",
+            line.gold or "-",
+            line.floor,
+            line.model or "-",
+            line.final or "-",
+            line.status,
+            line.verifier or "-",
+            ", ".join(line.rules) or "-",
+        ]
+        for line in lines
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1]
+        for row in [header, *rows]
+    ]
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option(
+    "--only",
+    type=click.Choice(CASE_KINDS),
+    default=None,
+    help="under/over: final class below/above gold; unavailable: no card; flagged: the verifier "
+    "disagreed; changed: differs from the set's baseline.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the cases as JSON.")
+@STRICT_OPTION
+def cases(set_dir: Path, run_id: str | None, only: CaseKind | None, as_json: bool, strict: bool) -> None:
+    """List the cases of a run: id, why to look, gold, floor, model, final, status, verifier, rules.
+
+    Ids, classes and rule ids only (no content); `show --case <id>` prints one case.
+    """
+    import json
+
+    from graft_eval_pipeline.evalset.report import KIND_TITLES, open_run, run_dirs
+
+    cs = _open_case_set(set_dir, strict)
+    if run_id is None and only is None and not run_dirs(cs.dir):
+        ids = list_case_ids(cs)
+        click.echo(
+            f"set {cs.set_id} has no run yet: these are its {len(ids)} case ids; "
+            f"`graft-eval run --set {set_dir}` adds classes, status and rules",
+            err=True,
+        )
+        click.echo(json.dumps({"setId": cs.set_id, "runId": None, "ids": ids}) if as_json else "\n".join(ids))
+        return
+    view = open_run(cs, run_id)
+    lines = view.cases(only)
+    report = view.report
+    if as_json:
+        data = {
+            "setId": report.set.set_id,
+            "runId": report.run_id,
+            "llm": report.llm,
+            "only": only,
+            "cases": [line.to_json_dict() for line in lines],
+        }
+        click.echo(json.dumps(data, indent=2))
+        return
+    what = f", {len(lines)} {KIND_TITLES[only]}" if only is not None else ""
+    header = f"set {report.set.set_id}, run {report.run_id} ({report.llm}): {len(report.cases)} cases"
+    click.echo(header + what)
+    if lines:
+        click.echo("\n".join(_case_table(lines)))
 
 
 @cli.command()
 @SET_OPTION
 @click.option("--confirm", required=True, help="The set id, typed again.")
 def purge(set_dir: Path, confirm: str) -> None:
-    """Delete a pilot set folder and log the deletion (E7); needs no key."""
+    """Delete a pilot set folder and log the deletion; needs no key."""
     env = _eval_env()
     done = purge_set(set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir)
     if done.finished:
@@ -219,7 +313,55 @@ def purge(set_dir: Path, confirm: str) -> None:
     click.echo("now delete any other copies (backups, synced folders, other machines)")
 
 
-# --- labelling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
+def _synthetic_cards(cs: CaseSet, report_llm: str) -> dict[str, CardResult]:
+    """The cards of a synthetic run for its report.html: the fake model's again, or the cached
+    live ones (a case without a cache entry shows its title only)."""
+    from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
+    from graft_eval_pipeline.evalset.sets import read_cases
+
+    env = _eval_env()
+    models = env.models()
+    cards: dict[str, CardResult] = {}
+    for case in read_cases(cs):
+        if report_llm == "fake":
+            cards[case.id] = fake_result(case, models, env.timeout_ms)
+        elif (
+            cached := cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
+        ) is not None:
+            cards[case.id] = cached
+    return cards
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option("--rebuild", is_flag=True, help="Write report.html again even if the run has one.")
+@click.option(
+    "--open/--no-open",
+    "open_browser",
+    default=None,
+    help="Open it in the default browser (default: only on a terminal).",
+)
+@STRICT_OPTION
+def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | None, strict: bool) -> None:
+    """Write a run's report.html (when missing, or with --rebuild) and open it: one offline file."""
+    import webbrowser
+
+    from graft_eval_pipeline.evalset.report import open_run
+
+    cs = _open_case_set(set_dir, strict)
+    run = open_run(cs, run_id)
+    path = run.html_path
+    if rebuild or not path.is_file():
+        cards = _synthetic_cards(cs, run.report.llm) if cs.meta.kind == "synthetic" else None
+        path = run.write_html(cards)
+        click.echo(f"wrote {path}")
+    click.echo(path.resolve().as_uri())
+    if open_browser if open_browser is not None else sys.stdout.isatty():
+        webbrowser.open(path.resolve().as_uri())
+
+
+# --- labeling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
 
 HANDLE_OPTION = click.option("--as", "handle", required=True, help="Your labeler handle (never an e-mail).")
 
@@ -245,7 +387,7 @@ def label(
     apply_file: Path | None,
     strict: bool,
 ) -> None:
-    """Label cases blind (E25): the PR only, never the floor, a card or other labels."""
+    """Label cases blind: the PR only, never the floor, a card or other labels."""
     from graft_eval_pipeline.evalset.labeling import apply_label_file, run_label_session
 
     cs = _open_case_set(set_dir, strict)
@@ -264,7 +406,7 @@ def label(
         case_id=case_id,
         double_only=double_only,
     )
-    click.echo(f"{written} case(s) labelled by {handle}")
+    click.echo(f"{written} case(s) labeled by {handle}")
 
 
 @cli.command("assign-double")
@@ -290,7 +432,7 @@ def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: in
 @click.option("--case", "case_id", default=None, help="Adjudicate this case only.")
 @STRICT_OPTION
 def adjudicate(set_dir: Path, handle: str, case_id: str | None, strict: bool) -> None:
-    """Settle disagreeing label sets (E17); shows the sets side by side, never model output."""
+    """Settle disagreeing label sets; shows the sets side by side, never model output."""
     from graft_eval_pipeline.evalset.labeling import run_adjudication_session
 
     written = run_adjudication_session(
@@ -309,7 +451,7 @@ def adjudicate(set_dir: Path, handle: str, case_id: str | None, strict: bool) ->
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @STRICT_OPTION
 def agreement(set_dir: Path, as_json: bool, strict: bool) -> None:
-    """Cohen's kappa per labeler pair (spec 8.1): ids and numbers only."""
+    """Cohen's kappa per labeler pair: ids and numbers only."""
     import json
 
     from graft_eval_pipeline.evalset.labeling import agreement as compute_agreement
@@ -337,7 +479,7 @@ LLM_FACTORY: Callable[[EvalEnv], LlmClient] = _anthropic_llm
 
 
 def _confirm_on_tty(yes: bool) -> Callable[[Estimate], Awaitable[bool]]:
-    """E19: --yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
+    """--yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
 
     async def confirm(_estimate: Estimate) -> bool:
         if yes:
@@ -367,8 +509,9 @@ def _run_and_report(
     max_cost_usd: float = DEFAULT_MAX_COST_USD,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
+    allow_secrets: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.evaluate import run_eval
+    from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
         REPORT_FILE,
         check_baseline_target,
@@ -400,12 +543,20 @@ def _run_and_report(
         max_cost_usd=max_cost_usd,
         max_tokens=max_tokens,
         use_cache=not no_cache,
+        allow_secrets=allow_secrets,
         case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
         confirm=_confirm_on_tty(yes) if live else None,
         progress=lambda line: click.echo(line, err=True),
     )
+    evaluation = evaluate(options)
     published = publish_run(
-        cs, run_eval(options), thresholds=thresholds, strict=strict, baseline=baseline, out=out
+        cs,
+        evaluation.report,
+        thresholds=thresholds,
+        strict=strict,
+        baseline=baseline,
+        out=out,
+        details=evaluation.details,
     )
     checked = published.checked
     saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None
@@ -415,7 +566,10 @@ def _run_and_report(
         state = "saved" if saved else "unchanged (same results; only run id, time and commit differ)"
         click.echo(f"baseline {state}: {save_baseline_to}")
     if check and checked.failed:
-        raise CheckFailed("a threshold or the baseline match failed (see above)")
+        accept = (
+            f"; if the change is intended, accept it: {checked.accept}" if checked.baseline_failed else ""
+        )
+        raise CheckFailed(f"a threshold or the baseline match failed (see above){accept}")
 
 
 RUN_OUTPUT_OPTIONS = [
@@ -461,6 +615,12 @@ def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
     help="Live: start no case that would pass it.",
 )
 @click.option("--no-cache", is_flag=True, help="Live: ignore cached results (new ones are still written).")
+@click.option(
+    "--allow-secrets",
+    is_flag=True,
+    help="Live: send a case even when the secret rules find a secret in its prompt text "
+    "(default: skip it as secret_detected; clean it with rescan --apply).",
+)
 @_run_output_options
 def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **options: Any) -> None:
     """Run the card engine over a set (fake LLM, or --live), write report.json/.md, diff and check."""
@@ -472,6 +632,99 @@ def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **opt
 def ci(baseline: Path | None, **outputs: Any) -> None:
     """= run --set eval/synthetic --baseline eval/baselines/synthetic.json --check."""
     _run_and_report(SYNTHETIC_DIR, baseline=baseline or SYNTHETIC_BASELINE, check=True, **outputs)
+
+
+# --- compare: did the change help? ---------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--base",
+    "base_ref",
+    default=None,
+    help="The earlier run: a report.json, a run folder or a run id of --set (default: the set's baseline).",
+)
+@click.option(
+    "--new",
+    "new_ref",
+    default=None,
+    help="The later run: a report.json, a run folder or a run id of --set (default: the set's latest run).",
+)
+@click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set whose runs/ holds the ids.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Paired bootstrap resamples (default 2,000).",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the bootstrap (fixed by default).")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@STRICT_OPTION
+def compare(
+    base_ref: str | None,
+    new_ref: str | None,
+    set_dir: Path | None,
+    resamples: int | None,
+    seed: int | None,
+    as_json: bool,
+    strict: bool,
+) -> None:
+    """Compare two runs case by case: each headline rate with k/n, the paired difference with a
+    95% interval, discordant cases and McNemar p, a verdict and blockers. Exit 1 when the new run
+    regressed or a blocker fired (a sensitive case newly under-classified or newly unavailable)."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import compare_inputs, compare_reports, render_comparison
+
+    cs = _open_case_set(set_dir, strict) if set_dir is not None else None
+    base, new = compare_inputs(base_ref, new_ref, cs)
+    tuning = {k: v for k, v in {"resamples": resamples, "seed": seed}.items() if v is not None}
+    comparison = compare_reports(base, new, **tuning)
+    if as_json:
+        click.echo(json.dumps(comparison.to_json_dict(), indent=2))
+    else:
+        click.echo(render_comparison(comparison), nl=False)
+    if comparison.failed:
+        what = ["the new run regressed"] if comparison.verdict == "regressed" else []
+        what += [f"{len(comparison.blockers)} blocker(s)"] if comparison.blockers else []
+        raise CheckFailed(f"{' and '.join(what)} (see above)")
+
+
+@cli.command()
+@click.option(
+    "--run",
+    "run_ref",
+    default=None,
+    help="A report.json, a run folder or a run id of --set (default: the set's latest run).",
+)
+@click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set whose runs/ holds the ids.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the calibration as JSON.")
+@STRICT_OPTION
+def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict: bool) -> None:
+    """How the verifier does against the human gold labels: true catches, false alarms and missed
+    under-classifications with 95% intervals, kappa against gold, the same for flags, and its cost."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import calibrate, chosen_report, render_calibration
+
+    cs = _open_case_set(set_dir, strict) if set_dir is not None else None
+    result = calibrate(chosen_report(run_ref, cs).cases)
+    if as_json:
+        click.echo(json.dumps(result.to_json_dict(), indent=2))
+    else:
+        click.echo(render_calibration(result), nl=False)
 
 
 # --- export (spec E9-E16, section 7) ---------------------------------------------------------
@@ -623,6 +876,30 @@ def export_command(
                 progress.close()
 
 
+# --- rescan: the current secret rules over stored cases ---------------------------------------
+
+
+@cli.command()
+@SET_OPTION
+@click.option(
+    "--apply", is_flag=True, help="Rewrite the affected cases (sealed) and record the new redactions in each."
+)
+@STRICT_OPTION
+def rescan(set_dir: Path, apply: bool, strict: bool) -> None:
+    """Re-run the current secret rules over a set's cases and report, by kind, what earlier rules
+    missed (exit 1 when some remain and --apply is not given)."""
+    from graft_eval_pipeline.evalset.export import rescan_set
+
+    cs = _open_case_set(set_dir, strict)
+    result = rescan_set(cs, apply=apply)
+    click.echo(result.summary(), nl=False)
+    if result.affected and not apply:
+        raise CheckFailed(
+            f"{len(result.affected)} case(s) hold secrets the current rules redact: "
+            "run rescan again with --apply to rewrite them"
+        )
+
+
 # --- Dagster partitions and the latest report -----------------------------------------------
 
 
@@ -660,6 +937,12 @@ def summary(set_dir: Path, strict: bool) -> None:
     click.echo(latest_report_summary(cs), nl=False)
 
 
+def echo_error(text: str) -> None:
+    """The one way an error reaches stderr: terminal-safe (an escape sequence from a file name or
+    a file shows as `[U+001B]`, it does not act), one line unless it is click's usage block."""
+    click.echo(to_terminal_safe(text.rstrip("\n")), err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code instead of raising SystemExit (testable)."""
     try:
@@ -667,19 +950,19 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.UsageError as exc:
-        exc.show()
+        usage = io.StringIO()
+        exc.show(file=usage)
+        echo_error(usage.getvalue())
         return 2
     except click.Abort:
-        click.echo("aborted", err=True)
+        echo_error("aborted")
         return 3
     except EvalError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo_error(f"error: {' '.join(str(exc).split())}")
         return exc.exit_code
     except OSError as exc:  # a file system failure no evalset function mapped: one line, no traceback
         where = f" ({exc.filename})" if exc.filename else ""
-        click.echo(
-            f"error: {exc.strerror or exc}{where}: check the path, free space and permissions", err=True
-        )
+        echo_error(f"error: {exc.strerror or exc}{where}: check the path, free space and permissions")
         return 2
     return 0
 

@@ -2,7 +2,7 @@
 
 Serves the routes the export reads (pull list with `Link` pagination, pull, commits, files,
 issue) and the App token exchange, with GitHub's `x-ratelimit-*` headers (named and shaped as
-in the recorded octokit fixture, `data/octokit-fixtures`) on a decrementing budget: at zero it
+in the recorded octokit fixture, `github/data/octokit-fixtures`) on a decrementing budget: at zero it
 answers 403 "API rate limit exceeded" until the injected clock passes the reset. Failures can be
 injected per route (404, 429 with retry-after, ...) and every request is logged.
 
@@ -11,7 +11,7 @@ GitHub's own messages (`server_errors`), dropped connections (`drop_connections`
 only), a secondary rate limit answered 403 without `retry-after` (`secondary_limit`), and
 `301 Moved Permanently` to `/repositories/<id>/...` for a renamed repository (`renamed_from`) or
 a transferred issue (`transfer_issue`), shaped like the recorded redirect in
-`data/octokit-fixtures/rename-repository.raw-fixture.json`.
+`github/data/octokit-fixtures/rename-repository.raw-fixture.json`.
 
 Unit tests reach it in-process through `SyncASGITransport`; the CLI test serves it with uvicorn
 on a loopback port (`serve`). Never the network.
@@ -397,7 +397,7 @@ class FakeGitHub:
             return False
         claims = json.loads(_b64url_decode(payload))
         now = self.clock()
-        return claims.get("iss") == self.app_id and claims["iat"] <= now < claims["exp"]
+        return bool(claims.get("iss") == self.app_id and claims["iat"] <= now < claims["exp"])
 
     async def _dispatch(self, request: Request) -> Response:
         path = request.url.path

@@ -74,7 +74,7 @@ class VerifierResult(ContentModel):
 
 
 class CallRecord(CamelModel):
-    """One model call, priced per model by the harness (spec E21); failures count too."""
+    """One model call, priced per model by the harness; failures count too."""
 
     purpose: LlmPurpose
     model: str

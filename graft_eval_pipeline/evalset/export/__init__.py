@@ -16,6 +16,7 @@ from graft_eval_pipeline.evalset.export.defaults import (
 
 if TYPE_CHECKING:
     from graft_eval_pipeline.evalset.export.redact import RedactOptions
+    from graft_eval_pipeline.evalset.export.rescan import RescanResult, rescan_set
     from graft_eval_pipeline.evalset.export.stages import (
         CandidateList,
         ExportOptions,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 # Loaded on first use (PEP 562): the CLI imports this package at start for the defaults above,
 # and a command that never exports must not pay for the GitHub client and httpx (~0.1 s).
-_LAZY = {"RedactOptions": "redact"}
+_LAZY = {"RedactOptions": "redact", "RescanResult": "rescan", "rescan_set": "rescan"}
 
 
 def __getattr__(name: str) -> Any:
@@ -54,6 +55,7 @@ __all__ = [
     "ExportResult",
     "ExportSample",
     "RedactOptions",
+    "RescanResult",
     "check_export_allowed",
     "check_repository",
     "choose_sample",
@@ -61,5 +63,6 @@ __all__ = [
     "export_sampled",
     "github_client",
     "merge_bound",
+    "rescan_set",
     "run_export",
 ]

@@ -8,7 +8,6 @@ files, handles, case ids and counts only.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -26,12 +25,16 @@ from graft_eval_pipeline.evalset.sets import (
     EvalCase,
     EvalError,
     LabelSet,
+    UntrustedInputError,
+    decode_utf8,
     describe_validation_error,
     gold,
+    load_json,
     needs_adjudication,
     read_case,
     read_cases,
     read_private,
+    to_terminal_safe,
     write_case,
     write_private,
 )
@@ -57,9 +60,9 @@ class ImportResult(CamelModel):
 
 def parse_json_object(text: str, where: str) -> dict[str, Any]:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise EvalError(f"{where}: not valid JSON (line {err.lineno}, column {err.colno})") from None
+        data = load_json(text, where)
+    except UntrustedInputError as err:
+        raise EvalError(str(err)) from None
     if not isinstance(data, dict):
         raise EvalError(f"{where}: expected a JSON object keyed by case id")
     return data
@@ -77,9 +80,11 @@ def apply_label_file(cs: CaseSet, path: Path, *, handle: str, now: datetime) -> 
     """`label --apply`: validate the whole file against the set, then write; returns the case ids."""
     where = path.name
     try:
-        text = path.read_text(encoding="utf-8")
+        text = decode_utf8(path.read_bytes(), where)
     except OSError as err:
         raise EvalError(f"could not read {path}: {err.strerror or err}") from None
+    except UntrustedInputError as err:
+        raise EvalError(str(err)) from None
     entries = parse_json_object(text, where)
     labels = apply_labels({c.id: c for c in read_cases(cs)}, entries, labeler=handle, now=now, where=where)
     try:
@@ -159,7 +164,9 @@ def import_label_inbox(cs: CaseSet, *, now: datetime) -> ImportResult:
     """Merge label files from `<set>/labels-inbox/` into the cases, then move them to imported/.
 
     Each file is validated whole against the current cases before any case is written; a bad
-    file is reported by name and left in place. Files are applied in name order.
+    file (unreadable, damaged, not UTF-8, hostile JSON, wrong answers) is reported by its
+    terminal-safe name and left in place, and never fails the import. Files are applied in name
+    order.
     """
     names, bad = _inbox_entries(cs)
     cases = {c.id: c for c in read_cases(cs)}
@@ -168,12 +175,16 @@ def import_label_inbox(cs: CaseSet, *, now: datetime) -> ImportResult:
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
     for name in names:
         rel = f"{INBOX_DIR}/{name.removesuffix('.enc')}"
+        where = to_terminal_safe(name)
         try:
-            text = read_private(cs, rel)
+            try:
+                text = read_private(cs, rel)
+            except OSError as err:  # unreadable: named and left in place like any other bad file
+                raise EvalError(f"{where}: could not read it ({err.strerror or err})") from None
             if text is None:  # removed since the listing
                 continue
-            parsed = parse_inbox_file(text, name)
-            labels = apply_labels(cases, parsed.labels, labeler=parsed.labeler, now=now, where=name)
+            parsed = parse_inbox_file(text, where)
+            labels = apply_labels(cases, parsed.labels, labeler=parsed.labeler, now=now, where=where)
             written = write_labels(cs, labels)
         except EvalError as err:
             bad[name] = str(err)
@@ -186,7 +197,7 @@ def import_label_inbox(cs: CaseSet, *, now: datetime) -> ImportResult:
     return ImportResult(
         imported_files=imported,
         labels_by_labeler=dict(sorted(by_labeler.items())),
-        bad_files=dict(sorted(bad.items())),
+        bad_files={to_terminal_safe(name): to_terminal_safe(why) for name, why in sorted(bad.items())},
         case_count=len(cases),
         gold_count=sum(gold(c) is not None for c in cases.values()),
         needs_adjudication=sorted(c.id for c in cases.values() if needs_adjudication(c)),

@@ -1,4 +1,4 @@
-"""Labelling logic (spec T10, E17): answers → label sets → updated cases. Pure, no I/O.
+"""Labeling logic (spec T10, E17): answers → label sets → updated cases. Pure, no I/O.
 
 Used by the interactive sessions (`label_session`) and by `--apply`, assign-double and the inbox
 import (`label_inbox`). Errors name case ids and numbers only, never case content.
@@ -17,12 +17,14 @@ from pydantic import ValidationError
 from graft_eval_pipeline.evalset.sets import (
     DOUBLE_LABEL_TAG,
     HANDLE_PATTERN,
+    LONE_SURROGATE_RULE,
     EvalCase,
     EvalError,
     LabelAnswers,
     LabelSet,
     allocate,
     describe_validation_error,
+    lone_surrogate_at,
     mulberry32,
     needs_adjudication,
     path_stratum,
@@ -96,17 +98,21 @@ def apply_labels(
     check_handle(labeler)
     problems: list[str] = []
     labels: dict[str, LabelSet] = {}
+    unknown = sum(case_id not in cases for case_id in entries)
+    if unknown:  # counted, never quoted: an id that is not in the set is text from the file
+        problems.append(f"{unknown} case id(s) not in the set (check them with `graft-eval validate`)")
     for case_id, raw in entries.items():
         case = cases.get(case_id)
         if case is None:
-            problems.append(
-                f"case {case_id} is not in the set" if len(case_id) <= 100 else "an unknown case id"
-            )
             continue
         try:
             answers = LabelAnswers.model_validate(raw)
         except ValidationError as err:
             problems.append(describe_validation_error(err, f"case {case_id}"))
+            continue
+        at = lone_surrogate_at(answers)
+        if at is not None:
+            problems.append(f"case {case_id}: {at}: {LONE_SURROGATE_RULE}")
             continue
         paths = {f.path for f in case.inputs.files}
         bad = [i + 1 for i, p in enumerate(answers.out_of_scope) if p not in paths]
@@ -159,7 +165,7 @@ def choose_double(cases: Sequence[EvalCase], *, fraction: float, minimum: int, s
 def cases_to_label(
     cases: Sequence[EvalCase], *, handle: str, case_id: str | None = None, double_only: bool = False
 ) -> list[EvalCase]:
-    """Sorted by id, without a set by `handle`; --case picks one case (relabelling replaces the set)."""
+    """Sorted by id, without a set by `handle`; --case picks one case (relabeling replaces the set)."""
     if case_id is not None:
         picked = [c for c in cases if c.id == case_id]
         if not picked:
@@ -177,7 +183,7 @@ def cases_to_label(
 
 
 def cases_to_adjudicate(cases: Sequence[EvalCase], *, case_id: str | None = None) -> list[EvalCase]:
-    """Cases whose label sets disagree on the scored fields (E17) and that have no adjudicated set."""
+    """Cases whose label sets disagree on the scored fields and that have no adjudicated set."""
     pending = sorted((c for c in cases if needs_adjudication(c)), key=lambda c: c.id)
     if case_id is None:
         return pending

@@ -1,9 +1,9 @@
-"""Interactive labelling and adjudication (spec 7, E25): the human view of a case.
+"""Interactive labeling and adjudication (spec 7, E25): the human view of a case.
 
 The labeler sees the PR as GitHub shows it and nothing else: never the floor, a card, the
 scripted model replies, the tags or another labeler's labels; adjudication adds the label sets
 side by side, never model output. Prompts run over injected text streams, so a real terminal and
-scripted input behave the same. This is the only labelling module that shows case content.
+scripted input behave the same. This is the only labeling module that shows case content.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ T = TypeVar("T")
 
 
 def blind_view(case: EvalCase) -> EvalCase:
-    """E25: the PR as GitHub shows it; labels, adjudication, tags and scripted replies removed."""
+    """The PR as GitHub shows it; labels, adjudication, tags and scripted replies removed."""
     return case.model_copy(update={"labels": [], "adjudicated": None, "fake_llm": None, "tags": []})
 
 

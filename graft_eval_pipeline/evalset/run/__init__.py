@@ -6,20 +6,29 @@ What other stages, `defs/` and `cli.py` may use; everything else is internal to 
 
 from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.run.cache import cached_result
-from graft_eval_pipeline.evalset.run.harness import collector_policy, run_harness
+from graft_eval_pipeline.evalset.run.harness import collector_policy, fake_result, run_harness
 from graft_eval_pipeline.evalset.run.live import anthropic_llm, require_live_env
-from graft_eval_pipeline.evalset.run.options import RunOptions, case_filter_for, generate_options
+from graft_eval_pipeline.evalset.run.options import (
+    ProgressEvery,
+    RunOptions,
+    case_filter_for,
+    generate_options,
+)
+from graft_eval_pipeline.evalset.run.results import read_card_results
 
 __all__ = [
     "DEFAULT_MAX_COST_USD",
     "DEFAULT_MAX_TOKENS",
     "Estimate",
+    "ProgressEvery",
     "RunOptions",
     "anthropic_llm",
     "cached_result",
     "case_filter_for",
     "collector_policy",
+    "fake_result",
     "generate_options",
+    "read_card_results",
     "require_live_env",
     "run_harness",
 ]

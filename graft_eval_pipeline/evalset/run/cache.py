@@ -33,7 +33,7 @@ class CacheEntry(CamelModel):
 
 
 def cache_key(input_hash: str, fingerprint: str | None = None) -> str:
-    """E20; `fingerprint` defaults to the prompts of the running code."""
+    """`fingerprint` defaults to the prompts of the running code."""
     parts = [input_hash, fingerprint or prompt_fingerprint(), LIVE_MODE]
     return hashlib.sha256(canonical_json(parts).encode("utf-8")).hexdigest()
 
@@ -65,7 +65,7 @@ def read_entry(cs: CaseSet, key: str) -> CacheEntry | None:
             f"cache entry {key} of set {cs.set_id} is not valid: delete it (or run with --no-cache)"
         ) from None
     if entry.key != key:
-        raise EvalError(f"cache entry {key} of set {cs.set_id} holds key {entry.key}: delete it")
+        raise EvalError(f"cache entry {key} of set {cs.set_id} holds another key: delete it")
     return entry
 
 

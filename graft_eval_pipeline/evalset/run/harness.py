@@ -19,11 +19,13 @@ from contextlib import AbstractContextManager, nullcontext
 
 from graft_eval_pipeline.card.fake_llm import llm_for_case
 from graft_eval_pipeline.card.generate import generate_card
+from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.live import LiveOutcome, run_live
-from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line
+from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
 from graft_eval_pipeline.evalset.run.pool import collector_paused, run_sync, stream_pool
+from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.run.results import CardResultWriter
 from graft_eval_pipeline.evalset.scoring import (
     CaseRow,
@@ -47,11 +49,22 @@ def selected_cases(options: RunOptions) -> Iterator[EvalCase]:
     return (c for c in iter_cases(options.set) if keep is None or keep(c.id, list(c.tags)))
 
 
-def check_every_case(options: RunOptions) -> None:
-    """The first pass of a fake run: read and validate every case, keep none (U-HAR-9)."""
+def first_pass(options: RunOptions) -> Iterator[EvalCase]:
+    """`selected_cases` that first shows every case of the set, selected or not, to
+    `options.on_case` (the evaluation keeps what it needs of each: its labels, a title)."""
+    keep, seen = options.case_filter, options.on_case
+    for case in iter_cases(options.set):
+        if seen is not None:
+            seen(case)
+        if keep is None or keep(case.id, list(case.tags)):
+            yield case
+
+
+def check_every_case(options: RunOptions) -> int:
+    """The first pass of a fake run: read and validate every case, keep none (U-HAR-9); returns
+    how many are selected (the progress summaries need the total)."""
     with collector_paused():
-        for _case in selected_cases(options):
-            pass
+        return sum(1 for _case in first_pass(options))
 
 
 class RunTally:
@@ -79,7 +92,7 @@ def assemble_run(options: RunOptions, tally: RunTally, started_ms: int) -> Harne
         llm=options.mode,
         run=RunInfo(
             complete=skipped == 0,
-            skipped_budget=skipped,
+            skipped_budget=sum(r.skipped == "budget" for r in rows),
             cached_results=sum(r.cached for r in rows),
             duration_ms=max(options.now_ms() - started_ms, 0),
         ),
@@ -90,21 +103,31 @@ def assemble_run(options: RunOptions, tally: RunTally, started_ms: int) -> Harne
     )
 
 
-async def _run_fake(options: RunOptions, tally: RunTally, results: CardResultWriter) -> None:
+async def fake_card(case: EvalCase, models: Models, timeout_ms: int) -> CardResult:
+    """The card a fake run makes: the case's script, or the null model. Deterministic."""
+    return await generate_card(
+        case.inputs, llm_for_case(case.fake_llm), generate_options(case, models, timeout_ms)
+    )
+
+
+def fake_result(case: EvalCase, models: Models, timeout_ms: int) -> CardResult:
+    """The fake run's card for one case, derived again (`show --with-result` in fake mode)."""
+    return run_sync(fake_card(case, models, timeout_ms))
+
+
+async def _run_fake(options: RunOptions, total: int, tally: RunTally, results: CardResultWriter) -> None:
+    progress = CaseProgress(options, total)
+
     async def run_one(case: EvalCase) -> CardResult:
-        return await generate_card(
-            case.inputs,
-            llm_for_case(case.fake_llm),
-            generate_options(case, options.models, options.timeout_ms),
-        )
+        return await fake_card(case, options.models, options.timeout_ms)
 
     def done(index: int, case: EvalCase, result: CardResult) -> None:
         tally.add(index, case, build_row(case, result, cached=False))
-        results.add(case.id, result)
-        if options.progress is not None:
-            options.progress(progress_line(case.id, result))
+        results.add(case, result)
+        progress.case(case.id, result)
 
     await stream_pool(selected_cases(options), run_one, options.effective_concurrency, done)
+    progress.finish()
 
 
 async def _run_harness(options: RunOptions) -> HarnessRun:
@@ -112,20 +135,20 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
     if options.effective_concurrency < 1:
         raise EvalError("--concurrency must be at least 1")
     tally = RunTally()
-    with CardResultWriter(options.set, options.card_results) as results:
+    with CardResultWriter(options.set, options.card_results, options.on_result) as results:
         if options.mode == "live":
 
             def done(index: int, case: EvalCase, outcome: LiveOutcome) -> None:
                 if outcome.result is None:
-                    tally.add(index, case, skipped_row(case, outcome.floor))
+                    tally.add(index, case, skipped_row(case, outcome.floor, outcome.skipped or "budget"))
                 else:
                     tally.add(index, case, build_row(case, outcome.result, cached=outcome.cached))
-                    results.add(case.id, outcome.result)
+                    results.add(case, outcome.result)
 
-            await run_live(options, lambda: selected_cases(options), done)
+            await run_live(options, first_pass(options), lambda: selected_cases(options), done)
         else:
-            check_every_case(options)
-            await _run_fake(options, tally, results)
+            total = check_every_case(options)
+            await _run_fake(options, total, tally, results)
     return assemble_run(options, tally, started_ms)
 
 

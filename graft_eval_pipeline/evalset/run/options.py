@@ -26,12 +26,30 @@ CODE_DIR = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
+class ProgressEvery:
+    """Summarise progress instead of a line per case: a summary every `cases` cases (default: a
+    tenth of the run) or `seconds` seconds, whichever comes first, and the first `max_failures`
+    failed cases one by one. Dagster uses it: each log line there is an event in its database."""
+
+    cases: int | None = None
+    seconds: float = 10.0
+    max_failures: int = 20
+
+
+@dataclass(frozen=True)
 class RunOptions:
     """Everything a run needs; clocks, the live client and the confirmation are injected.
 
     `progress` receives the live estimate and then one line per case holding its id and
-    classes only (E8). `on_estimate` sees the live estimate before the confirmation and before
-    any call (Dagster records it as metadata). `confirm` is required in live mode.
+    classes only, or with `progress_every` summary lines and the failed cases.
+    `on_estimate` sees the live estimate before the confirmation and before any call (Dagster
+    records it as metadata). `on_case` sees each case of the set, selected or not, as the first
+    pass reads it (the evaluation keeps their labels to measure labeler agreement, without
+    reading the set again or holding the cases). `on_result` sees each case and its card as it
+    ends (the synthetic set's report.html shows the cards).
+    `confirm` is required in live mode.
+    `allow_secrets` sends a live case even when the secret rules find a secret in its prompt
+    text (by default it is skipped as `secret_detected`).
     """
 
     set: CaseSet
@@ -43,12 +61,16 @@ class RunOptions:
     max_cost_usd: float = DEFAULT_MAX_COST_USD
     max_tokens: int = DEFAULT_MAX_TOKENS
     use_cache: bool = True
+    allow_secrets: bool = False
     case_filter: Callable[[str, list[str]], bool] | None = None
     confirm: Callable[[Estimate], Awaitable[bool]] | None = None
     on_estimate: Callable[[Estimate], None] | None = None
+    on_case: Callable[[EvalCase], None] | None = None
+    on_result: Callable[[EvalCase, CardResult], None] | None = None
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
     progress: Callable[[str], None] | None = None
+    progress_every: ProgressEvery | None = None
     git: Callable[[], GitInfo] = field(default=lambda: git_info(CODE_DIR))
     card_results: str | None = None
     """A path inside the set where each card result is written as its case ends (sealed in a
@@ -69,7 +91,7 @@ def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> Generat
 
 
 def progress_line(case_id: str, result: CardResult, *, cached: bool = False) -> str:
-    """Ids and classes only (E8)."""
+    """Ids and classes only."""
     line = f"{case_id} floor {result.risk.floor} final {result.risk.final} {result.status}"
     line += f" ({result.failure_reason})" if result.failure_reason else ""
     return line + (" cached" if cached else "")

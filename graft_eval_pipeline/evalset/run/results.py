@@ -6,12 +6,12 @@ result to `CardResultWriter` and drops it. `read_card_results` reads them back o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 
 from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalError, RecordWriter, read_records
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalError, RecordWriter, read_records
 
 
 class CardResultRecord(CamelModel):
@@ -22,9 +22,13 @@ class CardResultRecord(CamelModel):
 
 
 class CardResultWriter:
-    """Writes each result as it comes; `None` for `rel` keeps none (the CLI's runs)."""
+    """Writes each result as it comes; `None` for `rel` keeps none (the CLI's runs). Each is also
+    shown to `on_result`, when given."""
 
-    def __init__(self, cs: CaseSet, rel: str | None) -> None:
+    def __init__(
+        self, cs: CaseSet, rel: str | None, on_result: Callable[[EvalCase, CardResult], None] | None = None
+    ) -> None:
+        self._on_result = on_result
         self._records: AbstractContextManager[RecordWriter | None] = (
             RecordWriter(cs, rel) if rel is not None else nullcontext()
         )
@@ -37,9 +41,11 @@ class CardResultWriter:
     def __exit__(self, *exc: object) -> None:
         self._records.__exit__(*exc)  # type: ignore[arg-type]
 
-    def add(self, case_id: str, result: CardResult) -> None:
+    def add(self, case: EvalCase, result: CardResult) -> None:
+        if self._on_result is not None:
+            self._on_result(case, result)
         if self._writer is not None:
-            self._writer.write(CardResultRecord(id=case_id, result=result).model_dump_json(by_alias=True))
+            self._writer.write(CardResultRecord(id=case.id, result=result).model_dump_json(by_alias=True))
 
 
 def read_card_results(cs: CaseSet, rel: str) -> Iterator[tuple[str, CardResult]]:

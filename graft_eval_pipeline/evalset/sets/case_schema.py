@@ -13,10 +13,24 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BeforeValidator, Field, StringConstraints, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    model_serializer,
+    model_validator,
+)
 from pydantic_core import to_json
 
 from graft_eval_pipeline.card.models import CamelModel, CardInputs, ContentModel, FakeScript, RiskClass
+from graft_eval_pipeline.evalset.sets.untrusted import (
+    LONE_SURROGATE_RULE,
+    UntrustedInputError,
+    decode_utf8,
+    load_json,
+    lone_surrogate_at,
+)
 
 CASE_SCHEMA_VERSION = 1
 DOUBLE_LABEL_TAG = "double-label"
@@ -92,7 +106,7 @@ class LabelSet(LabelAnswers, _LabelStamp):
         return self
 
     def scored(self) -> tuple[str, bool, tuple[str, ...]]:
-        """The fields that decide agreement (E17); free text is not comparable."""
+        """The fields that decide agreement; free text is not comparable."""
         return (self.risk, self.should_flag, tuple(sorted(self.out_of_scope)))
 
 
@@ -105,6 +119,24 @@ class SyntheticSource(CamelModel):
     kind: Literal["synthetic"]
     author: str
     created_at: IsoDate
+
+
+class CaseStratum(CamelModel):
+    """Where an exported case was drawn: its stratum of the export sample (evalset/sets/sample.py),
+    the stratum's population of candidate PRs and how many of them the sample took. `frame` names
+    the export's population (repository, merge dates of the candidates, seed), so cases of two
+    exports are never pooled into one stratum. Weight = population / sampled."""
+
+    frame: str = Field(min_length=1, max_length=200)
+    key: str = Field(min_length=1, max_length=40)
+    population: int = Field(ge=1)
+    sampled: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _sampled_within_population(self) -> CaseStratum:
+        if self.sampled > self.population:
+            raise ValueError("stratum.sampled must not exceed stratum.population")
+        return self
 
 
 class PilotSource(CamelModel):
@@ -122,6 +154,15 @@ class PilotSource(CamelModel):
     agent: str | None
     model: str | None
     redactions: list[Redaction]
+    stratum: CaseStratum | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_missing_stratum(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`stratum` is additive: a case exported before it existed keeps its exact bytes."""
+        data: dict[str, Any] = handler(self)
+        if self.stratum is None:
+            data.pop("stratum", None)
+        return data
 
 
 Source = Annotated[SyntheticSource | PilotSource, Field(discriminator="kind")]
@@ -227,16 +268,16 @@ def needs_adjudication(case: EvalCase) -> bool:
 
 
 class LabelCounts(NamedTuple):
-    """How far labelling has come; `labelled` means a label set or an adjudication (E17)."""
+    """How far labeling has come; `labeled` means a label set or an adjudication."""
 
     cases: int
-    labelled: int
+    labeled: int
     gold: int
     needs_adjudication: int
 
     @property
     def unlabeled(self) -> int:
-        return self.cases - self.labelled
+        return self.cases - self.labeled
 
 
 def label_counts(cases: Iterable[EvalCase]) -> LabelCounts:
@@ -311,11 +352,11 @@ class CaseTally:
 
     def __init__(self) -> None:
         self._digests: list[str] = []
-        self._labelled = self._gold = self._needs_adjudication = 0
+        self._labeled = self._gold = self._needs_adjudication = 0
 
     def add(self, case: EvalCase) -> None:
         self._digests.append(f"{case_hash(case)}:{gold_digest(case)}")
-        self._labelled += bool(case.labels) or case.adjudicated is not None
+        self._labeled += bool(case.labels) or case.adjudicated is not None
         self._gold += gold(case) is not None
         self._needs_adjudication += needs_adjudication(case)
 
@@ -325,7 +366,7 @@ class CaseTally:
     def counts(self) -> LabelCounts:
         return LabelCounts(
             cases=len(self._digests),
-            labelled=self._labelled,
+            labeled=self._labeled,
             gold=self._gold,
             needs_adjudication=self._needs_adjudication,
         )
@@ -340,6 +381,8 @@ def _rule_text(error: Any) -> str:
     ctx = error.get("ctx") or {}
     if error["type"] == "union_tag_invalid":
         return f"{ctx.get('discriminator', 'kind')} must be one of {ctx.get('expected_tags', '')}"
+    if error["type"] == "string_unicode":  # a constrained str field refuses a lone surrogate itself
+        return LONE_SURROGATE_RULE
     return str(error["msg"])
 
 
@@ -350,7 +393,11 @@ def describe_validation_error(err: Exception, where: str) -> str:
         first = err.errors(include_url=False, include_input=False)[0]
         loc = ".".join(str(p) for p in first["loc"]) or "(root)"
         more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
-        text = f"{where}: {loc}: {_rule_text(first)}{more}"
+        if first["type"] == "extra_forbidden":  # the last part of loc is the file's unknown key
+            parent = ".".join(str(p) for p in first["loc"][:-1]) or "(root)"
+            text = f"{where}: an unexpected field in {parent}{more}"
+        else:
+            text = f"{where}: {loc}: {_rule_text(first)}{more}"
     else:
         text = f"{where}: {err}"
     return " ".join(text.split())
@@ -361,21 +408,25 @@ def parse_case(text: str | bytes, where: str) -> EvalCase:
 
     pydantic parses and validates in one pass, about a third faster than json.loads and then
     validating the objects (loading is a fifth of a fake run), and faster still from bytes. A
-    document it refuses takes the json.loads path, so errors read as before and anything
-    json.loads alone accepts (a lone surrogate escape) still loads.
+    document it refuses takes the json.loads path, so errors read as before; what json.loads
+    alone accepts (a lone surrogate escape, which pydantic's parser refuses and no UTF-8 writer
+    could encode later) is refused there by its field location, as is JSON nested too deeply
+    (see `untrusted`).
     """
-    with contextlib.suppress(Exception):  # refused: the json.loads path reports (or accepts) it
+    with contextlib.suppress(Exception):  # refused: the json.loads path reports it
         return EvalCase.model_validate_json(text)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise CaseFormatError(f"{where}: not valid JSON (line {err.lineno}, column {err.colno})") from None
-    except UnicodeDecodeError:
-        raise CaseFormatError(f"{where}: not valid UTF-8 text; re-export or rewrite the file") from None
+        data = load_json(decode_utf8(text, where) if isinstance(text, bytes) else text, where)
+    except UntrustedInputError as err:
+        raise CaseFormatError(str(err)) from None
     try:
-        return EvalCase.model_validate(data)
+        case = EvalCase.model_validate(data)
     except Exception as err:  # pydantic ValidationError, or a ValueError from a validator
         raise CaseFormatError(describe_validation_error(err, where)) from None
+    at = lone_surrogate_at(case)
+    if at is not None:
+        raise CaseFormatError(f"{where}: {at}: {LONE_SURROGATE_RULE}")
+    return case
 
 
 def dump_case(case: EvalCase) -> str:

@@ -1,8 +1,9 @@
 """AES-256-GCM envelopes for pilot-set files (spec E6, 6.3).
 
 The AAD is `<setId>/<path relative to the set dir>`, so a sealed file cannot be moved to another
-set or case. The envelope's `kid` is checked before decrypting, so a wrong key fails with a clear
-message rather than a tag error. No error message ever holds plaintext.
+set or case. A wrong key is caught before any decryption by comparing it with set.json's key id
+(`store.open_set`); an envelope whose own `kid` differs is a damaged or foreign file. Every error
+names the file (the AAD's path) and holds neither plaintext nor anything else read from the file.
 """
 
 from __future__ import annotations
@@ -72,36 +73,53 @@ def seal(plaintext: str, key: bytes, aad: str) -> str:
     return format_envelope(key_id(key), iv, sealed[-TAG_BYTES:], sealed[:-TAG_BYTES])
 
 
-def open_envelope(envelope: str, key: bytes, aad: str) -> str:
-    """Decrypt an envelope sealed for `aad` (`<setId>/<relative path>`)."""
-    return open_envelope_bytes(envelope, key, aad.encode("utf-8")).decode("utf-8")
-
-
-def open_envelope_bytes(envelope: str, key: bytes, aad: bytes) -> bytes:
-    """The decrypt path itself, on bytes (the Wycheproof vectors carry binary messages)."""
-    set_id = aad.decode("utf-8", errors="replace").split("/", 1)[0]
-    fields = _parse_envelope(envelope)
-    if fields["kid"] != key_id(key):
-        raise EvalCryptoError(
-            f"wrong GRAFT_EVAL_KEY for set {set_id}: the file was sealed with key {fields['kid']}, "
-            f"the key given is {key_id(key)}; use the set's key from the password manager"
-        )
-    iv, tag, ct = (_b64_field(fields, name) for name in ("iv", "tag", "ct"))
-    if len(iv) != IV_BYTES or len(tag) != TAG_BYTES:
-        raise EvalCryptoError(f"malformed envelope in set {set_id}: iv must be 12 bytes and tag 16 bytes")
+def open_envelope(envelope: str | bytes, key: bytes, aad: str) -> str:
+    """Decrypt an envelope (the file's text or bytes) sealed for `aad` (`<setId>/<relative path>`)."""
+    plaintext = open_envelope_bytes(envelope, key, aad.encode("utf-8"))
     try:
-        return AESGCM(key).decrypt(iv, ct + tag, aad)
-    except InvalidTag:
+        return plaintext.decode("utf-8")
+    except UnicodeDecodeError:
         raise EvalCryptoError(
-            f"cannot decrypt a file of set {set_id}: it was tampered with, or moved from another set "
-            "or path; restore the original file"
+            f"{_file_of(aad.encode('utf-8'))}: the decrypted content is not UTF-8 text; {RESTORE} "
+            "or write it again"
         ) from None
 
 
-def _parse_envelope(envelope: str) -> dict[str, Any]:
+def open_envelope_bytes(envelope: str | bytes, key: bytes, aad: bytes) -> bytes:
+    """The decrypt path itself, on bytes (the Wycheproof vectors carry binary messages).
+
+    Every failure names the file (the AAD's path) and nothing read from it. A key id in the
+    envelope that is not the key's means a damaged file or one sealed elsewhere: `open_set`
+    has already compared the key with set.json's key id, so it is not a wrong GRAFT_EVAL_KEY.
+    """
+    where = _file_of(aad)
+    fields = _parse_envelope(envelope, where)
+    if fields["kid"] != key_id(key):
+        raise EvalCryptoError(f"{where}: {CANNOT_DECRYPT}")
+    iv, tag, ct = (_b64_field(fields, name, where) for name in ("iv", "tag", "ct"))
+    if len(iv) != IV_BYTES or len(tag) != TAG_BYTES:
+        raise EvalCryptoError(
+            f"{where}: cannot decrypt: malformed envelope (iv must be 12 bytes and tag 16); {RESTORE}"
+        )
     try:
-        fields = json.loads(envelope)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        return AESGCM(key).decrypt(iv, ct + tag, aad)
+    except InvalidTag:
+        raise EvalCryptoError(f"{where}: {CANNOT_DECRYPT}") from None
+
+
+RESTORE = "restore the original file"
+CANNOT_DECRYPT = f"cannot decrypt: tampered, moved from another set, or sealed with another key; {RESTORE}"
+
+
+def _file_of(aad: bytes) -> str:
+    """The file an AAD seals: the part after `<setId>/` (the whole AAD if it has no slash)."""
+    return aad.decode("utf-8", errors="replace").split("/", 1)[-1]
+
+
+def _parse_envelope(envelope: str | bytes, where: str) -> dict[str, Any]:
+    try:  # bytes are decoded here, strictly: json.loads would also guess UTF-16 or UTF-32
+        fields = json.loads(envelope.decode("utf-8") if isinstance(envelope, bytes) else envelope)
+    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError; hostile nesting
         fields = None
     if (
         not isinstance(fields, dict)
@@ -109,13 +127,16 @@ def _parse_envelope(envelope: str) -> dict[str, Any]:
         or not all(isinstance(fields.get(k), str) for k in ("kid", "iv", "tag", "ct"))
     ):
         raise EvalCryptoError(
-            f"not a {ENVELOPE_VERSION} envelope: the file is damaged or not written by graft-eval"
+            f"{where}: cannot decrypt: not an {ENVELOPE_VERSION} envelope (damaged, truncated or not "
+            f"written by graft-eval); {RESTORE}"
         )
     return fields
 
 
-def _b64_field(fields: dict[str, Any], name: str) -> bytes:
+def _b64_field(fields: dict[str, Any], name: str, where: str) -> bytes:
     try:
         return base64.b64decode(fields[name], validate=True)
     except (binascii.Error, ValueError):
-        raise EvalCryptoError(f"malformed envelope: field {name} is not base64") from None
+        raise EvalCryptoError(
+            f"{where}: cannot decrypt: malformed envelope (field {name} is not base64); {RESTORE}"
+        ) from None

@@ -45,6 +45,7 @@ from graft_eval_pipeline.evalset.sets.set_tree import (
     scan_set_tree,
     store_only_part,
 )
+from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, decode_utf8
 
 SEALED_SUFFIX = ".enc"
 PLAIN_CASE_SUFFIX = ".case.json"
@@ -102,7 +103,7 @@ def discover_set_ids(eval_dir: Path, synthetic_dir: Path) -> list[str]:
 
 
 def assert_private_location(dir: Path) -> None:
-    """E5: refuse a pilot set anywhere below a `.git` file or folder (no git binary needed)."""
+    """Refuse a pilot set anywhere below a `.git` file or folder (no git binary needed)."""
     real = Path(dir).expanduser().resolve()
     for ancestor in (real, *real.parents):
         if os.path.lexists(ancestor / ".git"):
@@ -175,7 +176,7 @@ def create_set(
         if key is None:
             raise EvalError(f"{KEY_MISSING}: a pilot set is encrypted; create a key with `graft-eval keygen`")
         if not (consent_ref or "").strip():
-            raise EvalError("a pilot set needs --consent-ref <pilot agreement reference> (E9)")
+            raise EvalError("a pilot set needs --consent-ref <pilot agreement reference>")
         assert_private_location(dir)
     if (dir / SET_FILE).exists():
         raise EvalError(f"{dir} already holds a case set: open it, or pick another folder")
@@ -208,7 +209,7 @@ def _read_meta(dir: Path) -> SetMeta:
             f"{dir} is not a case set (no {SET_FILE}): check --set, or create it with `graft-eval init`"
         )
     try:
-        return SetMeta.model_validate_json(path.read_text(encoding="utf-8"))
+        return SetMeta.model_validate_json(path.read_bytes())  # bytes: bad UTF-8 is a json_invalid error
     except ValueError as err:
         raise EvalError(describe_validation_error(err, str(path))) from None
 
@@ -387,7 +388,7 @@ def purge_set(
     eval_root: Path,
     _rmtree: Callable[[Path], None] = shutil.rmtree,
 ) -> PurgeResult:
-    """E7: delete a pilot set folder and log {setId, purgedAt, caseCount, by}.
+    """Delete a pilot set folder and log {setId, purgedAt, caseCount, by}.
 
     Resumable: the folder is first renamed to a tombstone beside it (one step, so the set is
     either whole or gone), then the log line is appended, then the tombstone is deleted. A later
@@ -513,10 +514,14 @@ def _read_case(cs: CaseSet, case_id: str, names: set[str] | None) -> EvalCase:
         )
     text = _read_file_bytes(cs, own)
     if text is None:
-        raise EvalError(f"case {case_id} is not in set {cs.set_id}: check the id with `graft-eval validate`")
+        raise EvalError(
+            f"case {case_id} is not in set {cs.set_id}: list the ids with `graft-eval cases --set {cs.dir}`"
+        )
     try:
         case = parse_case(text, own)
     except CaseFormatError as err:
+        if cs.is_pilot:  # decrypted bytes that are not UTF-8: the text path names it as before
+            _read_file(cs, own)
         raise EvalError(str(err)) from None
     if case.id != case_id:
         raise EvalError(f"{own}: the case id does not match the file name; rename the file or fix the id")
@@ -572,7 +577,7 @@ def check_output_target(path: Path, flag: str) -> None:
 
 
 def write_report_file(cs_or_dir: CaseSet | Path, rel: str, data: str | bytes) -> Path:
-    """Reports are plaintext in every set (E8: they carry no case content), but still private:
+    """Reports are plaintext in every set (they carry no case content), but still private:
     missing folders are made 0700 (parents too, whatever the umask) and the file is 0600."""
     _check_rel(rel)
     base = cs_or_dir.dir if isinstance(cs_or_dir, CaseSet) else Path(cs_or_dir)
@@ -589,12 +594,15 @@ def _read_file(cs: CaseSet, rel_file: str) -> str | None:
     path = cs.dir / rel_file
     if not path.is_file():
         return None
-    text = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
     if not cs.is_pilot:
-        return text
+        try:
+            return decode_utf8(data, rel_file)
+        except UntrustedInputError as err:
+            raise EvalError(str(err)) from None
     if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
         raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
-    return open_envelope(text, cs.key, f"{cs.set_id}/{rel_file}")
+    return open_envelope(data, cs.key, f"{cs.set_id}/{rel_file}")
 
 
 def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
@@ -607,7 +615,7 @@ def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
         return path.read_bytes()
     if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
         raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
-    return open_envelope_bytes(path.read_text(encoding="utf-8"), cs.key, f"{cs.set_id}/{rel_file}".encode())
+    return open_envelope_bytes(path.read_bytes(), cs.key, f"{cs.set_id}/{rel_file}".encode())
 
 
 def _check_set_folder(cs: CaseSet) -> None:
