@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,18 +26,10 @@ from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
-from graft_eval_pipeline.evalset.run.pool import run_pool
+from graft_eval_pipeline.evalset.run.pool import collector_paused, stream_pool
 from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.run.secret_check import prompt_secret_kinds
-from graft_eval_pipeline.evalset.scoring import (
-    CaseRow,
-    SkipReason,
-    build_row,
-    case_cost,
-    price_for,
-    skipped_row,
-    upper_bound_estimate,
-)
+from graft_eval_pipeline.evalset.scoring import SkipReason, case_cost, price_for, upper_bound_estimate
 from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalError
 
 if TYPE_CHECKING:
@@ -86,14 +78,14 @@ def anthropic_llm(
 
 @dataclass(frozen=True, slots=True)
 class CasePlan:
-    """What a live run knows about a case before any call: cache key, cached entry, estimate,
-    and the secret kinds found in its prompt text (the case is skipped when there are any)."""
+    """What a live run knows about a case before any call: cache key, whether it is cached, the
+    estimate, and the secret kinds found in its prompt text (the case is skipped when there are
+    any). It holds neither the case nor a cached card (the run reads both again)."""
 
-    case: EvalCase
     options: GenerateOptions
     floor: FloorResult
     key: str
-    cached: CacheEntry | None
+    cached: bool
     estimate_usd: float
     estimate_tokens: int
     secrets: dict[str, int]
@@ -117,11 +109,10 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
         usd = bound
     check = not case.inputs.too_large and not options.allow_secrets
     return CasePlan(
-        case=case,
         options=opts,
         floor=prepared.floor,
         key=key,
-        cached=read_entry(options.set, key) if options.use_cache else None,
+        cached=options.use_cache and read_entry(options.set, key) is not None,
         estimate_usd=usd,
         estimate_tokens=tokens,
         secrets=prompt_secret_kinds(prepared) if check else {},
@@ -131,7 +122,7 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
 def estimate_of(plans: Sequence[CasePlan]) -> Estimate:
     """8.12 summed over the cases that are neither cached nor skipped for a secret."""
     checked = [p for p in plans if not p.secrets]
-    to_call = [p for p in checked if p.cached is None]
+    to_call = [p for p in checked if not p.cached]
     return Estimate(
         cases_to_call=len(to_call),
         cases_cached=len(checked) - len(to_call),
@@ -150,10 +141,12 @@ async def close_client(client: LlmClient) -> None:
 
 @dataclass(frozen=True, slots=True)
 class LiveOutcome:
-    """One case of a live run: a result (fresh or cached), or None and why it was skipped."""
+    """One case of a live run: a result (fresh or cached), or None and why it was skipped (its
+    row then shows the floor alone)."""
 
     result: CardResult | None
     cached: bool
+    floor: FloorResult
     skipped: SkipReason | None = None
 
 
@@ -177,26 +170,43 @@ async def confirm_estimate(
         raise EvalAbort("declined", "declined at the cost confirmation: no model was called")
 
 
-async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[CaseRow], dict[str, CardResult]]:
-    """E19-E21: plan, estimate, confirm, then run under the caps and write the cache."""
+async def run_live(
+    options: RunOptions,
+    plan_pass: Iterable[EvalCase],
+    cases: Callable[[], Iterable[EvalCase]],
+    on_done: Callable[[int, EvalCase, LiveOutcome], None],
+) -> None:
+    """E19-E21: plan, estimate, confirm, then run under the caps and write the cache.
+
+    `plan_pass` reads the selected cases once to plan every case (a bad case aborts before any
+    call); `cases` reads them afresh to run them, each handed to `on_done` as it ends.
+    """
     if options.llm_factory is None or options.confirm is None:
         raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
     require_prices([options.models.fast, options.models.strong])
     fingerprint = prompt_fingerprint()
-    plans = {case.id: plan_case(case, options, fingerprint) for case in cases}
+    with collector_paused():
+        plans = {case.id: plan_case(case, options, fingerprint) for case in plan_pass}
     await confirm_estimate(options, estimate_of(list(plans.values())), options.confirm)
     llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
     budget = Budget(options.max_cost_usd, options.max_tokens)
 
+    def plan_of(case: EvalCase) -> CasePlan:
+        plan = plans.get(case.id)
+        if plan is None:
+            raise EvalError(f"case {case.id} was added to set {options.set.set_id} during the run: run again")
+        return plan
+
     async def run_one(case: EvalCase) -> LiveOutcome:
-        plan = plans[case.id]
+        plan = plan_of(case)
         if plan.secrets:
-            return LiveOutcome(result=None, cached=False, skipped="secret_detected")
-        if plan.cached is not None:
-            return LiveOutcome(result=plan.cached.result, cached=True)
+            return LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="secret_detected")
+        entry = read_entry(options.set, plan.key) if plan.cached else None
+        if entry is not None:
+            return LiveOutcome(result=entry.result, cached=True, floor=plan.floor)
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
-            return LiveOutcome(result=None, cached=False, skipped="budget")
+            return LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="budget")
         result = await generate_card(case.inputs, llm(), plan.options)
         cost = case_cost(result)
         # an answering model without a price (never expected) counts as its whole estimate
@@ -207,11 +217,12 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
             entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
             # sealing and fsync off the event loop: the other cases' calls keep flowing
             await asyncio.to_thread(write_entry, options.set, entry)
-        return LiveOutcome(result=result, cached=False)
+        return LiveOutcome(result=result, cached=False, floor=plan.floor)
 
-    progress = CaseProgress(options, len(cases))
+    progress = CaseProgress(options, len(plans))
 
-    def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
+    def done(index: int, case: EvalCase, outcome: LiveOutcome) -> None:
+        on_done(index, case, outcome)
         plan = plans[case.id]
         skipped = (
             f"secret_detected: {', '.join(plan.secrets)}"
@@ -222,17 +233,8 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
 
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
-            outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
+            await stream_pool(cases(), run_one, options.effective_concurrency, done)
         finally:
             if llm.cache_info().currsize:
                 await close_client(llm())
     progress.finish()
-    rows: list[CaseRow] = []
-    results: dict[str, CardResult] = {}
-    for case, outcome in zip(cases, outcomes, strict=True):
-        if outcome.result is None:
-            rows.append(skipped_row(case, plans[case.id].floor, outcome.skipped or "budget"))
-        else:
-            rows.append(build_row(case, outcome.result, cached=outcome.cached))
-            results[case.id] = outcome.result
-    return rows, results
