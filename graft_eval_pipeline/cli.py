@@ -116,6 +116,13 @@ def _operator() -> str:
 SET_OPTION = click.option(
     "--set", "set_dir", required=True, type=click.Path(path_type=Path), help="Case set folder."
 )
+RUNS_SET_OPTION = click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set whose runs/ holds the ids.",
+)
 STRICT_OPTION = click.option(
     "--strict", is_flag=True, help="Refuse (exit 2) a pilot set whose folders or files are open to others."
 )
@@ -722,13 +729,7 @@ def ci(baseline: Path | None, **outputs: Any) -> None:
     default=None,
     help="The later run: a report.json, a run folder or a run id of --set (default: the set's latest run).",
 )
-@click.option(
-    "--set",
-    "set_dir",
-    default=None,
-    type=click.Path(path_type=Path),
-    help="Case set whose runs/ holds the ids.",
-)
+@RUNS_SET_OPTION
 @click.option(
     "--resamples",
     type=click.IntRange(min=1),
@@ -775,13 +776,7 @@ def compare(
     default=None,
     help="A report.json, a run folder or a run id of --set (default: the set's latest run).",
 )
-@click.option(
-    "--set",
-    "set_dir",
-    default=None,
-    type=click.Path(path_type=Path),
-    help="Case set whose runs/ holds the ids.",
-)
+@RUNS_SET_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the calibration as JSON.")
 @STRICT_OPTION
 def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict: bool) -> None:
