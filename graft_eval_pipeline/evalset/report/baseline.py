@@ -22,8 +22,19 @@ from graft_eval_pipeline.evalset.sets import (
 )
 
 # Baseline comparison ignores what differs between two runs of the same code (6.6); thresholds
-# and pass are derived from the baseline itself, so comparing them would be circular.
-IGNORED_PATHS = ("runId", "createdAt", "git", "run.durationMs", "run.cachedResults", "thresholds", "pass")
+# and pass are derived from the baseline itself, so comparing them would be circular. How a live
+# run paced its calls (limiter, batches) is timing, not a result.
+IGNORED_PATHS = (
+    "runId",
+    "createdAt",
+    "git",
+    "run.durationMs",
+    "run.cachedResults",
+    "run.limiter",
+    "run.batch",
+    "thresholds",
+    "pass",
+)
 PUBLIC_DIR_MODE = 0o755
 PUBLIC_FILE_MODE = 0o644
 

@@ -20,8 +20,10 @@ from graft_eval_pipeline.evalset.run.live import run_live
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line, select_cases
 from graft_eval_pipeline.evalset.run.pool import collector_paused, run_pool, run_sync
 from graft_eval_pipeline.evalset.scoring import (
+    BatchInfo,
     CaseRow,
     HarnessRun,
+    LimiterInfo,
     ModelPair,
     PromptInfo,
     RunInfo,
@@ -39,6 +41,9 @@ def assemble_run(
     rows: list[CaseRow],
     results: dict[str, CardResult],
     started_ms: int,
+    *,
+    limiter: LimiterInfo | None = None,
+    batch: BatchInfo | None = None,
 ) -> HarnessRun:
     skipped = sum(r.skipped is not None for r in rows)
     return HarnessRun(
@@ -51,6 +56,8 @@ def assemble_run(
             skipped_budget=skipped,
             cached_results=sum(r.cached for r in rows),
             duration_ms=max(options.now_ms() - started_ms, 0),
+            limiter=limiter,
+            batch=batch,
         ),
         created_at=options.now(),
         git=options.git(),
@@ -66,7 +73,10 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
     with collector_paused():
         cases = select_cases(read_cases(options.set), options.case_filter)
     if options.mode == "live":
-        return assemble_run(options, cases, *await run_live(options, cases), started_ms)
+        live = await run_live(options, cases)
+        return assemble_run(
+            options, cases, live.rows, live.results, started_ms, limiter=live.limiter, batch=live.batch
+        )
 
     def report_progress(case: EvalCase, result: CardResult) -> None:
         if options.progress is not None:

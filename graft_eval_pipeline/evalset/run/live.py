@@ -2,7 +2,10 @@
 
 Every case is planned before any call: the run prints the upper-bound estimate for the cases
 not already cached, refuses one over the cost cap, asks for confirmation, and only then builds
-the client; during the run each case starts only if its estimate still fits both caps.
+the client. Interactively, each case starts only if its estimate still fits both caps, and
+every attempt passes the adaptive limiter (limiter.py). With `batch`, every case that fits the
+caps at batch prices is decided up front and the calls go through the Message Batches API in
+phases (batch.py). Both fill the same cache.
 """
 
 from __future__ import annotations
@@ -10,23 +13,27 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from graft_eval_pipeline.card.floor import FloorResult
 from graft_eval_pipeline.card.generate import generate_card
-from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card.llm import BatchLlmClient, LlmClient
 from graft_eval_pipeline.card.log_guard import llm_logs_quiet
 from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, GenerateOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.run.batch import BATCH_CARD_TIMEOUT_MS, BatchPhases
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
+from graft_eval_pipeline.evalset.run.limiter import AdaptiveLimiter, limited
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line
 from graft_eval_pipeline.evalset.run.pool import run_pool
 from graft_eval_pipeline.evalset.scoring import (
+    BatchInfo,
     CaseRow,
+    LimiterInfo,
     build_row,
     case_cost,
     price_for,
@@ -103,7 +110,9 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
     tokens, usd = 0, 0.0
     if not case.inputs.too_large:
         tokens = prepared.estimated_tokens
-        bound = upper_bound_estimate(prepared.floor.risk, tokens, opts.models.strong, MAX_OUTPUT_TOKENS)
+        bound = upper_bound_estimate(
+            prepared.floor.risk, tokens, opts.models.strong, MAX_OUTPUT_TOKENS, batch=options.batch
+        )
         if bound is None:  # run_live checks the prices before planning
             raise EvalError(f"no price for model {opts.models.strong}")
         usd = bound
@@ -118,14 +127,15 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
     )
 
 
-def estimate_of(plans: Sequence[CasePlan]) -> Estimate:
-    """8.12 summed over the cases that are not cached."""
+def estimate_of(plans: Sequence[CasePlan], *, batch: bool = False) -> Estimate:
+    """8.12 summed over the cases that are not cached (their estimates at batch prices in a batch run)."""
     to_call = [p for p in plans if p.cached is None]
     return Estimate(
         cases_to_call=len(to_call),
         cases_cached=len(plans) - len(to_call),
         estimated_tokens=sum(p.estimate_tokens for p in to_call),
         upper_bound_usd=sum(p.estimate_usd for p in to_call),
+        batch=batch,
     )
 
 
@@ -164,16 +174,41 @@ async def confirm_estimate(
         raise EvalAbort("declined", "declined at the cost confirmation: no model was called")
 
 
-async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[CaseRow], dict[str, CardResult]]:
+@dataclass(frozen=True, slots=True)
+class LiveRun:
+    """A live run's rows and card results, and how it paced its calls (report `run` blocks)."""
+
+    rows: list[CaseRow]
+    results: dict[str, CardResult]
+    limiter: LimiterInfo | None
+    batch: BatchInfo | None
+
+
+async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
     """E19-E21: plan, estimate, confirm, then run under the caps and write the cache."""
     if options.llm_factory is None or options.confirm is None:
         raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
     require_prices([options.models.fast, options.models.strong])
     fingerprint = prompt_fingerprint()
     plans = {case.id: plan_case(case, options, fingerprint) for case in cases}
-    await confirm_estimate(options, estimate_of(list(plans.values())), options.confirm)
+    await confirm_estimate(options, estimate_of(list(plans.values()), batch=options.batch), options.confirm)
     llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
+    limiter = AdaptiveLimiter(
+        options.effective_concurrency, clock=options.clock, sleep=options.sleep, wall=options.now
+    )
+    # every interactive attempt through the limiter (unless `adaptive` is off, to compare)
+    interactive = functools.cache(lambda: limited(llm(), limiter) if options.adaptive else llm())
     budget = Budget(options.max_cost_usd, options.max_tokens)
+
+    async def finish(plan: CasePlan, result: CardResult, reserved: tuple[float, int]) -> LiveOutcome:
+        cost = case_cost(result)
+        # an answering model without a price (never expected) counts as its whole reservation
+        await budget.settle(reserved, (reserved[0] if cost is None else cost, total_tokens(result.usage)))
+        if is_cacheable(result):
+            entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
+            # sealing and fsync off the event loop: the other cases' calls keep flowing
+            await asyncio.to_thread(write_entry, options.set, entry)
+        return LiveOutcome(result=result, cached=False)
 
     async def run_one(case: EvalCase) -> LiveOutcome:
         plan = plans[case.id]
@@ -182,17 +217,7 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
             return LiveOutcome(result=None, cached=False)
-        result = await generate_card(case.inputs, llm(), plan.options)
-        cost = case_cost(result)
-        # an answering model without a price (never expected) counts as its whole estimate
-        await budget.settle(
-            reserved, (plan.estimate_usd if cost is None else cost, total_tokens(result.usage))
-        )
-        if is_cacheable(result):
-            entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
-            # sealing and fsync off the event loop: the other cases' calls keep flowing
-            await asyncio.to_thread(write_entry, options.set, entry)
-        return LiveOutcome(result=result, cached=False)
+        return await finish(plan, await generate_card(case.inputs, interactive(), plan.options), reserved)
 
     def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
         if options.progress is None:
@@ -202,9 +227,15 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
         else:
             options.progress(progress_line(case.id, outcome.result, cached=outcome.cached))
 
+    batch_info: BatchInfo | None = None
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
-            outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
+            if options.batch:
+                outcomes, batch_info = await run_batched(
+                    options, cases, plans, llm, interactive, budget, finish, report_progress
+                )
+            else:
+                outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
         finally:
             if llm.cache_info().currsize:
                 await close_client(llm())
@@ -216,4 +247,85 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> tuple[list[Cas
         else:
             rows.append(build_row(case, outcome.result, cached=outcome.cached))
             results[case.id] = outcome.result
-    return rows, results
+    return LiveRun(rows=rows, results=results, limiter=limiter.info(), batch=batch_info)
+
+
+Finish = Callable[[CasePlan, CardResult, tuple[float, int]], Awaitable[LiveOutcome]]
+
+
+async def run_batched(
+    options: RunOptions,
+    cases: list[EvalCase],
+    plans: dict[str, CasePlan],
+    llm: Callable[[], LlmClient],
+    interactive: Callable[[], LlmClient],
+    budget: Budget,
+    finish: Finish,
+    report: Callable[[EvalCase, LiveOutcome], None],
+) -> tuple[list[LiveOutcome], BatchInfo]:
+    """`--batch`: every case that is not cached starts, in case order, if its estimate at batch
+    prices fits both caps (decided up front: a phase waits for every running case); the others
+    are skipped (budget). All run at once, their calls answered phase by phase through batches.
+
+    An interactive retry of a missed request first widens the case's reservation by its estimate
+    (at most the standard price's extra), once per case; without room, no retry.
+    """
+    outcomes: dict[str, LiveOutcome] = {}
+    to_run: list[CasePlan] = []
+    for case in cases:
+        plan = plans[case.id]
+        if plan.cached is not None:
+            outcomes[case.id] = LiveOutcome(result=plan.cached.result, cached=True)
+        elif budget.reserve_now(plan.estimate_usd, plan.estimate_tokens):
+            to_run.append(plan)
+            continue
+        else:
+            outcomes[case.id] = LiveOutcome(result=None, cached=False)
+        report(case, outcomes[case.id])
+    if not to_run:
+        return [outcomes[case.id] for case in cases], BatchInfo.model_validate({})
+    api = llm()
+    if not isinstance(api, BatchLlmClient):
+        raise EvalError("--batch needs a client with the Message Batches API (the Anthropic client)")
+    widened: dict[str, float] = {}
+
+    def may_retry(case_id: str) -> bool:
+        if case_id in widened:
+            return True
+        extra = plans[case_id].estimate_usd
+        if not budget.add_now(extra):
+            return False
+        widened[case_id] = extra
+        return True
+
+    phases = BatchPhases(options, api, interactive(), cases=len(to_run), may_retry=may_retry)
+
+    async def run_case(plan: CasePlan) -> None:
+        case_id = plan.case.id
+        try:
+            card_options = replace(plan.options, timeout_ms=BATCH_CARD_TIMEOUT_MS)
+            result = await generate_card(plan.case.inputs, phases.client_for(case_id), card_options)
+        except EvalError:
+            raise
+        except Exception as exc:
+            raise EvalError(
+                f"case {case_id}: the card engine raised {type(exc).__name__}; "
+                "this is a bug, not an LLM failure (run aborted)"
+            ) from exc
+        finally:
+            phases.case_done()
+        reserved = (plan.estimate_usd + widened.get(case_id, 0.0), plan.estimate_tokens)
+        outcomes[case_id] = await finish(plan, result, reserved)
+        report(plan.case, outcomes[case_id])
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for plan in to_run:
+                group.create_task(run_case(plan))
+    except BaseExceptionGroup as errors:
+        first = errors.exceptions[0]
+        raise first if isinstance(first, EvalError) else errors from None
+    finally:
+        await phases.aclose()
+    await phases.forget_used()
+    return [outcomes[case.id] for case in cases], phases.info()

@@ -6,6 +6,7 @@ comes from here.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,9 @@ class RunOptions:
     `progress` receives the live estimate and then one line per case holding its id and
     classes only (E8). `on_estimate` sees the live estimate before the confirmation and before
     any call (Dagster records it as metadata). `confirm` is required in live mode.
+    `batch` sends live calls through the Message Batches API (half price, answers within 24 h);
+    `adaptive` paces interactive calls with the adaptive limiter (off only to compare, in the
+    bench). `clock` (monotonic seconds) and `sleep` pace the limiter and the batch polling.
     """
 
     set: CaseSet
@@ -50,6 +54,10 @@ class RunOptions:
     now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
     progress: Callable[[str], None] | None = None
     git: Callable[[], GitInfo] = field(default=lambda: git_info(CODE_DIR))
+    batch: bool = False
+    adaptive: bool = True
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     @property
     def effective_concurrency(self) -> int:

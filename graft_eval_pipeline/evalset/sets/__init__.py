@@ -33,6 +33,7 @@ from graft_eval_pipeline.evalset.sets.errors import CheckFailed, EvalAbort, Eval
 from graft_eval_pipeline.evalset.sets.paths import (
     ASSETS_DIR,
     BASELINE_FILE,
+    BATCHES_FILE,
     CACHE_DIR,
     EXPORTS_DIR,
     IMPORTED_DIR,
@@ -86,6 +87,7 @@ from graft_eval_pipeline.evalset.sets.untrusted import (
 __all__ = [
     "ASSETS_DIR",
     "BASELINE_FILE",
+    "BATCHES_FILE",
     "CACHE_DIR",
     "CASE_ID_PATTERN",
     "CASE_RULES_NOT_IN_SCHEMA",

@@ -1,0 +1,250 @@
+"""Adaptive concurrency for live calls (issue 16): one limiter every attempt passes through.
+
+A fixed concurrency keeps pushing through a 429 or 529 storm, and each call retries on its own.
+The limiter keeps the number of attempts in flight under a limit that moves between 1 and the
+run's `--concurrency`:
+
+- multiplicative decrease: a 429/529 halves it, once per congestion event (an attempt that
+  started before the last decrease does not lower it again, so a burst of replies to the same
+  overload counts once);
+- a pause: every new attempt waits out the reply's `retry-after` (else an exponential backoff);
+  a reply that says a limit is exhausted (`anthropic-ratelimit-*-remaining: 0`) pauses until
+  its reset;
+- additive increase: each successful attempt adds 1/limit, so the limit grows by one per round
+  of successes, and does not grow while the requests remaining are fewer than it.
+
+Clocks and sleep are injected (tests drive it in virtual time). It records what the report's
+`run.limiter` block shows: min, max and final concurrency, attempts, throttles, the time
+attempts spent waiting, and the changes over time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from graft_eval_pipeline.card.llm import (
+    CallGate,
+    GatedLlmClient,
+    LlmClient,
+    LlmFailure,
+    LlmReply,
+    LlmRequest,
+    RateSignal,
+)
+from graft_eval_pipeline.evalset.scoring import ConcurrencyPoint, LimiterInfo
+
+DECREASE = 0.5
+THROTTLE_BACKOFF_S = 1.0  # a 429/529 without retry-after: 1 s, doubling per consecutive throttle
+TRANSIENT_BACKOFF_S = 0.5  # a 5xx or connection error: 0.5 s, doubling per attempt, with jitter
+MAX_BACKOFF_S = 30.0
+MAX_PAUSE_S = 120.0  # a retry-after or reset further away is capped (the card's timeout bounds it anyway)
+TIMELINE_POINTS = 64
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass
+class LimiterStats:
+    attempts: int = 0
+    throttled: int = 0
+    waiting_s: float = 0.0
+    paused_s: float = 0.0
+
+
+class AdaptiveLimiter(CallGate):
+    """AIMD limit on attempts in flight, pauses on throttles and exhausted rate limits."""
+
+    def __init__(
+        self,
+        ceiling: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+        wall: Callable[[], datetime] = lambda: datetime.now(UTC),
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        if ceiling < 1:
+            raise ValueError("the concurrency ceiling must be at least 1")
+        self.ceiling = ceiling
+        self.limit = float(ceiling)
+        self.in_flight = 0
+        self.stats = LimiterStats()
+        self._clock = clock
+        self._sleep = sleep
+        self._wall = wall
+        self._jitter = jitter
+        self._epoch = 0  # bumped at each decrease; an attempt's ticket is the epoch it started in
+        self._paused_until = 0.0
+        self._consecutive_throttles = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._started: float | None = None
+        self._seen = {ceiling}
+        self._timeline: list[tuple[float, int]] = []
+
+    @property
+    def concurrency(self) -> int:
+        return max(1, int(self.limit))
+
+    # --- the gate -----------------------------------------------------------------------------
+
+    async def enter(self) -> int:
+        """Wait for a slot and for any pause; returns the ticket `leave` wants back."""
+        started = self._clock()
+        if self._started is None:
+            self._started = started
+            self._timeline.append((0.0, self.concurrency))
+        while True:
+            pause = self._paused_until - self._clock()
+            if pause > 0:
+                await self._sleep(pause)
+                continue
+            if self.in_flight < self.concurrency:
+                break
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+                else:
+                    self._wake()  # woken, then cancelled: pass the slot on
+                raise
+        self.in_flight += 1
+        self.stats.attempts += 1
+        self.stats.waiting_s += max(self._clock() - started, 0.0)
+        return self._epoch
+
+    def leave(self, ticket: int, signal: RateSignal) -> None:
+        """Record an attempt's answer: lower, pause or raise; then wake whoever now fits."""
+        self.in_flight -= 1
+        if signal.throttled:
+            self._throttled(ticket, signal)
+        elif signal.ok:
+            self._consecutive_throttles = 0
+            self._succeeded(signal)
+        self._wake()
+
+    async def backoff(self, attempt: int) -> None:
+        """A transient failure's own wait (exponential with jitter); others keep going."""
+        delay = min(TRANSIENT_BACKOFF_S * 2 ** (attempt - 1), MAX_BACKOFF_S)
+        await self._sleep(delay * (0.75 + 0.25 * self._jitter()))
+
+    # --- the rules ----------------------------------------------------------------------------
+
+    def _throttled(self, ticket: int, signal: RateSignal) -> None:
+        self.stats.throttled += 1
+        if ticket == self._epoch:  # the first throttle of this congestion event
+            self._epoch += 1
+            self._set_limit(max(1.0, self.limit * DECREASE))
+        self._consecutive_throttles += 1
+        if signal.retry_after_s is not None:
+            pause = signal.retry_after_s
+        elif signal.reset_at is not None:
+            pause = self._until(signal.reset_at)
+        else:
+            pause = THROTTLE_BACKOFF_S * 2 ** (self._consecutive_throttles - 1)
+        self._pause(pause)
+
+    def _succeeded(self, signal: RateSignal) -> None:
+        if signal.reset_at is not None:  # a limit is exhausted: nothing more until it resets
+            self._pause(self._until(signal.reset_at))
+            return
+        remaining = signal.requests_remaining
+        if remaining is not None and remaining < self.concurrency:
+            return  # hold: raising now would only run into the requests limit
+        self._set_limit(min(float(self.ceiling), self.limit + 1.0 / self.concurrency))
+
+    def _until(self, instant: datetime) -> float:
+        return (instant - self._wall()).total_seconds()
+
+    def _pause(self, seconds: float) -> None:
+        """No attempt starts before now + seconds (capped); `paused_s` counts wall time paused."""
+        now = self._clock()
+        until = now + min(max(seconds, 0.0), MAX_PAUSE_S)
+        if until > self._paused_until:
+            self.stats.paused_s += until - max(self._paused_until, now)
+            self._paused_until = until
+
+    def _set_limit(self, limit: float) -> None:
+        before = self.concurrency
+        self.limit = limit
+        after = self.concurrency
+        if after != before:
+            self._seen.add(after)
+            at = self._clock() - (self._started if self._started is not None else self._clock())
+            self._timeline.append((max(at, 0.0), after))
+
+    def _wake(self) -> None:
+        free = self.concurrency - self.in_flight
+        while free > 0 and self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                free -= 1
+
+    # --- the report -----------------------------------------------------------------------------
+
+    def info(self) -> LimiterInfo | None:
+        """The report's `run.limiter` block; None when no attempt went through the limiter."""
+        if self.stats.attempts == 0:
+            return None
+        return LimiterInfo(
+            ceiling=self.ceiling,
+            min_concurrency=min(self._seen),
+            max_concurrency=max(self._seen),
+            final_concurrency=self.concurrency,
+            attempts=self.stats.attempts,
+            throttled=self.stats.throttled,
+            waiting_ms=round(self.stats.waiting_s * 1000),
+            paused_ms=round(self.stats.paused_s * 1000),
+            timeline=[
+                ConcurrencyPoint(at_ms=round(at * 1000), concurrency=c) for at, c in thin(self._timeline)
+            ],
+        )
+
+
+def thin(points: list[tuple[float, int]], most: int = TIMELINE_POINTS) -> list[tuple[float, int]]:
+    """At most `most` points: evenly spaced ones, always the first and the last."""
+    if len(points) <= most:
+        return points
+    step = (len(points) - 1) / (most - 1)
+    return [points[round(i * step)] for i in range(most)]
+
+
+class LimitedLlm:
+    """Any `LlmClient` paced by the limiter, one attempt per call (the client retries itself).
+
+    For clients that cannot be gated attempt by attempt (the in-process fakes): a rate_limited
+    failure still lowers the limit, with no pause, since the client has already waited.
+    """
+
+    def __init__(self, inner: LlmClient, gate: CallGate) -> None:
+        self.inner = inner
+        self.gate = gate
+
+    async def complete(self, request: LlmRequest) -> LlmReply | LlmFailure:
+        ticket = await self.gate.enter()
+        signal = RateSignal()
+        try:
+            outcome = await self.inner.complete(request)
+            if isinstance(outcome, LlmReply):
+                signal = RateSignal(status=200)
+            elif outcome.kind == "rate_limited":
+                signal = RateSignal(status=429, retry_after_s=0.0)
+            return outcome
+        finally:
+            self.gate.leave(ticket, signal)
+
+
+def limited(client: LlmClient, gate: CallGate) -> LlmClient:
+    """The client with every attempt through `gate`: gated attempt by attempt when it can be."""
+    if isinstance(client, GatedLlmClient):
+        return client.gated(gate)
+    return LimitedLlm(client, gate)
