@@ -373,6 +373,7 @@ def _run_and_report(
     max_cost_usd: float = DEFAULT_MAX_COST_USD,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
+    batch: bool = False,
 ) -> None:
     from graft_eval_pipeline.evalset.evaluate import run_eval
     from graft_eval_pipeline.evalset.report import (
@@ -385,6 +386,8 @@ def _run_and_report(
     from graft_eval_pipeline.evalset.run import RunOptions, case_filter_for, require_live_env
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
+    if batch and not live:
+        raise EvalError("--batch sends live calls through the Message Batches API: add --live")
     env = _eval_env()
     if live:
         require_live_env(env)  # key and prices before anything else; without --live both are ignored
@@ -409,6 +412,7 @@ def _run_and_report(
         case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
         confirm=_confirm_on_tty(yes) if live else None,
         progress=lambda line: click.echo(line, err=True),
+        batch=batch,
     )
     published = publish_run(
         cs, run_eval(options), thresholds=thresholds, strict=strict, baseline=baseline, out=out
@@ -467,6 +471,12 @@ def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
     help="Live: start no case that would pass it.",
 )
 @click.option("--no-cache", is_flag=True, help="Live: ignore cached results (new ones are still written).")
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Live: send the calls through the Message Batches API at half price (answers within 24 h; "
+    "a stopped run resumes its batches when run again).",
+)
 @_run_output_options
 def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **options: Any) -> None:
     """Run the card engine over a set (fake LLM, or --live), write report.json/.md, diff and check."""

@@ -91,6 +91,11 @@ class HarnessConfig(dg.Config):
     )
     max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1, description="Live: start no case past it.")
     use_cache: bool = Field(default=True, description="Live: read cached results (they are always written).")
+    batch: bool = Field(
+        default=False,
+        description="Live: calls through the Message Batches API at half price (answers within 24 h; "
+        "a stopped run resumes its batches when materialized again).",
+    )
 
 
 def live_cap(config: HarnessConfig, env: EvalEnv) -> float:
@@ -118,11 +123,37 @@ def estimate_metadata(estimate: Estimate) -> dict[str, int | float]:
     }
 
 
+def pacing_metadata(harness: HarnessRun) -> dict[str, int | bool]:
+    """How a live run paced its calls: the limiter's range and waits, the batches' counts."""
+    meta: dict[str, int | bool] = {}
+    limiter = harness.run.limiter
+    if limiter is not None:
+        meta |= {
+            "concurrency_min": limiter.min_concurrency,
+            "concurrency_max": limiter.max_concurrency,
+            "throttled": limiter.throttled,
+            "limiter_waiting_ms": limiter.waiting_ms,
+        }
+    batch = harness.run.batch
+    if batch is not None:
+        meta |= {
+            "batch": True,
+            "batch_phases": batch.phases,
+            "batches": batch.batches,
+            "batches_resumed": batch.resumed_batches,
+            "batch_requests": batch.requests,
+            "batch_retried_interactively": batch.retried_interactively,
+        }
+    return meta
+
+
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[loaded_case_set])
 def harness_run(
     context: dg.AssetExecutionContext, config: HarnessConfig, case_sets: CaseSetsResource
 ) -> dg.Output[HarnessRun]:
     """The card engine over every selected case; card results are stored sealed in pilot sets."""
+    if config.batch and config.mode != "live":
+        raise dg.Failure("`batch: true` sends live calls through the Message Batches API: set `mode: live`")
     cs = case_sets.open(context.partition_key)
     env = case_sets.env()
     live = config.mode == "live"
@@ -141,6 +172,7 @@ def harness_run(
         confirm=confirmed_by_config if live else None,
         on_estimate=estimates.append,
         progress=context.log.info,
+        batch=config.batch,
     )
     harness = run_harness(options)
     statuses = [r.status for r in harness.rows]
@@ -160,6 +192,7 @@ def harness_run(
             if None in fresh_costs
             else round(sum(c or 0.0 for c in fresh_costs), 6),
             **(estimate_metadata(estimates[0]) if estimates else {}),
+            **pacing_metadata(harness),
             "prompt_version": harness.prompt.prompt_version,
             "prompt_fingerprint": harness.prompt.prompt_fingerprint,
             "models": models_label(harness.models.fast, harness.models.strong),

@@ -138,7 +138,7 @@ class _Pending:
 
 
 @dataclass
-class _Counts:
+class BatchCounts:
     phases: int = 0
     batches: int = 0
     resumed: int = 0
@@ -204,7 +204,7 @@ class BatchPhases:
         self._ledger = read_ledger(options.set, options.now())
         self._known = {record.id for record in self._ledger.batches}
         self._used: set[str] = set()
-        self.counts = _Counts()
+        self.counts = BatchCounts()
 
     def client_for(self, case_id: str) -> LlmClient:
         return _CaseClient(self, case_id)
@@ -396,16 +396,20 @@ class BatchPhases:
             await asyncio.wait([task])  # its outcome is the cancellation asked for
 
     def info(self) -> BatchInfo:
-        c = self.counts
-        return BatchInfo(
-            phases=c.phases,
-            batches=c.batches,
-            resumed_batches=c.resumed,
-            requests=c.requests,
-            succeeded=c.succeeded,
-            errored=c.errored,
-            expired=c.expired,
-            canceled=c.canceled,
-            retried_interactively=c.retried,
-            wait_ms=round(c.wait_s * 1000),
-        )
+        return batch_info(self.counts)
+
+
+def batch_info(c: BatchCounts) -> BatchInfo:
+    """The report's `run.batch` block (all zero when every case was cached or skipped)."""
+    return BatchInfo(
+        phases=c.phases,
+        batches=c.batches,
+        resumed_batches=c.resumed,
+        requests=c.requests,
+        succeeded=c.succeeded,
+        errored=c.errored,
+        expired=c.expired,
+        canceled=c.canceled,
+        retried_interactively=c.retried,
+        wait_ms=round(c.wait_s * 1000),
+    )

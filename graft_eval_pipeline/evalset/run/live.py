@@ -24,7 +24,7 @@ from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, GenerateOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.run.batch import BATCH_CARD_TIMEOUT_MS, BatchPhases
+from graft_eval_pipeline.evalset.run.batch import BATCH_CARD_TIMEOUT_MS, BatchCounts, BatchPhases, batch_info
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
 from graft_eval_pipeline.evalset.run.limiter import AdaptiveLimiter, limited
@@ -283,7 +283,7 @@ async def run_batched(
             outcomes[case.id] = LiveOutcome(result=None, cached=False)
         report(case, outcomes[case.id])
     if not to_run:
-        return [outcomes[case.id] for case in cases], BatchInfo.model_validate({})
+        return [outcomes[case.id] for case in cases], batch_info(BatchCounts())
     api = llm()
     if not isinstance(api, BatchLlmClient):
         raise EvalError("--batch needs a client with the Message Batches API (the Anthropic client)")
@@ -324,7 +324,8 @@ async def run_batched(
                 group.create_task(run_case(plan))
     except BaseExceptionGroup as errors:
         first = errors.exceptions[0]
-        raise first if isinstance(first, EvalError) else errors from None
+        # an abort (EvalError) or a stop (not an Exception) is the same for every case: say it once
+        raise first if isinstance(first, EvalError) or not isinstance(first, Exception) else errors from None
     finally:
         await phases.aclose()
     await phases.forget_used()
