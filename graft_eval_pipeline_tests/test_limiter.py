@@ -201,6 +201,32 @@ def test_a_cancelled_waiter_does_not_hold_a_slot() -> None:
     assert run(scenario()) == 0
 
 
+def test_cases_are_admitted_under_the_limit_and_wait_after_a_decrease() -> None:
+    async def scenario() -> list[str]:
+        lim, _ = limiter(4)
+        events: list[str] = []
+        held = [lim.admitted() for _ in range(3)]
+        for case in held:
+            await case.__aenter__()
+        lim.leave(await lim.enter(), RateSignal(status=429, retry_after_s=0.0))  # 4 -> 2, 3 running
+
+        async def fourth() -> None:
+            async with lim.admitted():
+                events.append(f"fourth admitted with {lim.cases - 1} running")
+
+        task = asyncio.create_task(fourth())
+        await asyncio.sleep(0)
+        events.append(f"waiting, {lim.cases} running")
+        await held[0].__aexit__(None, None, None)  # 2 running: still not under the limit
+        await asyncio.sleep(0)
+        await held[1].__aexit__(None, None, None)  # 1 running: admitted
+        await task
+        await held[2].__aexit__(None, None, None)
+        return events
+
+    assert run(scenario()) == ["waiting, 3 running", "fourth admitted with 1 running"]
+
+
 def test_info_is_none_without_attempts_and_the_timeline_is_thinned() -> None:
     lim, _ = limiter(4)
     assert lim.info() is None

@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Literal
@@ -181,7 +182,8 @@ class BatchPhases:
     """Collects the cases' requests into phases and answers them through batches.
 
     `cases` is how many cases will run; each calls `case_done` when its card is finished.
-    `may_retry(case_id)` says whether the budget allows an interactive retry for that case.
+    `may_retry(case_id)` says whether the budget allows an interactive retry for that case;
+    `admitted()` holds each retry until the limiter admits it.
     """
 
     def __init__(
@@ -192,12 +194,14 @@ class BatchPhases:
         *,
         cases: int,
         may_retry: Callable[[str], bool],
+        admitted: Callable[[], AbstractAsyncContextManager[None]] = nullcontext,
     ) -> None:
         self._options = options
         self._api = api
         self._interactive = interactive
         self._active = cases
         self._may_retry = may_retry
+        self._admitted = admitted
         self._unresolved = 0
         self._queued: dict[LlmPurpose, list[_Pending]] = {}
         self._running: asyncio.Task[None] | None = None
@@ -282,11 +286,12 @@ class BatchPhases:
 
     async def _retry(self, request: LlmRequest) -> LlmReply | LlmFailure:
         retry = self._interactive_request(request)
-        try:
-            async with asyncio.timeout(retry.timeout_ms / 1000):
-                return await self._interactive.complete(retry)
-        except TimeoutError:
-            return LlmFailure(kind="timeout", detail="no answer within timeout_ms")
+        async with self._admitted():  # many retries wait for the limiter here, not in their timeout
+            try:
+                async with asyncio.timeout(retry.timeout_ms / 1000):
+                    return await self._interactive.complete(retry)
+            except TimeoutError:
+                return LlmFailure(kind="timeout", detail="no answer within timeout_ms")
 
     async def _answers(self, purpose: LlmPurpose, requests: dict[str, LlmRequest]) -> dict[str, Answer]:
         """The answer to every request: from recorded batches (polled) or new ones (submitted)."""

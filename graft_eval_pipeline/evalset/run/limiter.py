@@ -13,6 +13,11 @@ run's `--concurrency`:
 - additive increase: each successful attempt adds 1/limit, so the limit grows by one per round
   of successes, and does not grow while the requests remaining are fewer than it.
 
+Cases are admitted by the same limit (`admitted()`): a case starts only while fewer cases run
+than the limit, so after a decrease the extra cases wait before their card starts, not inside
+it, where the wait would count against the card's timeout. Each case makes one call at a time,
+so its attempts then rarely wait for anything but a pause.
+
 Clocks and sleep are injected (tests drive it in virtual time). It records what the report's
 `run.limiter` block shows: min, max and final concurrency, attempts, throttles, the time
 attempts spent waiting, and the changes over time.
@@ -24,7 +29,8 @@ import asyncio
 import random
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -83,6 +89,8 @@ class AdaptiveLimiter(CallGate):
         self._paused_until = 0.0
         self._consecutive_throttles = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
+        self.cases = 0
+        self._case_waiters: deque[asyncio.Future[None]] = deque()
         self._started: float | None = None
         self._seen = {ceiling}
         self._timeline: list[tuple[float, int]] = []
@@ -106,16 +114,7 @@ class AdaptiveLimiter(CallGate):
                 continue
             if self.in_flight < self.concurrency:
                 break
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiters.append(waiter)
-            try:
-                await waiter
-            except asyncio.CancelledError:
-                if waiter in self._waiters:
-                    self._waiters.remove(waiter)
-                else:
-                    self._wake()  # woken, then cancelled: pass the slot on
-                raise
+            await self._wait_in(self._waiters)
         self.in_flight += 1
         self.stats.attempts += 1
         self.stats.waiting_s += max(self._clock() - started, 0.0)
@@ -130,6 +129,30 @@ class AdaptiveLimiter(CallGate):
             self._consecutive_throttles = 0
             self._succeeded(signal)
         self._wake()
+
+    async def _wait_in(self, queue: deque[asyncio.Future[None]]) -> None:
+        waiter = asyncio.get_running_loop().create_future()
+        queue.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter in queue:
+                queue.remove(waiter)
+            else:
+                self._wake()  # woken, then cancelled: pass the slot on
+            raise
+
+    @asynccontextmanager
+    async def admitted(self) -> AsyncIterator[None]:
+        """A case runs while fewer cases run than the limit (the wait is outside its card)."""
+        while self.cases >= self.concurrency:
+            await self._wait_in(self._case_waiters)
+        self.cases += 1
+        try:
+            yield
+        finally:
+            self.cases -= 1
+            self._wake()
 
     async def backoff(self, attempt: int) -> None:
         """A transient failure's own wait (exponential with jitter); others keep going."""
@@ -182,12 +205,13 @@ class AdaptiveLimiter(CallGate):
             self._timeline.append((max(at, 0.0), after))
 
     def _wake(self) -> None:
-        free = self.concurrency - self.in_flight
-        while free > 0 and self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(None)
-                free -= 1
+        for queue, busy in ((self._waiters, self.in_flight), (self._case_waiters, self.cases)):
+            free = self.concurrency - busy
+            while free > 0 and queue:
+                waiter = queue.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)
+                    free -= 1
 
     # --- the report -----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ phases (batch.py). Both fill the same cache.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -198,6 +199,7 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
     )
     # every interactive attempt through the limiter (unless `adaptive` is off, to compare)
     interactive = functools.cache(lambda: limited(llm(), limiter) if options.adaptive else llm())
+    admitted = limiter.admitted if options.adaptive else contextlib.nullcontext
     budget = Budget(options.max_cost_usd, options.max_tokens)
 
     async def finish(plan: CasePlan, result: CardResult, reserved: tuple[float, int]) -> LiveOutcome:
@@ -217,7 +219,9 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
             return LiveOutcome(result=None, cached=False)
-        return await finish(plan, await generate_card(case.inputs, interactive(), plan.options), reserved)
+        async with admitted():  # after a throttle, wait here rather than inside the card's timeout
+            result = await generate_card(case.inputs, interactive(), plan.options)
+        return await finish(plan, result, reserved)
 
     def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
         if options.progress is None:
@@ -232,7 +236,7 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
         try:
             if options.batch:
                 outcomes, batch_info = await run_batched(
-                    options, cases, plans, llm, interactive, budget, finish, report_progress
+                    options, cases, plans, llm, interactive, admitted, budget, finish, report_progress
                 )
             else:
                 outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
@@ -259,6 +263,7 @@ async def run_batched(
     plans: dict[str, CasePlan],
     llm: Callable[[], LlmClient],
     interactive: Callable[[], LlmClient],
+    admitted: Callable[[], contextlib.AbstractAsyncContextManager[None]],
     budget: Budget,
     finish: Finish,
     report: Callable[[EvalCase, LiveOutcome], None],
@@ -298,7 +303,9 @@ async def run_batched(
         widened[case_id] = extra
         return True
 
-    phases = BatchPhases(options, api, interactive(), cases=len(to_run), may_retry=may_retry)
+    phases = BatchPhases(
+        options, api, interactive(), cases=len(to_run), may_retry=may_retry, admitted=admitted
+    )
 
     async def run_case(plan: CasePlan) -> None:
         case_id = plan.case.id
