@@ -52,7 +52,7 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def limiter(ceiling: int = 8, vt: VirtualTime | None = None) -> tuple[AdaptiveLimiter, VirtualTime]:
     vt = vt or VirtualTime(start=NOW)
-    return AdaptiveLimiter(ceiling, clock=vt.clock, sleep=vt.sleep, wall=vt.wall, jitter=lambda: 1.0), vt
+    return AdaptiveLimiter(ceiling, clock=vt.clock, sleep=vt.sleep, jitter=lambda: 1.0), vt
 
 
 def run(coroutine: Any) -> Any:
@@ -108,49 +108,68 @@ def test_successes_raise_the_limit_by_one_per_round() -> None:
     assert run(scenario()) == [2, 3, 3, 3, 4, 4, 4, 4, 5]
 
 
-def test_retry_after_pauses_every_new_attempt_and_counts_the_wait() -> None:
-    async def scenario() -> tuple[float, float, Any]:
-        lim, vt = limiter(4)
-        first = await lim.enter()
-        lim.leave(first, RateSignal(status=429, retry_after_s=3.0))
+def test_throttles_in_a_row_pause_every_new_attempt_and_the_wait_is_counted() -> None:
+    async def scenario() -> tuple[float, float, float, Any]:
+        lim, vt = limiter(8)  # two decreases: 8 -> 4 -> 2, room for the two attempts below
+        lim.leave(await lim.enter(), RateSignal(status=429, retry_after_s=3.0))
+        alone = vt.now + lim.stats.paused_s  # one throttle after successes: no pause for all
+        lim.leave(await lim.enter(), RateSignal(status=429, retry_after_s=3.0))  # again, no success
         await asyncio.gather(lim.enter(), lim.enter())  # both wait the same 3 s, not 6
-        return vt.now, lim.stats.paused_s, lim.info()
+        return alone, vt.now, lim.stats.paused_s, lim.info()
 
-    now, paused, info = run(scenario())
-    assert now == pytest.approx(3.0) and paused == pytest.approx(3.0)
+    alone, now, paused, info = run(scenario())
+    assert alone == 0.0 and now == pytest.approx(3.0) and paused == pytest.approx(3.0)
     assert info.paused_ms == 3000 and info.waiting_ms == 6000  # two attempts waited 3 s each
-    assert info.throttled == 1 and info.attempts == 3
+    assert info.throttled == 2 and info.attempts == 4
 
 
-def test_a_throttle_without_retry_after_backs_off_exponentially_until_a_success() -> None:
+def test_a_success_ends_the_streak_so_the_next_throttle_pauses_no_one() -> None:
     async def scenario() -> list[float]:
-        lim, vt = limiter(4)
+        lim, _ = limiter(4)
+        paused = []
+        for signal in (RateSignal(status=529), RateSignal(status=529), OK, RateSignal(status=529)):
+            lim.leave(await lim.enter(), signal)
+            paused.append(lim.stats.paused_s)
+        return paused
+
+    # the second 529 in a row pauses all for 2 s (no retry-after: 1 s doubling), the one after
+    # the success does not
+    assert run(scenario()) == [0.0, pytest.approx(2.0), pytest.approx(2.0), pytest.approx(2.0)]
+
+
+def test_a_throttled_request_waits_its_own_retry_after_or_a_backoff() -> None:
+    async def scenario() -> list[float]:
+        lim, vt = limiter(8)
         waits = []
-        lim.leave(await lim.enter(), RateSignal(status=529))
-        for signal in (RateSignal(status=529), OK, RateSignal(status=529)):
+        for signal, attempt in (
+            (RateSignal(status=429, retry_after_s=5.0), 1),  # what the reply asked
+            (RateSignal(status=429, reset_after_s=7.0), 1),  # no retry-after: the reset
+            (RateSignal(status=529), 1),  # neither: 1 s, doubling per attempt
+            (RateSignal(status=529), 3),
+            (RateSignal(status=500), 2),  # transient: 0.5 s doubling, with jitter (1.0 here)
+            (RateSignal(status=429, retry_after_s=600.0), 1),  # capped
+        ):
             before = vt.now
-            ticket = await lim.enter()
+            await lim.before_retry(signal, attempt)
             waits.append(vt.now - before)
-            lim.leave(ticket, signal)
-        before = vt.now
-        await lim.enter()
-        waits.append(vt.now - before)
         return waits
 
-    # 1 s, then 2 s (a second throttle in a row), none after the success, then 1 s again
-    assert run(scenario()) == [pytest.approx(1.0), pytest.approx(2.0), 0.0, pytest.approx(1.0)]
+    assert run(scenario()) == [5.0, 7.0, 1.0, 4.0, 1.0, 120.0]
 
 
-def test_an_exhausted_rate_limit_pauses_until_its_reset() -> None:
-    async def scenario() -> tuple[float, int]:
-        lim, vt = limiter(4)
-        reset = NOW + timedelta(seconds=5)
-        lim.leave(await lim.enter(), RateSignal(status=200, requests_remaining=0, reset_at=reset))
-        await lim.enter()
-        return vt.now, lim.concurrency
+def test_an_exhausted_rate_limit_holds_the_limit_without_a_pause() -> None:
+    async def scenario() -> tuple[float, int, int]:
+        lim, vt = limiter(8)
+        lim.leave(await lim.enter(), RateSignal(status=429, retry_after_s=0.0))  # 8 -> 4
+        exhausted = RateSignal(status=200, requests_remaining=0, reset_after_s=30.0)
+        for _ in range(20):
+            lim.leave(await lim.enter(), exhausted)
+        held = lim.concurrency
+        for _ in range(4):
+            lim.leave(await lim.enter(), OK)
+        return vt.now, held, lim.concurrency
 
-    now, concurrency = run(scenario())
-    assert now == pytest.approx(5.0) and concurrency == 4
+    assert run(scenario()) == (0.0, 4, 5)  # neither lowered nor paused; raised again once room is back
 
 
 def test_few_requests_remaining_hold_the_limit() -> None:
@@ -273,7 +292,7 @@ class RecordingGate:
 
     def __init__(self) -> None:
         self.signals: list[RateSignal] = []
-        self.backoffs: list[int] = []
+        self.retries: list[tuple[int | None, int]] = []
 
     async def enter(self) -> int:
         return 0
@@ -281,8 +300,8 @@ class RecordingGate:
     def leave(self, ticket: int, signal: RateSignal) -> None:
         self.signals.append(signal)
 
-    async def backoff(self, attempt: int) -> None:
-        self.backoffs.append(attempt)
+    async def before_retry(self, signal: RateSignal, attempt: int) -> None:
+        self.retries.append((signal.status, attempt))
 
 
 def scripted_client(*answers: httpx2.Response, max_retries: int = 2) -> tuple[Any, list[httpx2.Request]]:
@@ -311,7 +330,7 @@ def test_a_gated_client_retries_throttles_itself_and_the_gate_sees_each_one() ->
     outcome = run(limited(llm, gate).complete(REQUEST))
     assert isinstance(outcome, LlmReply) and len(seen) == 3
     assert [(s.status, s.retry_after_s) for s in gate.signals] == [(429, 2.0), (529, 1.5), (200, None)]
-    assert gate.backoffs == []  # throttles wait in the gate's pause, not in a backoff
+    assert gate.retries == [(429, 1), (529, 2)]  # each retry waited as the gate said
 
 
 def test_a_gated_client_backs_off_on_server_errors_up_to_max_retries() -> None:
@@ -319,7 +338,7 @@ def test_a_gated_client_backs_off_on_server_errors_up_to_max_retries() -> None:
     gate = RecordingGate()
     outcome = run(llm.gated(gate).complete(REQUEST))
     assert isinstance(outcome, LlmFailure) and outcome.kind == "unavailable"
-    assert len(seen) == 3 and gate.backoffs == [1, 2]
+    assert len(seen) == 3 and gate.retries == [(500, 1), (503, 2)]
 
 
 def test_the_ungated_client_keeps_the_sdk_retries() -> None:
@@ -337,15 +356,24 @@ def test_rate_limit_headers_are_read_into_the_signal() -> None:
             "anthropic-ratelimit-input-tokens-reset": "2026-10-15T10:00:09Z",
             "anthropic-ratelimit-output-tokens-remaining": "nonsense",
             "retry-after": "4",
+            "date": "Thu, 15 Oct 2026 10:00:01 GMT",  # the server's clock, whatever the local one says
         }
     )
     signal = rate_signal(200, headers)
     assert signal.requests_remaining == 0 and signal.tokens_remaining == 0
-    assert signal.reset_at == datetime(2026, 10, 15, 10, 0, 9, tzinfo=UTC)  # the later exhausted one
+    assert signal.reset_after_s == 8.0  # the later exhausted limit, 10:00:09 against the Date
     assert signal.retry_after_s == 4.0 and signal.ok and not signal.throttled
     assert rate_signal(429, httpx2.Headers({})).throttled
     plenty = rate_signal(200, httpx2.Headers({"anthropic-ratelimit-requests-remaining": "50"}))
-    assert plenty.reset_at is None and plenty.requests_remaining == 50
+    assert plenty.reset_after_s is None and plenty.requests_remaining == 50
+    soon = (datetime.now(UTC) + timedelta(seconds=30)).isoformat()
+    undated = rate_signal(
+        429,
+        httpx2.Headers(
+            {"anthropic-ratelimit-tokens-remaining": "0", "anthropic-ratelimit-tokens-reset": soon}
+        ),
+    )
+    assert undated.reset_after_s is not None and 28 < undated.reset_after_s <= 30  # no Date: the local clock
 
 
 def test_limited_wraps_a_fake_client_and_a_rate_limited_failure_lowers_the_limit() -> None:

@@ -12,10 +12,11 @@ A 2xx reply is read from its JSON through the SDK's raw-response path: building 
 
 Gated (`gated(gate)`, what a live run uses): the SDK's own retries are off and every attempt
 passes the harness's limiter, which sees each 429/529 with its `retry-after` and every reply's
-`anthropic-ratelimit-*` headers; 429/529 are retried after the limiter's pause, 408/409/5xx and
-connection errors up to `max_retries` times with backoff. The Message Batches API (`--batch`)
-goes through `submit_batch`, `batch_status` and `batch_outcomes`; a batch request's params are
-exactly an interactive call's, and its results are read from the JSONL lines as plain JSON.
+`anthropic-ratelimit-*` headers; 429/529 are sent again (at most MAX_THROTTLED_RETRIES times),
+408/409/5xx and connection errors up to `max_retries` times, each after the wait the gate says.
+The Message Batches API (`--batch`) goes through `submit_batch`, `batch_status` and
+`batch_outcomes`; a batch request's params are exactly an interactive call's, and its results
+are read from the JSONL lines as plain JSON.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import anthropic
@@ -174,11 +175,12 @@ class AnthropicLlm:
                 gate.leave(ticket, signal)
             if signal.throttled:
                 if throttled < MAX_THROTTLED_RETRIES:
-                    throttled += 1
-                    continue  # the gate lowered the concurrency and holds the pause
+                    throttled += 1  # the gate has lowered the concurrency
+                    await gate.before_retry(signal, throttled)
+                    continue
             elif _transient(signal) and transient < self._max_retries:
                 transient += 1
-                await gate.backoff(transient)
+                await gate.before_retry(signal, transient)
                 continue
             return outcome
 
@@ -310,9 +312,19 @@ def retry_after_s(headers: httpx2.Headers) -> float | None:
     return None
 
 
+def _server_now(headers: httpx2.Headers) -> datetime:
+    """The reply's `Date` (the server's clock, so a skewed local clock does not matter), else now."""
+    value = headers.get("date")
+    parsed = email.utils.parsedate_to_datetime(value) if value else None
+    if parsed is None or parsed.tzinfo is None:
+        return datetime.now(UTC)
+    return parsed
+
+
 def rate_signal(status: int | None, headers: httpx2.Headers | None) -> RateSignal:
     """The `anthropic-ratelimit-*` and `retry-after` headers of one answer (values that do not
-    parse count as absent). `reset_at` is the latest reset among the limits at 0 remaining."""
+    parse count as absent). `reset_after_s` is the latest reset among the limits at 0 remaining,
+    in seconds after the reply's `Date`."""
     if headers is None:
         return RateSignal(status=status)
     remaining = {
@@ -325,12 +337,18 @@ def rate_signal(status: int | None, headers: httpx2.Headers | None) -> RateSigna
         if left == 0 and (reset := _instant(headers.get(f"{RATELIMIT_HEADER}{name}-reset"))) is not None
     ]
     tokens = [left for name, left in remaining.items() if name != "requests" and left is not None]
+    reset_after = None
+    if resets:
+        try:
+            reset_after = max((max(resets) - _server_now(headers)).total_seconds(), 0.0)
+        except (TypeError, ValueError):  # a reset without a time zone
+            reset_after = None
     return RateSignal(
         status=status,
         retry_after_s=retry_after_s(headers),
         requests_remaining=remaining["requests"],
         tokens_remaining=min(tokens) if tokens else None,
-        reset_at=max(resets) if resets else None,
+        reset_after_s=reset_after,
     )
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field
@@ -100,15 +99,16 @@ class RateSignal:
     """What one API attempt said about pacing: its HTTP status and rate-limit headers, no content.
 
     `status` is None when no HTTP answer came (connection error, timeout, cancelled).
-    `tokens_remaining` is the smallest of the token limits' remaining counts; `reset_at` is when
-    the exhausted limit (requests or tokens, remaining 0) is replenished, else None.
+    `tokens_remaining` is the smallest of the token limits' remaining counts; `reset_after_s` is
+    how long until the exhausted limit (requests or tokens, remaining 0) is replenished, measured
+    on the server's clock (its reset time against the reply's `Date`), else None.
     """
 
     status: int | None = None
     retry_after_s: float | None = None
     requests_remaining: int | None = None
     tokens_remaining: int | None = None
-    reset_at: datetime | None = None
+    reset_after_s: float | None = None
 
     @property
     def throttled(self) -> bool:
@@ -123,15 +123,16 @@ class CallGate(Protocol):
     """Paces live calls (implemented by the harness's adaptive limiter).
 
     Every attempt waits in `enter` for a slot (and for any pause a throttle asked for), and hands
-    back what the API said in `leave`, with the ticket `enter` returned. `backoff` waits before
-    another attempt after a transient failure (5xx, connection error).
+    back what the API said in `leave`, with the ticket `enter` returned. `before_retry` is this
+    request's own wait before it is sent again: its `retry-after` after a throttle, a backoff
+    after a transient failure (5xx, connection error); `attempt` counts from 1.
     """
 
     async def enter(self) -> int: ...
 
     def leave(self, ticket: int, signal: RateSignal) -> None: ...
 
-    async def backoff(self, attempt: int) -> None: ...
+    async def before_retry(self, signal: RateSignal, attempt: int) -> None: ...
 
 
 @runtime_checkable

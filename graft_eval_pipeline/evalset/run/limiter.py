@@ -7,11 +7,14 @@ run's `--concurrency`:
 - multiplicative decrease: a 429/529 halves it, once per congestion event (an attempt that
   started before the last decrease does not lower it again, so a burst of replies to the same
   overload counts once);
-- a pause: every new attempt waits out the reply's `retry-after` (else an exponential backoff);
-  a reply that says a limit is exhausted (`anthropic-ratelimit-*-remaining: 0`) pauses until
-  its reset;
-- additive increase: each successful attempt adds 1/limit, so the limit grows by one per round
-  of successes, and does not grow while the requests remaining are fewer than it.
+- retry-after: the throttled request is sent again only after its reply's `retry-after` (else
+  the reset of the exhausted limit, else an exponential backoff); the first throttle of an
+  event also pauses every new attempt that long;
+- rate-limit headers: a success that says a limit is exhausted (`anthropic-ratelimit-*-
+  remaining: 0`) or leaves fewer requests than the limit holds it (no pause: the bucket refills
+  continuously, and its reset is when it is full again; a 429 without retry-after waits for it);
+- additive increase: each other successful attempt adds 1/limit, so the limit grows by one per
+  round of successes.
 
 Cases are admitted by the same limit (`admitted()`): a case starts only while fewer cases run
 than the limit, so after a decrease the extra cases wait before their card starts, not inside
@@ -32,7 +35,6 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from graft_eval_pipeline.card.llm import (
     CallGate,
@@ -72,7 +74,6 @@ class AdaptiveLimiter(CallGate):
         *,
         clock: Callable[[], float] = time.monotonic,
         sleep: Sleep = asyncio.sleep,
-        wall: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
     ) -> None:
         if ceiling < 1:
@@ -83,13 +84,13 @@ class AdaptiveLimiter(CallGate):
         self.stats = LimiterStats()
         self._clock = clock
         self._sleep = sleep
-        self._wall = wall
         self._jitter = jitter
         self._epoch = 0  # bumped at each decrease; an attempt's ticket is the epoch it started in
         self._paused_until = 0.0
         self._consecutive_throttles = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
         self.cases = 0
+        self._retrying = 0
         self._case_waiters: deque[asyncio.Future[None]] = deque()
         self._started: float | None = None
         self._seen = {ceiling}
@@ -144,8 +145,9 @@ class AdaptiveLimiter(CallGate):
 
     @asynccontextmanager
     async def admitted(self) -> AsyncIterator[None]:
-        """A case runs while fewer cases run than the limit (the wait is outside its card)."""
-        while self.cases >= self.concurrency:
+        """A case runs while fewer cases run than the limit (the wait is outside its card); a
+        case waiting out its own retry-after does not count."""
+        while self.cases - self._retrying >= self.concurrency:
             await self._wait_in(self._case_waiters)
         self.cases += 1
         try:
@@ -154,38 +156,52 @@ class AdaptiveLimiter(CallGate):
             self.cases -= 1
             self._wake()
 
-    async def backoff(self, attempt: int) -> None:
-        """A transient failure's own wait (exponential with jitter); others keep going."""
-        delay = min(TRANSIENT_BACKOFF_S * 2 ** (attempt - 1), MAX_BACKOFF_S)
-        await self._sleep(delay * (0.75 + 0.25 * self._jitter()))
+    async def before_retry(self, signal: RateSignal, attempt: int) -> None:
+        """This request's own wait before it goes again: after a throttle what the reply asked
+        for (retry-after, else the reset of an exhausted limit, else 1 s doubling per throttle in
+        a row); after a transient failure an exponential backoff with jitter. Others keep going."""
+        if signal.throttled:
+            delay = min(max(self._throttle_wait(signal, attempt), 0.0), MAX_PAUSE_S)
+        else:
+            delay = min(TRANSIENT_BACKOFF_S * 2 ** (attempt - 1), MAX_BACKOFF_S)
+            delay *= 0.75 + 0.25 * self._jitter()
+        if delay > 0:
+            self._retrying += 1  # its case leaves its admission slot to another while it waits
+            self._wake()
+            try:
+                await self._sleep(delay)
+            finally:
+                self._retrying -= 1
 
     # --- the rules ----------------------------------------------------------------------------
 
+    def _throttle_wait(self, signal: RateSignal, streak: int) -> float:
+        if signal.retry_after_s is not None:
+            return signal.retry_after_s
+        if signal.reset_after_s is not None:
+            return signal.reset_after_s
+        return min(THROTTLE_BACKOFF_S * 2 ** (streak - 1), MAX_BACKOFF_S)
+
     def _throttled(self, ticket: int, signal: RateSignal) -> None:
         self.stats.throttled += 1
+        self._consecutive_throttles += 1
         if ticket == self._epoch:  # the first throttle of this congestion event
             self._epoch += 1
             self._set_limit(max(1.0, self.limit * DECREASE))
-        self._consecutive_throttles += 1
-        if signal.retry_after_s is not None:
-            pause = signal.retry_after_s
-        elif signal.reset_at is not None:
-            pause = self._until(signal.reset_at)
-        else:
-            pause = THROTTLE_BACKOFF_S * 2 ** (self._consecutive_throttles - 1)
-        self._pause(pause)
+            if self._consecutive_throttles > 1:  # no success since the last one: everyone waits
+                self._pause(self._throttle_wait(signal, self._consecutive_throttles))
 
     def _succeeded(self, signal: RateSignal) -> None:
-        if signal.reset_at is not None:  # a limit is exhausted: nothing more until it resets
-            self._pause(self._until(signal.reset_at))
+        if signal.reset_after_s is not None:
+            # A limit is exhausted. Its reset is when the bucket is full again, far later than
+            # the next request's room (it refills continuously): hold, neither pause nor lower
+            # (lowering to the attempts in flight ratchets down at every such reply); if the
+            # next request finds no room, its 429 lowers the limit and says how long to wait.
             return
         remaining = signal.requests_remaining
         if remaining is not None and remaining < self.concurrency:
             return  # hold: raising now would only run into the requests limit
         self._set_limit(min(float(self.ceiling), self.limit + 1.0 / self.concurrency))
-
-    def _until(self, instant: datetime) -> float:
-        return (instant - self._wall()).total_seconds()
 
     def _pause(self, seconds: float) -> None:
         """No attempt starts before now + seconds (capped); `paused_s` counts wall time paused."""
@@ -205,7 +221,8 @@ class AdaptiveLimiter(CallGate):
             self._timeline.append((max(at, 0.0), after))
 
     def _wake(self) -> None:
-        for queue, busy in ((self._waiters, self.in_flight), (self._case_waiters, self.cases)):
+        running = self.cases - self._retrying
+        for queue, busy in ((self._waiters, self.in_flight), (self._case_waiters, running)):
             free = self.concurrency - busy
             while free > 0 and queue:
                 waiter = queue.popleft()

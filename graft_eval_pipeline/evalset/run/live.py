@@ -194,9 +194,7 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
     plans = {case.id: plan_case(case, options, fingerprint) for case in cases}
     await confirm_estimate(options, estimate_of(list(plans.values()), batch=options.batch), options.confirm)
     llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
-    limiter = AdaptiveLimiter(
-        options.effective_concurrency, clock=options.clock, sleep=options.sleep, wall=options.now
-    )
+    limiter = AdaptiveLimiter(options.effective_concurrency, clock=options.clock, sleep=options.sleep)
     # every interactive attempt through the limiter (unless `adaptive` is off, to compare)
     interactive = functools.cache(lambda: limited(llm(), limiter) if options.adaptive else llm())
     admitted = limiter.admitted if options.adaptive else contextlib.nullcontext
