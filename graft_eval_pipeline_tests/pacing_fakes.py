@@ -8,7 +8,6 @@ tasks sleeping 2 s at once advance it by 2 s, not 4. `stop_after` makes the n-th
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta
 
 
 class Stopped(BaseException):
@@ -16,18 +15,13 @@ class Stopped(BaseException):
 
 
 class VirtualTime:
-    def __init__(self, start: datetime | None = None, stop_after: int | None = None) -> None:
+    def __init__(self, stop_after: int | None = None) -> None:
         self.now = 0.0
-        self.start = start
         self.sleeps: list[float] = []
         self.stop_after = stop_after
 
     def clock(self) -> float:
         return self.now
-
-    def wall(self) -> datetime:
-        assert self.start is not None
-        return self.start + timedelta(seconds=self.now)
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)

@@ -78,7 +78,7 @@ def standard_cost(model: str) -> float:
 
 
 def batch_options(cs: Any, api: BatchesApi, vt: VirtualTime | None = None, **over: Any) -> Any:
-    vt = vt or VirtualTime(start=NOW)
+    vt = vt or VirtualTime()
     factory = Factory(FakeLive())
     factory.client = batch_client(api)  # type: ignore[assignment]
     fields = {"batch": True, "clock": vt.clock, "sleep": vt.sleep, **over}
@@ -89,7 +89,7 @@ def interactive_options(cs: Any, **over: Any) -> Any:
     api = MessagesApi(writer_risk="logic")
     factory = Factory(FakeLive())
     factory.client = batch_client(api)  # type: ignore[arg-type]
-    vt = VirtualTime(start=NOW)
+    vt = VirtualTime()
     return live_options(cs, factory, clock=vt.clock, sleep=vt.sleep, **over)
 
 
@@ -99,7 +99,7 @@ def interactive_options(cs: Any, **over: Any) -> Any:
 def test_three_phases_each_built_from_the_previous_answers_at_batch_prices(tmp_path) -> None:
     cs = live_set(tmp_path, 3)
     api = BatchesApi(writer_risk="logic", polls_before_end=2)  # fast writers say logic: escalate
-    vt, confirm, lines = VirtualTime(start=NOW), Confirm(), []
+    vt, confirm, lines = VirtualTime(), Confirm(), []
     report = run_eval(batch_options(cs, api, vt, confirm=confirm, progress=lines.append))
 
     assert len(api.created) == 3  # writers, escalations, verifiers: one batch each
@@ -228,7 +228,7 @@ def test_a_refused_batch_request_goes_to_the_fallback_model_interactively(tmp_pa
     )
     factory = Factory(FakeLive())
     factory.client = batch_client(api, env)  # type: ignore[assignment]
-    vt = VirtualTime(start=NOW)
+    vt = VirtualTime()
     report = run_eval(live_options(cs, factory, batch=True, clock=vt.clock, sleep=vt.sleep))
     (row,) = report.cases
     assert row.status == "ok" and [b["model"] for b in api.interactive] == ["claude-sonnet-5-5"]
@@ -278,7 +278,7 @@ def test_a_stopped_run_resumes_its_batches_by_polling_not_resubmitting(tmp_path)
     api = BatchesApi(writer_risk="logic")
     api.hold = True
     with pytest.raises(Stopped):  # the operator stops the run while the writers' batch runs
-        run_eval(batch_options(cs, api, VirtualTime(start=NOW, stop_after=2)))
+        run_eval(batch_options(cs, api, VirtualTime(stop_after=2)))
     assert api.created == ["msgbatch_01"] and api.retrieved == ["msgbatch_01", "msgbatch_01"]
     assert not (cs.dir / "cache" / "batches.json").exists()
     sealed = (cs.dir / f"{BATCHES_FILE}.enc").read_bytes()
@@ -317,7 +317,7 @@ def test_a_failing_batches_api_aborts_with_exit_3_and_keeps_the_record(tmp_path)
 
     env = EvalEnv.from_environ({"ANTHROPIC_API_KEY": "test-key", "GRAFT_LLM_MAX_RETRIES": "0"})
     factory.client = anthropic_llm(env, http_client=env_pool, base_url="http://anthropic.invalid")  # type: ignore[assignment]
-    vt = VirtualTime(start=NOW)
+    vt = VirtualTime()
     with pytest.raises(
         EvalAbort, match=r"batch retrieve: HTTP 400 invalid_request_error.*run the same command"
     ) as err:

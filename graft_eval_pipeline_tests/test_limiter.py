@@ -22,7 +22,6 @@ from graft_eval_pipeline.evalset.run.limiter import AdaptiveLimiter, LimitedLlm,
 from graft_eval_pipeline.evalset.run.live import anthropic_llm
 from graft_eval_pipeline.evalset.sets.env import EvalEnv
 from graft_eval_pipeline_tests.live_fakes import (
-    NOW,
     Factory,
     FakeLive,
     MessagesApi,
@@ -51,7 +50,7 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def limiter(ceiling: int = 8, vt: VirtualTime | None = None) -> tuple[AdaptiveLimiter, VirtualTime]:
-    vt = vt or VirtualTime(start=NOW)
+    vt = vt or VirtualTime()
     return AdaptiveLimiter(ceiling, clock=vt.clock, sleep=vt.sleep, jitter=lambda: 1.0), vt
 
 
@@ -426,7 +425,7 @@ def burst_run(
 ) -> tuple[Any, VirtualTime]:
     cs = live_set(tmp_path, 12)
     env = EvalEnv.from_environ({"ANTHROPIC_API_KEY": "test-key", "GRAFT_LLM_MAX_RETRIES": max_retries})
-    vt = VirtualTime(start=NOW)
+    vt = VirtualTime()
     pool = httpx2.AsyncClient(transport=httpx2.MockTransport(api))
     factory = Factory(FakeLive())
     factory.client = anthropic_llm(env, http_client=pool, base_url=BASE_URL)  # type: ignore[assignment]
