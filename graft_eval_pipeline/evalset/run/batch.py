@@ -259,10 +259,15 @@ class BatchPhases:
             )
             for item in pending:
                 self._resolve(item, abort)
-        except BaseException as exc:  # a bug or a cancellation: no case may wait forever
+        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+            for item in pending:  # the run is being stopped: no case may wait forever
+                if not item.future.done():
+                    self._unresolved -= 1
+                    item.future.cancel()
+            raise
+        except BaseException as exc:  # a bug, or a stop raised inside: the cases raise it
             for item in pending:
                 self._resolve(item, exc)
-            raise
         finally:
             self._running = None
         self._dispatch_when_all_wait()
