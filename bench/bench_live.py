@@ -36,8 +36,8 @@ Two more scenarios (issue 16):
 - batch: the same cases through the fake Message Batches API (each batch ends BATCH_LATENCY_S
   after it is created; the fast writer says logic, so every trivial case escalates: three
   phases), polling scaled down POLL_SCALE times; then interactively on a copy of the set.
-  Prints requests, phases, batches, wall time, and the cost at batch prices next to the
-  interactive cost of the same answers.
+  Prints calls and requests (identical requests are sent once), phases, batches, wall time,
+  and the cost at batch prices next to the interactive cost of the same answers.
 """
 
 from __future__ import annotations
@@ -447,8 +447,10 @@ def batch(root: Path, base_url: str) -> None:
     if failed_cases(batched):
         raise RuntimeError(f"{failed_cases(batched)} batch case(s) failed")
     batch_cost = sum(r.cost_usd or 0.0 for r in batched.rows)
+    calls = sum(r.usage.calls for r in batched.rows)
     print(
-        f"  batch      : {after['batch_requests'] - before['batch_requests']} requests in "
+        f"  batch      : {calls} calls as {after['batch_requests'] - before['batch_requests']} requests "
+        f"(the copies of a seed share prompts: sent once, each case still priced) in "
         f"{info.batches} batches over {info.phases} phases, "
         f"{after['calls'] - before['calls']} interactive calls, wall {wall:5.2f} s "
         f"(batch wait {info.wait_ms / 1000:.2f} s), cost ${batch_cost:.4f} at batch prices"
