@@ -277,7 +277,8 @@ class BatchPhases:
         worth one and the budget allows it, else the miss's failure."""
         if isinstance(answer, LlmFailure) and answer.kind == "refusal":
             after = getattr(self._interactive, "after_refusal", self._api.after_refusal)
-            answer = await after(self._interactive_request(item.request), answer)
+            async with self._admitted():
+                answer = await after(self._interactive_request(item.request), answer)
         elif isinstance(answer, BatchMiss):
             if answer.retry and self._may_retry(item.case_id):
                 self.counts.retried += 1

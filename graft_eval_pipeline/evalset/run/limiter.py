@@ -8,8 +8,9 @@ run's `--concurrency`:
   started before the last decrease does not lower it again, so a burst of replies to the same
   overload counts once);
 - retry-after: the throttled request is sent again only after its reply's `retry-after` (else
-  the reset of the exhausted limit, else an exponential backoff); the first throttle of an
-  event also pauses every new attempt that long;
+  the reset of the exhausted limit, else an exponential backoff), and its case leaves its slot
+  to another meanwhile; when throttles come in a row (no success between them: an outage, not
+  a limit just touched) the next event also pauses every new attempt that long;
 - rate-limit headers: a success that says a limit is exhausted (`anthropic-ratelimit-*-
   remaining: 0`) or leaves fewer requests than the limit holds it (no pause: the bucket refills
   continuously, and its reset is when it is full again; a 429 without retry-after waits for it);
