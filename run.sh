@@ -2,14 +2,36 @@
 # One entry point for a fresh machine: creates .venv and installs the project on first use.
 #   ./run.sh main-job   materialize the synthetic partition end to end and print the report summary
 #   ./run.sh test       ruff, mypy and the test suite
+#   ./run.sh lock [--upgrade [NAME ...]]
+#                       rewrite constraints.txt (the pinned versions) after a pyproject.toml change
+# Every install takes its versions from constraints.txt, so a fresh clone gets what CI tested.
 set -euo pipefail
 cd "$(dirname "$0")"
 
+if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "run.sh: needs python3 3.11 or newer on the PATH (found: $(python3 --version 2>&1 || echo none))" >&2
+  exit 2
+fi
+
+if [ "${1:-}" = lock ]; then
+  exec python3 tools/lockfile.py lock "${@:2}"
+fi
+
 venv=.venv
-if [ ! -x "$venv/bin/graft-eval" ] || [ pyproject.toml -nt "$venv/.installed" ]; then
+lock=constraints.txt
+# Fast path: nothing to do while the install is newer than pyproject.toml and the lock.
+if [ ! -x "$venv/bin/graft-eval" ] || [ ! -f "$venv/.installed" ] \
+  || [ pyproject.toml -nt "$venv/.installed" ] || [ "$lock" -nt "$venv/.installed" ]; then
+  python3 tools/lockfile.py check   # a lock made for other dependencies: exit 2, install nothing
+  echo "run.sh: installing the project and its pinned dependencies into $venv/ (from $lock)" >&2
+  rm -f "$venv/.installed"
   python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --upgrade pip
-  "$venv/bin/python" -m pip install --quiet -e '.[dev]'
+  pip=("$venv/bin/python" -m pip --quiet --disable-pip-version-check)
+  # pip and the build backend first, at their pinned versions; the editable build then uses them
+  # (no build isolation, which would fetch the newest setuptools).
+  mapfile -t build_requires < <(python3 tools/lockfile.py build-requires)
+  "${pip[@]}" install -c "$lock" pip "${build_requires[@]}"
+  "${pip[@]}" install -c "$lock" --no-build-isolation -e '.[dev]'
   touch "$venv/.installed"
 fi
 export PATH="$PWD/$venv/bin:$PATH"
@@ -28,11 +50,11 @@ case "${1:-}" in
   test)
     ruff check .
     ruff format --check .
-    mypy graft_eval_pipeline
+    mypy graft_eval_pipeline graft_eval_pipeline_tests
     pytest "${@:2}"
     ;;
   *)
-    echo "usage: ./run.sh main-job | test [pytest args]" >&2
+    echo "usage: ./run.sh main-job | test [pytest args] | lock [--upgrade [NAME ...]]" >&2
     exit 2
     ;;
 esac

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -26,6 +26,7 @@ from graft_eval_pipeline.evalset.export import (
     DEFAULT_SAMPLE,
     DEFAULT_SEED,
 )
+from graft_eval_pipeline.evalset.report import CASE_KINDS, DEFAULT_LAST, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.sets import (
     PURGE_LOG,
@@ -57,6 +58,9 @@ from graft_eval_pipeline.github.rate_limit import (
     DEFAULT_MAX_WAIT_S,
     DEFAULT_MIN_REMAINING,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -175,7 +179,7 @@ def validate(set_dir: Path, strict: bool) -> None:
             echo_error(f"invalid: {' '.join(str(err).split())}")
     counts = label_counts(cases)
     click.echo(
-        f"set {cs.set_id}: {len(ids)} cases, {counts.labelled} labelled, {counts.gold} gold, "
+        f"set {cs.set_id}: {len(ids)} cases, {counts.labeled} labeled, {counts.gold} gold, "
         f"{counts.needs_adjudication} need adjudication, {invalid} invalid"
         + (", modes too open (see the warning)" if cs.warnings else "")
     )
@@ -183,34 +187,125 @@ def validate(set_dir: Path, strict: bool) -> None:
         raise CheckFailed(f"{invalid} of {len(ids)} cases failed validation: fix or re-export them")
 
 
-def _cached_result(cs: CaseSet, case: EvalCase) -> CardResult | None:
-    """The cached live result for this case under the current prompts and models (E20 key)."""
-    from graft_eval_pipeline.evalset.run import cached_result, generate_options
+LIVE_RESULT_LABEL = "cached live card result (current prompts and models)"
+FAKE_RESULT_LABEL = "fake card result (the fake model run again: the case's script, or the null model)"
+
+
+def _card_result(cs: CaseSet, case: EvalCase) -> tuple[CardResult, str]:
+    """The cached live card under the current prompts and models when there is one;
+    otherwise the fake run's card, derived again (deterministic, no call, nothing written)."""
+    from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
 
     env = _eval_env()
-    return cached_result(cs, case.inputs, generate_options(case, env.models(), env.timeout_ms))
+    models = env.models()
+    cached = cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
+    if cached is not None:
+        return cached, LIVE_RESULT_LABEL
+    return fake_result(case, models, env.timeout_ms), FAKE_RESULT_LABEL
 
 
 @cli.command()
 @SET_OPTION
 @click.option("--case", "case_id", required=True)
-@click.option("--with-result", is_flag=True, help="Add the latest cached card result and the gold label.")
+@click.option(
+    "--with-result",
+    is_flag=True,
+    help="Add the card (the cached live one, else the fake model's) and the gold label.",
+)
 @STRICT_OPTION
 def show(set_dir: Path, case_id: str, with_result: bool, strict: bool) -> None:
-    """Print one case for a human, terminal-safe (E24)."""
+    """Print one case for a human, terminal-safe."""
     cs = _open_case_set(set_dir, strict)
     case = read_case(cs, case_id)
-    cached = _cached_result(cs, case) if with_result else None
-    click.echo(render_case(case, result=cached, gold=gold(case) if with_result else None), nl=False)
-    if with_result and cached is None:
-        click.echo("\nno cached result")
+    if not with_result:
+        click.echo(render_case(case), nl=False)
+        return
+    result, label = _card_result(cs, case)
+    click.echo(render_case(case, result=result, gold=gold(case), result_label=label), nl=False)
+    if label == FAKE_RESULT_LABEL:
+        click.echo("\nnote: the card above is the fake model's, derived again; no cached result")
+
+
+def _case_table(lines: list[CaseLine]) -> list[str]:
+    """Fixed-width columns: ids, classes, status, verifier and rules (no content)."""
+    header = ["case", "why", "gold", "floor", "model", "final", "status", "verifier", "rules fired"]
+    rows = [
+        [
+            line.id,
+            ", ".join(line.kinds) or "-",
+            line.gold or "-",
+            line.floor,
+            line.model or "-",
+            line.final or "-",
+            line.status,
+            line.verifier or "-",
+            ", ".join(line.rules) or "-",
+        ]
+        for line in lines
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1]
+        for row in [header, *rows]
+    ]
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option(
+    "--only",
+    type=click.Choice(CASE_KINDS),
+    default=None,
+    help="under/over: final class below/above gold; unavailable: no card; flagged: the verifier "
+    "disagreed; changed: differs from the set's baseline.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the cases as JSON.")
+@STRICT_OPTION
+def cases(set_dir: Path, run_id: str | None, only: CaseKind | None, as_json: bool, strict: bool) -> None:
+    """List the cases of a run: id, why to look, gold, floor, model, final, status, verifier, rules.
+
+    Ids, classes and rule ids only (no content); `show --case <id>` prints one case.
+    """
+    import json
+
+    from graft_eval_pipeline.evalset.report import KIND_TITLES, open_run, run_dirs
+
+    cs = _open_case_set(set_dir, strict)
+    if run_id is None and only is None and not run_dirs(cs.dir):
+        ids = list_case_ids(cs)
+        click.echo(
+            f"set {cs.set_id} has no run yet: these are its {len(ids)} case ids; "
+            f"`graft-eval run --set {set_dir}` adds classes, status and rules",
+            err=True,
+        )
+        click.echo(json.dumps({"setId": cs.set_id, "runId": None, "ids": ids}) if as_json else "\n".join(ids))
+        return
+    view = open_run(cs, run_id)
+    lines = view.cases(only)
+    report = view.report
+    if as_json:
+        data = {
+            "setId": report.set.set_id,
+            "runId": report.run_id,
+            "llm": report.llm,
+            "only": only,
+            "cases": [line.to_json_dict() for line in lines],
+        }
+        click.echo(json.dumps(data, indent=2))
+        return
+    what = f", {len(lines)} {KIND_TITLES[only]}" if only is not None else ""
+    header = f"set {report.set.set_id}, run {report.run_id} ({report.llm}): {len(report.cases)} cases"
+    click.echo(header + what)
+    if lines:
+        click.echo("\n".join(_case_table(lines)))
 
 
 @cli.command()
 @SET_OPTION
 @click.option("--confirm", required=True, help="The set id, typed again.")
 def purge(set_dir: Path, confirm: str) -> None:
-    """Delete a pilot set folder and log the deletion (E7); needs no key."""
+    """Delete a pilot set folder and log the deletion; needs no key."""
     env = _eval_env()
     done = purge_set(set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir)
     if done.finished:
@@ -225,7 +320,83 @@ def purge(set_dir: Path, confirm: str) -> None:
     click.echo("now delete any other copies (backups, synced folders, other machines)")
 
 
-# --- labelling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
+def _synthetic_cards(cs: CaseSet, report_llm: str) -> dict[str, CardResult]:
+    """The cards of a synthetic run for its report.html: the fake model's again, or the cached
+    live ones (a case without a cache entry shows its title only)."""
+    from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
+    from graft_eval_pipeline.evalset.sets import read_cases
+
+    env = _eval_env()
+    models = env.models()
+    cards: dict[str, CardResult] = {}
+    for case in read_cases(cs):
+        if report_llm == "fake":
+            cards[case.id] = fake_result(case, models, env.timeout_ms)
+        elif (
+            cached := cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
+        ) is not None:
+            cards[case.id] = cached
+    return cards
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option("--rebuild", is_flag=True, help="Write report.html again even if the run has one.")
+@click.option(
+    "--open/--no-open",
+    "open_browser",
+    default=None,
+    help="Open it in the default browser (default: only on a terminal).",
+)
+@STRICT_OPTION
+def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | None, strict: bool) -> None:
+    """Write a run's report.html (when missing, or with --rebuild) and open it: one offline file."""
+    import webbrowser
+
+    from graft_eval_pipeline.evalset.report import open_run
+
+    cs = _open_case_set(set_dir, strict)
+    run = open_run(cs, run_id)
+    path = run.html_path
+    if rebuild or not path.is_file():
+        cards = _synthetic_cards(cs, run.report.llm) if cs.meta.kind == "synthetic" else None
+        path = run.write_html(cards)
+        click.echo(f"wrote {path}")
+    click.echo(path.resolve().as_uri())
+    if open_browser if open_browser is not None else sys.stdout.isatty():
+        webbrowser.open(path.resolve().as_uri())
+
+
+@cli.command()
+@SET_OPTION
+@click.option(
+    "--last",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LAST,
+    show_default=True,
+    help="How many of the latest runs to list.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print every headline rate of each run as JSON.")
+@STRICT_OPTION
+def history(set_dir: Path, last: int, as_json: bool, strict: bool) -> None:
+    """How the headline rates moved over the set's last runs: run id, mode, k/n and value of each
+    rate (under-classification with its upper bound), the report's verdict. Ids and numbers only."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import read_history
+
+    cs = _open_case_set(set_dir, strict)
+    found = read_history(cs, last)
+    if not found.total:
+        click.echo(f"set {cs.set_id} has no run yet: `graft-eval run --set {set_dir}` makes one", err=True)
+    if as_json:
+        click.echo(json.dumps(found.to_json_dict(), indent=2))
+    elif found.total:
+        click.echo(found.render(), nl=False)
+
+
+# --- labeling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
 
 HANDLE_OPTION = click.option("--as", "handle", required=True, help="Your labeler handle (never an e-mail).")
 
@@ -251,7 +422,7 @@ def label(
     apply_file: Path | None,
     strict: bool,
 ) -> None:
-    """Label cases blind (E25): the PR only, never the floor, a card or other labels."""
+    """Label cases blind: the PR only, never the floor, a card or other labels."""
     from graft_eval_pipeline.evalset.labeling import apply_label_file, run_label_session
 
     cs = _open_case_set(set_dir, strict)
@@ -270,7 +441,7 @@ def label(
         case_id=case_id,
         double_only=double_only,
     )
-    click.echo(f"{written} case(s) labelled by {handle}")
+    click.echo(f"{written} case(s) labeled by {handle}")
 
 
 @cli.command("assign-double")
@@ -296,7 +467,7 @@ def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: in
 @click.option("--case", "case_id", default=None, help="Adjudicate this case only.")
 @STRICT_OPTION
 def adjudicate(set_dir: Path, handle: str, case_id: str | None, strict: bool) -> None:
-    """Settle disagreeing label sets (E17); shows the sets side by side, never model output."""
+    """Settle disagreeing label sets; shows the sets side by side, never model output."""
     from graft_eval_pipeline.evalset.labeling import run_adjudication_session
 
     written = run_adjudication_session(
@@ -315,7 +486,7 @@ def adjudicate(set_dir: Path, handle: str, case_id: str | None, strict: bool) ->
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @STRICT_OPTION
 def agreement(set_dir: Path, as_json: bool, strict: bool) -> None:
-    """Cohen's kappa per labeler pair (spec 8.1): ids and numbers only."""
+    """Cohen's kappa per labeler pair: ids and numbers only."""
     import json
 
     from graft_eval_pipeline.evalset.labeling import agreement as compute_agreement
@@ -342,8 +513,21 @@ LLM_FACTORY: Callable[[EvalEnv], LlmClient] = _anthropic_llm
 """Builds the live client from the environment, only under --live; tests replace it."""
 
 
+def _stderr_terminal() -> Console | None:
+    """A rich console on stderr when it is a terminal (the run's progress bar), else None."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+
+    return Console(file=sys.stderr)
+
+
+TERMINAL_CONSOLE: Callable[[], Console | None] = _stderr_terminal
+"""The console a run draws its progress bar on (None: summary lines instead); tests replace it."""
+
+
 def _confirm_on_tty(yes: bool) -> Callable[[Estimate], Awaitable[bool]]:
-    """E19: --yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
+    """--yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
 
     async def confirm(_estimate: Estimate) -> bool:
         if yes:
@@ -373,9 +557,11 @@ def _run_and_report(
     max_cost_usd: float = DEFAULT_MAX_COST_USD,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     no_cache: bool = False,
+    allow_secrets: bool = False,
+    quiet: bool = False,
     batch: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.evaluate import run_eval
+    from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
         REPORT_FILE,
         check_baseline_target,
@@ -383,7 +569,13 @@ def _run_and_report(
         publish_run,
         save_baseline,
     )
-    from graft_eval_pipeline.evalset.run import RunOptions, case_filter_for, require_live_env
+    from graft_eval_pipeline.evalset.run import (
+        ProgressEvery,
+        RunOptions,
+        TerminalBar,
+        case_filter_for,
+        require_live_env,
+    )
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
     if batch and not live:
@@ -399,6 +591,12 @@ def _run_and_report(
     if out is not None:
         check_output_target(out, "--out")
     thresholds = load_thresholds(THRESHOLDS_FILE)
+
+    def to_stderr(line: str) -> None:
+        click.echo(line, err=True)
+
+    console = None if quiet else TERMINAL_CONSOLE()
+    bar = TerminalBar(console) if console is not None else None
     options = RunOptions(
         set=cs,
         mode="live" if live else "fake",
@@ -409,13 +607,29 @@ def _run_and_report(
         max_cost_usd=max_cost_usd,
         max_tokens=max_tokens,
         use_cache=not no_cache,
+        allow_secrets=allow_secrets,
         case_filter=case_filter_for(cs, _comma_list(case_ids), tag),
         confirm=_confirm_on_tty(yes) if live else None,
-        progress=lambda line: click.echo(line, err=True),
+        # a bar on a terminal, else a summary every tenth of the run; --quiet keeps the estimate only
+        progress=None if quiet else to_stderr,
+        progress_every=ProgressEvery(),
+        progress_bar=bar,
+        on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
         batch=batch,
     )
+    try:
+        evaluation = evaluate(options)
+    finally:
+        if bar is not None:
+            bar.finish()  # also when the run stops early: the terminal gets its cursor back
     published = publish_run(
-        cs, run_eval(options), thresholds=thresholds, strict=strict, baseline=baseline, out=out
+        cs,
+        evaluation.report,
+        thresholds=thresholds,
+        strict=strict,
+        baseline=baseline,
+        out=out,
+        results=evaluation.results,
     )
     checked = published.checked
     saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None
@@ -425,7 +639,10 @@ def _run_and_report(
         state = "saved" if saved else "unchanged (same results; only run id, time and commit differ)"
         click.echo(f"baseline {state}: {save_baseline_to}")
     if check and checked.failed:
-        raise CheckFailed("a threshold or the baseline match failed (see above)")
+        accept = (
+            f"; if the change is intended, accept it: {checked.accept}" if checked.baseline_failed else ""
+        )
+        raise CheckFailed(f"a threshold or the baseline match failed (see above){accept}")
 
 
 RUN_OUTPUT_OPTIONS = [
@@ -439,6 +656,13 @@ RUN_OUTPUT_OPTIONS = [
     click.option("--out", type=click.Path(path_type=Path), default=None, help="Default <set>/runs/<runId>/."),
     click.option(
         "--concurrency", type=click.IntRange(min=1), default=None, help="Cases in flight (4 live, 8 fake)."
+    ),
+    click.option(
+        "--quiet",
+        "-q",
+        is_flag=True,
+        help="No progress on stderr (default: a bar on a terminal, else a summary line every tenth "
+        "of the run); the live estimate and errors still print.",
     ),
 ]
 
@@ -472,6 +696,12 @@ def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
 )
 @click.option("--no-cache", is_flag=True, help="Live: ignore cached results (new ones are still written).")
 @click.option(
+    "--allow-secrets",
+    is_flag=True,
+    help="Live: send a case even when the secret rules find a secret in its prompt text "
+    "(default: skip it as secret_detected; clean it with rescan --apply).",
+)
+@click.option(
     "--batch",
     is_flag=True,
     help="Live: send the calls through the Message Batches API at half price (answers within 24 h; "
@@ -488,6 +718,99 @@ def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **opt
 def ci(baseline: Path | None, **outputs: Any) -> None:
     """= run --set eval/synthetic --baseline eval/baselines/synthetic.json --check."""
     _run_and_report(SYNTHETIC_DIR, baseline=baseline or SYNTHETIC_BASELINE, check=True, **outputs)
+
+
+# --- compare: did the change help? ---------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--base",
+    "base_ref",
+    default=None,
+    help="The earlier run: a report.json, a run folder or a run id of --set (default: the set's baseline).",
+)
+@click.option(
+    "--new",
+    "new_ref",
+    default=None,
+    help="The later run: a report.json, a run folder or a run id of --set (default: the set's latest run).",
+)
+@click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set whose runs/ holds the ids.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Paired bootstrap resamples (default 2,000).",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the bootstrap (fixed by default).")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@STRICT_OPTION
+def compare(
+    base_ref: str | None,
+    new_ref: str | None,
+    set_dir: Path | None,
+    resamples: int | None,
+    seed: int | None,
+    as_json: bool,
+    strict: bool,
+) -> None:
+    """Compare two runs case by case: each headline rate with k/n, the paired difference with a
+    95% interval, discordant cases and McNemar p, a verdict and blockers. Exit 1 when the new run
+    regressed or a blocker fired (a sensitive case newly under-classified or newly unavailable)."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import compare_inputs, compare_reports, render_comparison
+
+    cs = _open_case_set(set_dir, strict) if set_dir is not None else None
+    base, new = compare_inputs(base_ref, new_ref, cs)
+    tuning = {k: v for k, v in {"resamples": resamples, "seed": seed}.items() if v is not None}
+    comparison = compare_reports(base, new, **tuning)
+    if as_json:
+        click.echo(json.dumps(comparison.to_json_dict(), indent=2))
+    else:
+        click.echo(render_comparison(comparison), nl=False)
+    if comparison.failed:
+        what = ["the new run regressed"] if comparison.verdict == "regressed" else []
+        what += [f"{len(comparison.blockers)} blocker(s)"] if comparison.blockers else []
+        raise CheckFailed(f"{' and '.join(what)} (see above)")
+
+
+@cli.command()
+@click.option(
+    "--run",
+    "run_ref",
+    default=None,
+    help="A report.json, a run folder or a run id of --set (default: the set's latest run).",
+)
+@click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set whose runs/ holds the ids.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the calibration as JSON.")
+@STRICT_OPTION
+def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict: bool) -> None:
+    """How the verifier does against the human gold labels: true catches, false alarms and missed
+    under-classifications with 95% intervals, kappa against gold, the same for flags, and its cost."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import calibrate, chosen_report, render_calibration
+
+    cs = _open_case_set(set_dir, strict) if set_dir is not None else None
+    result = calibrate(chosen_report(run_ref, cs).cases)
+    if as_json:
+        click.echo(json.dumps(result.to_json_dict(), indent=2))
+    else:
+        click.echo(render_calibration(result), nl=False)
 
 
 # --- export (spec E9-E16, section 7) ---------------------------------------------------------
@@ -637,6 +960,30 @@ def export_command(
         finally:
             if progress is not None:
                 progress.close()
+
+
+# --- rescan: the current secret rules over stored cases ---------------------------------------
+
+
+@cli.command()
+@SET_OPTION
+@click.option(
+    "--apply", is_flag=True, help="Rewrite the affected cases (sealed) and record the new redactions in each."
+)
+@STRICT_OPTION
+def rescan(set_dir: Path, apply: bool, strict: bool) -> None:
+    """Re-run the current secret rules over a set's cases and report, by kind, what earlier rules
+    missed (exit 1 when some remain and --apply is not given)."""
+    from graft_eval_pipeline.evalset.export import rescan_set
+
+    cs = _open_case_set(set_dir, strict)
+    result = rescan_set(cs, apply=apply)
+    click.echo(result.summary(), nl=False)
+    if result.affected and not apply:
+        raise CheckFailed(
+            f"{len(result.affected)} case(s) hold secrets the current rules redact: "
+            "run rescan again with --apply to rewrite them"
+        )
 
 
 # --- Dagster partitions and the latest report -----------------------------------------------

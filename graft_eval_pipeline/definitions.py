@@ -2,8 +2,20 @@
 
 import dagster as dg
 
-from graft_eval_pipeline.defs.assets.evaluation import eval_metrics, eval_report, harness_run, loaded_case_set
-from graft_eval_pipeline.defs.assets.export import export_candidates, export_sample, exported_cases
+from graft_eval_pipeline.defs.assets.evaluation import (
+    eval_comparison,
+    eval_metrics,
+    eval_report,
+    harness_run,
+    loaded_case_set,
+)
+from graft_eval_pipeline.defs.assets.export import (
+    case_files,
+    export_candidates,
+    export_sample,
+    exported_cases,
+    rescanned_cases,
+)
 from graft_eval_pipeline.defs.assets.labeling import label_import, labeler_agreement
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
@@ -18,12 +30,15 @@ defs = dg.Definitions(
         export_candidates,
         export_sample,
         exported_cases,
+        case_files,
+        rescanned_cases,
         label_import,
         labeler_agreement,
         loaded_case_set,
         harness_run,
         eval_metrics,
         eval_report,
+        eval_comparison,
     ],
     jobs=[evaluate_case_set_job],
     # One process per run: the steps are short and the harness runs its cases concurrently

@@ -34,11 +34,11 @@ def prompt_of(params: dict[str, Any]) -> str:
 
 
 def is_fast_writer(params: dict[str, Any]) -> bool:
-    return params["tool_choice"]["name"] == "submit_card" and params["model"] == "claude-haiku-5-5"
+    return bool(params["tool_choice"]["name"] == "submit_card" and params["model"] == "claude-haiku-5-5")
 
 
 def is_verifier(params: dict[str, Any]) -> bool:
-    return params["tool_choice"]["name"] == "submit_verification"
+    return bool(params["tool_choice"]["name"] == "submit_verification")
 
 
 class BatchesApi:

@@ -1,4 +1,4 @@
-"""Builders for cases, inputs and label sets (the spec's test/helpers/eval-fixtures.ts).
+"""Builders for cases, inputs, label sets and run options (the spec's test/helpers/eval-fixtures.ts).
 
 Every builder returns a valid object by default; keyword arguments override single fields.
 """
@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from graft_eval_pipeline.card.models import CardInputs, ChangedFile, FakeScript
+from graft_eval_pipeline.evalset.run.options import RunOptions
+from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
 from graft_eval_pipeline.evalset.sets.case_schema import (
     EvalCase,
     FloorConfig,
@@ -23,6 +25,9 @@ from graft_eval_pipeline.evalset.sets.store import CaseSet, create_set
 
 REPO = "fictional-org/shop-demo"
 FIXED_TIME = datetime(2026, 10, 15, tzinfo=UTC)
+"""The stamp of built cases, sets and label sets (tests pin its midnight in file names and views)."""
+NOW = datetime(2026, 10, 15, 10, 0, tzinfo=UTC)
+"""The injected clock of a run, an export or a report (report tests pin its 10:00 in run ids)."""
 
 
 def make_file(path: str = "src/util/format.ts", **over: Any) -> ChangedFile:
@@ -162,3 +167,15 @@ def make_synthetic_set(dir: Path, *, set_id: str = "synthetic") -> CaseSet:
         key=None,
         now=FIXED_TIME,
     )
+
+
+def run_options(cs: CaseSet, **over: Any) -> RunOptions:
+    """Harness options for `cs` on a fixed clock, zero duration and no git info; fake mode by default."""
+    fields: dict[str, Any] = {
+        "set": cs,
+        "now": lambda: NOW,
+        "now_ms": lambda: 0,
+        "git": lambda: GitInfo(commit=None, dirty=None),
+    }
+    fields.update(over)
+    return RunOptions(**fields)

@@ -2,7 +2,7 @@
 
 Serves the routes the export reads (pull list with `Link` pagination, pull, commits, files,
 issue) and the App token exchange, with GitHub's `x-ratelimit-*` headers (named and shaped as
-in the recorded octokit fixture, `data/octokit-fixtures`) on a decrementing budget: at zero it
+in the recorded octokit fixture, `github/data/octokit-fixtures`) on a decrementing budget: at zero it
 answers 403 "API rate limit exceeded" until the injected clock passes the reset. Failures can be
 injected per route (404, 429 with retry-after, ...) and every request is logged.
 
@@ -11,19 +11,25 @@ GitHub's own messages (`server_errors`), dropped connections (`drop_connections`
 only), a secondary rate limit answered 403 without `retry-after` (`secondary_limit`), and
 `301 Moved Permanently` to `/repositories/<id>/...` for a renamed repository (`renamed_from`) or
 a transferred issue (`transfer_issue`), shaped like the recorded redirect in
-`data/octokit-fixtures/rename-repository.raw-fixture.json`.
+`github/data/octokit-fixtures/rename-repository.raw-fixture.json`.
 
 Unit tests reach it in-process through `SyncASGITransport`; the CLI test serves it with uvicorn
 on a loopback port (`serve`). Never the network.
+
+`python -m graft_eval_pipeline_tests.fake_github --serve [--port N]` serves `demo_github()` (a
+few fictional agent, bot and human PRs) on a loopback port for trying `graft-eval export`
+offline, and prints its URL and the variables to export (README, "Trying export offline").
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import base64
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -397,7 +403,7 @@ class FakeGitHub:
             return False
         claims = json.loads(_b64url_decode(payload))
         now = self.clock()
-        return claims.get("iss") == self.app_id and claims["iat"] <= now < claims["exp"]
+        return bool(claims.get("iss") == self.app_id and claims["iat"] <= now < claims["exp"])
 
     async def _dispatch(self, request: Request) -> Response:
         path = request.url.path
@@ -526,10 +532,11 @@ class SyncASGITransport(httpx.BaseTransport):
 
 
 @contextmanager
-def serve(app: Any) -> Iterator[str]:
-    """Serve `app` with uvicorn on 127.0.0.1 (a free port) in a thread; yields the base URL."""
+def serve(app: Any, port: int = 0) -> Iterator[str]:
+    """Serve `app` with uvicorn on 127.0.0.1 (`port`, or a free one) in a thread; yields the base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a fixed port again right after a stop
+    sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -560,3 +567,114 @@ class FakeClock:
     def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         self.t += seconds
+
+
+# --- a demo to try `graft-eval export` offline -------------------------------------------------
+
+DEMO_REPO = "fictional-org/shop-demo"
+DEMO_TOKEN = "fake"
+DEMO_MERGED = datetime(2026, 6, 3, 9, tzinfo=UTC)  # the demo PRs are merged in June 2026
+
+
+def _diff(old: str, new: str) -> str:
+    return f"@@ -1 +1 @@\n-{old}\n+{new}"
+
+
+def demo_github(clock: Callable[[], float] = time.time) -> FakeGitHub:
+    """A fictional repository with six agent PRs (docs, logic, CI, auth, a migration, a linked
+    issue), one bot PR and one human PR, merged in June 2026; answers the token `fake`."""
+    fake = FakeGitHub(DEMO_REPO, clock=clock, token=DEMO_TOKEN)
+    agent = [FakeCommit("Apply the change\n\nGraft-Agent: fictional-agent\nGraft-Model: demo-model-1")]
+    changes = [
+        ("Fix a typo in the README", [FakeFile("README.md", patch=_diff("teh shop", "the shop"))], ""),
+        (
+            "Round discounts half-even",
+            [FakeFile("src/cart/discount.py", patch=_diff("return round(x)", "return round_half_even(x)"))],
+            "Fixes #7",
+        ),
+        (
+            "Cache the CI dependencies",
+            [
+                FakeFile(
+                    ".github/workflows/ci.yml",
+                    patch=_diff("- run: pip install .", "- uses: actions/cache@v4"),
+                )
+            ],
+            "",
+        ),
+        (
+            "Shorten the session lifetime",
+            [FakeFile("src/auth/session.py", patch=_diff("MAX_AGE = 86400", "MAX_AGE = 3600"))],
+            "",
+        ),
+        (
+            "Add an index on orders.created_at",
+            [
+                FakeFile(
+                    "migrations/0042_orders_created_at.sql",
+                    status="added",
+                    deletions=0,
+                    patch="@@ -0,0 +1 @@\n+CREATE INDEX orders_created_at ON orders (created_at);",
+                )
+            ],
+            "",
+        ),
+        (
+            "Show prices with the currency sign",
+            [
+                FakeFile("src/cart/format.py", patch=_diff("return f'{p:.2f}'", "return f'{sign}{p:.2f}'")),
+                FakeFile("docs/pricing.md", patch=_diff("Prices show two decimals.", "Prices show a sign.")),
+            ],
+            "",
+        ),
+    ]
+    for i, (title, files, body) in enumerate(changes):
+        at = DEMO_MERGED + timedelta(days=3 * i)
+        fake.add_pull(
+            FakePull(101 + i, title=title, body=body, updated_at=at, merged_at=at, files=files, commits=agent)
+        )
+    fake.add_issue(FakeIssue(7, title="Discounts round the wrong way", body="2.5 should round to 2."))
+    bot_at = DEMO_MERGED + timedelta(days=1)
+    fake.add_pull(
+        FakePull(
+            120,
+            title="Bump a dependency",
+            user_login="renovate[bot]",
+            user_type="Bot",
+            updated_at=bot_at,
+            merged_at=bot_at,
+            files=[FakeFile("requirements.txt", patch=_diff("httpx==0.27.0", "httpx==0.28.1"))],
+        )
+    )
+    human_at = DEMO_MERGED + timedelta(days=2)
+    fake.add_pull(FakePull(121, title="Hand-written change", updated_at=human_at, merged_at=human_at))
+    return fake
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve `demo_github()` on 127.0.0.1 until interrupted (Ctrl-C or SIGTERM)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m graft_eval_pipeline_tests.fake_github",
+        description="A fake GitHub API with fictional PRs, to try `graft-eval export` offline.",
+    )
+    parser.add_argument("--serve", action="store_true", help="serve the demo repository")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    args = parser.parse_args(argv)
+    if not args.serve:
+        parser.print_help()
+        return 2
+    fake = demo_github()
+    with serve(fake.app, port=args.port) as url:
+        print(f"fake GitHub API for {DEMO_REPO} on {url} (token: {DEMO_TOKEN}); Ctrl-C stops it")
+        print(f"  export GITHUB_API_URL={url} GRAFT_EVAL_GITHUB_TOKEN={DEMO_TOKEN}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+    print(f"served {len(fake.log)} request(s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ from graft_eval_pipeline.card.llm import LlmFailure, LlmReply, LlmRequest, Usage
 from graft_eval_pipeline.card.models import RiskClass
 from graft_eval_pipeline.evalset.run.budget import Estimate
 from graft_eval_pipeline.evalset.run.options import RunOptions
-from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
 from graft_eval_pipeline.evalset.sets.store import CaseSet, write_case
 from graft_eval_pipeline_tests.builders import (
     make_case,
@@ -29,13 +27,18 @@ from graft_eval_pipeline_tests.builders import (
     make_pilot_case,
     make_pilot_set,
     make_synthetic_set,
+    run_options,
 )
 
-NOW = datetime(2026, 10, 15, 10, 0, tzinfo=UTC)
 GOAL_MARK = "GOALTEXT-4b1e"
 """Every fake PR title (and so every null-writer goal) holds it: it must never leave a sealed file."""
 CALL_USAGE = Usage(input_tokens=1000, output_tokens=200)
 Answer = Callable[[LlmRequest], LlmReply | LlmFailure]
+
+
+class NetworkForbidden(BaseException):
+    """Raised on any request that no test transport answers (a BaseException, so neither the SDK's
+    retry loop nor our error mapping can swallow it); see the `no_network` fixture."""
 
 
 def default_answer(request: LlmRequest) -> LlmReply:
@@ -99,7 +102,7 @@ def case_ids(n: int) -> list[str]:
 
 
 def live_set(root: Path, n: int, *, key: bytes | None = None, **case_over: Any) -> CaseSet:
-    """`n` labelled cases, PR numbers 101.., each title holding GOAL_MARK; pilot when a key is given."""
+    """`n` labeled cases, PR numbers 101.., each title holding GOAL_MARK; pilot when a key is given."""
     set_id = "pilot-live" if key is not None else "live-demo"
     if key is not None:
         cs = make_pilot_set(root / set_id, key=key)
@@ -116,17 +119,9 @@ def live_set(root: Path, n: int, *, key: bytes | None = None, **case_over: Any) 
 
 
 def live_options(cs: CaseSet, factory: Factory, confirm: Confirm | None = None, **over: Any) -> RunOptions:
-    fields: dict[str, Any] = {
-        "set": cs,
-        "mode": "live",
-        "llm_factory": factory,
-        "confirm": confirm or Confirm(),
-        "now": lambda: NOW,
-        "now_ms": lambda: 0,
-        "git": lambda: GitInfo(commit=None, dirty=None),
-    }
+    fields: dict[str, Any] = {"mode": "live", "llm_factory": factory, "confirm": confirm or Confirm()}
     fields.update(over)
-    return RunOptions(**fields)
+    return run_options(cs, **fields)
 
 
 def writer_reply(risk: RiskClass, goal: str = "Adjust a helper") -> dict[str, Any]:
@@ -172,20 +167,33 @@ class MessagesApi:
         return httpx2.Response(200, json=message_json(body["model"], tool, answer))
 
 
-def message_json(model: str, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+def message_json(
+    model: str,
+    tool: str,
+    tool_input: object,
+    *,
+    stop_reason: str = "tool_use",
+    content: list[dict[str, Any]] | None = None,
+    stop_details: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A real-shaped Messages API reply body: forced use of `tool`, prompt-cache counters, and the
+    dated snapshot of the requested `model`; `content` replaces the one tool_use block."""
+    blocks = [{"type": "tool_use", "id": "toolu_01", "name": tool, "input": tool_input}]
     return {
         "id": "msg_01",
         "type": "message",
         "role": "assistant",
         "model": f"{model}-20261001",
-        "content": [{"type": "tool_use", "id": "toolu_01", "name": tool, "input": tool_input}],
-        "stop_reason": "tool_use",
+        "content": blocks if content is None else content,
+        "stop_reason": stop_reason,
         "stop_sequence": None,
+        "stop_details": stop_details,
         "usage": {
             "input_tokens": 1200,
             "output_tokens": 310,
             "cache_creation_input_tokens": 900,
             "cache_read_input_tokens": 4000,
+            "cache_creation": {"ephemeral_5m_input_tokens": 900, "ephemeral_1h_input_tokens": 0},
             "service_tier": "standard",
         },
     }

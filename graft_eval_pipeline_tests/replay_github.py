@@ -2,7 +2,7 @@
 
 The fake GitHub (`fake_github.py`) is this project's model of the API; a replay checks the client
 against what GitHub itself sent: status, raw headers (`Location`, `Link`, `x-ratelimit-*`) and
-body. A scenario (`data/octokit-fixtures/<name>.raw-fixture.json`) is a list of recorded exchanges;
+body. A scenario (`github/data/octokit-fixtures/<name>.raw-fixture.json`) is a list of recorded exchanges;
 each request is answered by the first unserved exchange with the same method, origin, path and
 query (in any order). A request the scenario never recorded fails the test loudly. The body is
 re-serialised from the recorded JSON, so `Content-Length` is dropped and httpx sets its own.
@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 
-FIXTURES = Path(__file__).parent / "data" / "octokit-fixtures"
+FIXTURES = Path(__file__).parent / "github" / "data" / "octokit-fixtures"
 _DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
 
 
@@ -48,7 +48,7 @@ class Exchange:
 
 
 def load_scenario(name: str) -> list[Exchange]:
-    """The exchanges of `data/octokit-fixtures/<name>.raw-fixture.json`, in recorded order."""
+    """The exchanges of `github/data/octokit-fixtures/<name>.raw-fixture.json`, in recorded order."""
     exchanges = []
     for entry in json.loads((FIXTURES / f"{name}.raw-fixture.json").read_text(encoding="utf-8")):
         path = urlsplit(entry["path"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graft_eval_pipeline.card.models import RiskClass
 from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, GoldSummary, OosCounts, UsageSummary
 
 
@@ -43,3 +44,9 @@ def make_row(
     }
     fields.update(over)
     return CaseRow(**fields)
+
+
+def gold_risk(row: CaseRow) -> RiskClass:
+    """The gold risk of a scored row (fails the test on a row without gold)."""
+    assert row.gold is not None, row.id
+    return row.gold.risk

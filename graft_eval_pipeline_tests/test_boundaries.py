@@ -50,7 +50,7 @@ CONTENT_NAMES = {
     "reason",
     "out_of_scope_edits",
 }
-# The human views: `show`, labelling and adjudication print case content on purpose (E24, E25).
+# The human views: `show`, labeling and adjudication print case content on purpose (E24, E25).
 CONTENT_ALLOWED = {"evalset/sets/terminal.py", "evalset/labeling/session.py"}
 
 # evalset/ stage packages -> the stages each may import (through their public __init__).

@@ -124,7 +124,7 @@ def combine_risk(
 
 
 class _Run:
-    """The calls of one card: records each one for per-model pricing (spec E21)."""
+    """The calls of one card: records each one for per-model pricing."""
 
     def __init__(self, llm: LlmClient, options: GenerateOptions) -> None:
         self.llm = llm

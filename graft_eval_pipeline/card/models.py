@@ -31,7 +31,7 @@ class CamelModel(BaseModel):
         alias_generator=to_camel, populate_by_name=True, extra="forbid", validate_assignment=False
     )
 
-    def to_json_dict(self) -> dict:
+    def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")
 
 
@@ -77,7 +77,7 @@ class ChangedFile(ContentModel):
 
 
 class CardInputs(ContentModel):
-    """Exactly what generate_card takes; an eval case stores it unchanged (spec E2)."""
+    """Exactly what generate_card takes; an eval case stores it unchanged."""
 
     repository_full_name: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
     pr: PullRequestInfo
@@ -95,7 +95,7 @@ LlmPurpose = Literal["writer", "writerEscalated", "verifier"]
 class FakeJson(CamelModel):
     """A scripted reply: writer or verifier output JSON (snake_case, as the model answers)."""
 
-    json_: dict = Field(alias="json")
+    json_: dict[str, Any] = Field(alias="json")
 
 
 class FakeFailure(CamelModel):

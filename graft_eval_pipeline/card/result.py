@@ -76,7 +76,7 @@ class VerifierResult(ContentModel):
 
 
 class CallRecord(CamelModel):
-    """One model call, priced per model by the harness (spec E21); failures count too.
+    """One model call, priced per model by the harness; failures count too.
 
     `batch` marks a call the Message Batches API answered (half price); it is written only when
     true, so an interactive result reads and writes as before.

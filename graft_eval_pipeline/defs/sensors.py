@@ -36,7 +36,12 @@ def sync_case_set_partitions(
     return added, deleted
 
 
-@dg.sensor(minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.RUNNING)
+@dg.sensor(
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Every minute: a new set folder (the synthetic set, or one under GRAFT_EVAL_DIR) becomes "
+    "a case_set partition, and a purged set stops being one.",
+)
 def case_set_registry_sensor(
     context: dg.SensorEvaluationContext, case_sets: CaseSetsResource
 ) -> dg.SensorResult:
@@ -111,7 +116,11 @@ def rerun_request(set_id: str, signature: dict[str, str], live: LiveRerun | None
 
 
 @dg.sensor(
-    job=evaluate_case_set_job, minimum_interval_seconds=300, default_status=dg.DefaultSensorStatus.RUNNING
+    job=evaluate_case_set_job,
+    minimum_interval_seconds=300,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Every 5 minutes: re-evaluates each set whose last report was made with another prompt "
+    "fingerprint, prompt version or model pair (fake mode, or live with the cap of its live-rerun.json).",
 )
 def prompt_change_sensor(context: dg.SensorEvaluationContext, case_sets: CaseSetsResource) -> dg.SensorResult:
     """Re-evaluates every set whose last report was made with another prompt fingerprint,

@@ -97,7 +97,7 @@ def retry_wait_s(response: httpx.Response, now: float, attempt: int) -> float:
     reset = _header_float(response, "x-ratelimit-reset")
     if response.headers.get("x-ratelimit-remaining") == "0" and reset is not None:
         return max(reset + 1 - now, 0.0)
-    return FALLBACK_WAIT_S * 2**attempt
+    return FALLBACK_WAIT_S * 2.0**attempt
 
 
 def is_transient(response: httpx.Response) -> bool:
@@ -106,7 +106,7 @@ def is_transient(response: httpx.Response) -> bool:
 
 def transient_wait_s(attempt: int, rand: float, retry_after: float | None = None) -> float:
     """Exponential backoff with jitter; a server's retry-after is a floor."""
-    wait = TRANSIENT_BASE_WAIT_S * 2**attempt * (0.5 + rand / 2)
+    wait = TRANSIENT_BASE_WAIT_S * 2.0**attempt * (0.5 + rand / 2)
     return max(wait, retry_after) if retry_after is not None else wait
 
 

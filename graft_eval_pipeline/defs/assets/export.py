@@ -1,6 +1,7 @@
-"""Export assets for pilot partitions: candidates (stage 1) → sample → exported cases (stage 2).
+"""Export assets for pilot partitions: candidates (stage 1) → sample → exported cases (stage 2),
+and the rescan of the stored cases with the current secret rules.
 
-Thin shells over `evalset/export/stages.py`; the intermediates pass through the sealed IO manager and
+Thin shells over `evalset/export/`; the intermediates pass through the sealed IO manager and
 their metadata carries counts, strata and request figures only (never titles or paths).
 """
 
@@ -8,7 +9,7 @@ their metadata carries counts, strata and request figures only (never titles or 
 # from the real annotations.
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 import dagster as dg
 from pydantic import Field
@@ -25,17 +26,21 @@ from graft_eval_pipeline.evalset.export import (
     ExportResult,
     ExportSample,
     RedactOptions,
+    RescanResult,
     check_export_allowed,
     check_repository,
     choose_sample,
     collect_candidates,
     export_sampled,
     merge_bound,
+    rescan_set,
 )
+
+RESCAN_CHECK = "no_unredacted_secrets"
 
 
 class CandidatesConfig(dg.Config):
-    """The `graft-eval export` flags that choose the candidates (E10, E11, E13)."""
+    """The `graft-eval export` flags that choose the candidates."""
 
     repo: str
     merged_from: str  # YYYY-MM-DD or an ISO time, as --from
@@ -53,7 +58,7 @@ class SampleConfig(dg.Config):
 
 
 class RedactConfig(dg.Config):
-    """Secrets are always redacted; these add e-mails, hosts and custom patterns (E14)."""
+    """Secrets are always redacted; these add e-mails, hosts and custom patterns."""
 
     redact_emails: bool = False
     redact_hosts: list[str] = Field(default_factory=list)
@@ -108,7 +113,7 @@ def export_candidates(
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EXPORT_GROUP)
 def export_sample(config: SampleConfig, export_candidates: CandidateList) -> dg.Output[ExportSample]:
-    """Stratified, seeded sample (E12); records each stratum's population for reweighting."""
+    """Stratified, seeded sample; records each stratum's population for reweighting."""
     sample = choose_sample(export_candidates.candidates, config.sample, config.min_per_stratum, config.seed)
     strata = [
         dg.TableRecord({"stratum": key, "population": c.population, "sampled": c.sampled})
@@ -146,7 +151,9 @@ def exported_cases(
         emails=config.redact_emails, hosts=tuple(config.redact_hosts), patterns=tuple(config.redact_patterns)
     )
     with github.client() as gh:
-        result = export_sampled(gh, cs, export_sample.picks, redact=redact, now=lambda: datetime.now(UTC))
+        result = export_sampled(
+            gh, cs, export_sample.picks, redact=redact, now=lambda: datetime.now(UTC), sample=export_sample
+        )
     return dg.Output(
         result,
         metadata={
@@ -158,4 +165,72 @@ def exported_cases(
             "rate_limit_waits": gh.limiter.stats.waits,
             "case_ids": dg.MetadataValue.json([item.case_id for item in result.exported]),
         },
+    )
+
+
+case_files = dg.AssetSpec(
+    "case_files",
+    deps=[exported_cases],
+    partitions_def=case_set_partitions,
+    group_name=EXPORT_GROUP,
+    description=(
+        "The set's cases/ folder on disk: what the evaluation reads. Filled by `exported_cases` "
+        "here, by `graft-eval export`, or committed (the synthetic set). Dagster never "
+        "materializes it, so a set filled outside Dagster is not missing upstream data."
+    ),
+)
+
+
+class RescanConfig(dg.Config):
+    apply: bool = Field(
+        default=False,
+        description="Rewrite the affected cases (sealed) and record the new redactions in each.",
+    )
+
+
+def rescan_metadata(result: RescanResult) -> dict[str, Any]:
+    """Counts (one number per kind) and case ids, never a value."""
+    return {
+        "scanned": result.scanned,
+        "affected_cases": len(result.affected),
+        "applied": result.applied,
+        "found_total": sum(result.found_by_kind.values()),
+        **{f"found_{kind}": count for kind, count in result.found_by_kind.items()},
+        "cases_by_kind": dg.MetadataValue.json(result.cases_by_kind),
+    }
+
+
+@dg.asset(
+    partitions_def=case_set_partitions,
+    group_name=EXPORT_GROUP,
+    deps=[exported_cases],
+    check_specs=[
+        dg.AssetCheckSpec(
+            RESCAN_CHECK,
+            asset="rescanned_cases",
+            description=(
+                "No stored case holds a secret that today's rules would redact; fails while findings "
+                "remain unapplied (materialize with `apply: true` to rewrite them)."
+            ),
+        )
+    ],
+)
+def rescanned_cases(
+    context: dg.AssetExecutionContext, config: RescanConfig, case_sets: CaseSetsResource
+) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
+    """The current secret rules over the stored cases: what earlier rules missed, by kind and case;
+    with `apply`, those cases are rewritten (sealed) and their redaction counts updated."""
+    cs = case_sets.open(context.partition_key)
+    check_export_allowed(cs)
+    result = rescan_set(cs, apply=config.apply)
+    return dg.MaterializeResult(
+        metadata=rescan_metadata(result),
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=RESCAN_CHECK,
+                passed=result.applied or not result.affected,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata={"affected_cases": len(result.affected), "applied": result.applied},
+            )
+        ],
     )

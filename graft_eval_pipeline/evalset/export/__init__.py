@@ -5,6 +5,7 @@ What other stages, `defs/` and `cli.py` may use; everything else is internal to 
 """
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions
+from graft_eval_pipeline.evalset.export.rescan import RescanResult, rescan_set
 from graft_eval_pipeline.evalset.export.stages import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_MIN_PER_STRATUM,
@@ -34,6 +35,7 @@ __all__ = [
     "ExportResult",
     "ExportSample",
     "RedactOptions",
+    "RescanResult",
     "check_export_allowed",
     "check_repository",
     "choose_sample",
@@ -41,5 +43,6 @@ __all__ = [
     "export_sampled",
     "github_client",
     "merge_bound",
+    "rescan_set",
     "run_export",
 ]

@@ -1,16 +1,15 @@
 """Redaction of exported PR text (spec E14, 6.4): secrets always, e-mails, hosts and patterns on request.
 
 Applied to the title, body, issue title and body, and every patch. A match never crosses a line
-and the diff prefix (`+`, `-`, space) of a patch line is never touched, so a patch keeps its line
-count and its shape; paths, statuses and counts are not looked at. Only `{kind, count}` is
-recorded, never a value.
+(a private-key block is redacted line by line) and the diff prefix (`+`, `-`, space) of a patch
+line is never touched, so a patch keeps its line count and its shape; paths, statuses and counts
+are not looked at. Only `{kind, count}` is recorded, never a value.
 
-Speed: a pattern runs only when its literal needle occurs (`in` is several times faster than a
-regex scan), and each pattern starts with that literal so `re` can skip ahead with its prefix
-search (a leading `\\b` would defeat it); the word boundary is a look-behind after the literal.
-Case-insensitive keywords are searched in a lower-cased copy when lowering keeps the length
-(offsets then agree). Matches become spans that are resolved once (leftmost wins, ties
-by kind priority) and spliced in a single pass.
+What counts as a secret lives in the sets stage (`sets/secrets.py` and the catalogue, scanner
+and value checks beside it), because a rescan and the live-mode prompt check apply the same
+rules. Matches become spans that are resolved once (`kept_spans`: leftmost wins, ties by kind
+priority) and spliced in a single pass. User patterns (`--redact-pattern`) run on RE2, a
+linear-time engine, so no pattern can make an export hang.
 """
 
 from __future__ import annotations
@@ -21,49 +20,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
+import re2  # type: ignore[import-untyped]
+
 from graft_eval_pipeline.card.models import CardInputs
-from graft_eval_pipeline.evalset.sets import EvalError, Redaction
+from graft_eval_pipeline.evalset.sets import SECRET_KINDS, EvalError, Redaction, kept_spans, secret_spans
 
 _A = re.ASCII  # JavaScript semantics: \b, \s and [A-Za-z] are ASCII-only
-
-# Secret patterns of 6.4: (kind, needles, pattern). A pattern only runs when one of its literal
-# needles occurs (`in` is several times faster than a regex scan); no needles means always.
-_SECRET_RULES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
-    ("aws_key", ("AKIA", "ASIA"), re.compile(r"A[KS]IA(?<![A-Za-z0-9_]A[KS]IA)[0-9A-Z]{16}\b", _A)),
-    ("github_token", (), re.compile(r"gh(?<![A-Za-z0-9_]gh)[pousr]_[A-Za-z0-9]{36,}\b", _A)),
-    (
-        "github_token",
-        ("github_pat_",),
-        re.compile(r"github_pat_(?<![A-Za-z0-9_]github_pat_)[A-Za-z0-9_]{60,}\b", _A),
-    ),
-    ("anthropic_key", ("sk-ant-",), re.compile(r"sk-ant-(?<![A-Za-z0-9_]sk-ant-)[A-Za-z0-9_-]{20,}", _A)),
-    ("slack_token", ("xox",), re.compile(r"xox(?<![A-Za-z0-9_]xox)[abprs]-[A-Za-z0-9-]{10,}", _A)),
-    (
-        "jwt",
-        ("eyJ",),
-        re.compile(
-            r"eyJ(?<![A-Za-z0-9_]eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", _A
-        ),
-    ),
-)
-
-# assignment: (password|passwd|secret|token|api[_-]?key) then `:`/`=` then an 8+ character value.
-# One pattern per keyword so each keeps a literal prefix; searched lower-cased, gated by its needle.
-_VALUE = r"[^\S\n]*[:=][^\S\n]*([\"']?)(?P<v>[^\s\"']{8,})\1"
-_ASSIGNMENT_SOURCES = (
-    ("passw", r"passw(?<![a-z0-9_]passw)(?:or)?d\b"),
-    ("secret", r"secret(?<![a-z0-9_]secret)\b"),
-    ("token", r"token(?<![a-z0-9_]token)\b"),
-    ("api", r"api(?<![a-z0-9_]api)[_-]?key\b"),
-)
-_ASSIGNMENT_LOWER = tuple((n, re.compile(src + _VALUE, _A)) for n, src in _ASSIGNMENT_SOURCES)
-_ASSIGNMENT_ANYCASE = tuple(
-    (n, re.compile(src + _VALUE, _A | re.IGNORECASE)) for n, src in _ASSIGNMENT_SOURCES
-)
-
-_PRIVATE_KEY_HINT = "PRIVATE KEY-----"
-_PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
-_PRIVATE_KEY_END = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
 
 # e-mail: found from its "@" (a literal), the local part is extended to the left by hand.
 _EMAIL_RIGHT = re.compile(r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", _A)
@@ -74,22 +36,11 @@ _KEPT_EMAIL_DOMAIN = "@users.noreply.github.com"
 _HOST_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _SUBDOMAINS_BEFORE = re.compile(r"(?:[a-z0-9][a-z0-9-]*\.)+$", _A)
 
-_PRIORITY = {
-    kind: rank
-    for rank, kind in enumerate(
-        (
-            "private_key",
-            *dict.fromkeys(k for k, _, _ in _SECRET_RULES),
-            "assignment",
-            "email",
-            "host",
-            "custom",
-        )
-    )
-}
+_PRIORITY = {kind: rank for rank, kind in enumerate((*SECRET_KINDS, "email", "host", "custom"))}
 _DIFF_PREFIXES = frozenset("+- ")
-# Custom pattern syntax whose meaning depends on where the line starts: ^, \A, \Z, look-behind.
-_NEEDS_LINE_CONTEXT = re.compile(r"\^|\\A|\\Z|\(\?<[=!]")
+# Custom pattern syntax whose meaning depends on where the line starts: ^, \A, \Z.
+_NEEDS_LINE_CONTEXT = re.compile(r"\^|\\A|\\Z")
+_PY_END_OF_TEXT = re.compile(r"(?<!\\)((?:\\\\)*)\\Z")  # Python's \Z is RE2's \z
 
 
 @dataclass(frozen=True)
@@ -108,8 +59,8 @@ class RedactOptions:
 class _Compiled:
     hosts_lower: tuple[re.Pattern[str], ...]
     hosts_anycase: tuple[re.Pattern[str], ...]
-    # (per-line pattern, whole-text probe or None when the pattern needs line context)
-    custom: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...]
+    # (per-line RE2 pattern, whole-text RE2 probe or None when the pattern needs line context)
+    custom: tuple[tuple[object, object | None], ...]
 
 
 @cache
@@ -117,13 +68,7 @@ def _compile(options: RedactOptions) -> _Compiled:
     host_sources = [
         re.escape(h.strip().lower().rstrip(".")) + r"(?![a-z0-9-]|\.[a-z0-9])" for h in options.hosts
     ]
-    try:
-        custom = tuple(
-            (re.compile(p), None if _NEEDS_LINE_CONTEXT.search(p) else re.compile(p, re.MULTILINE))
-            for p in options.patterns
-        )
-    except re.error as err:
-        raise EvalError(f"--redact-pattern is not a valid regular expression ({err}): fix it") from None
+    custom = tuple(_compile_custom(p) for p in options.patterns)
     return _Compiled(
         hosts_lower=tuple(re.compile(s, _A) for s in host_sources),
         hosts_anycase=tuple(re.compile(s, _A | re.IGNORECASE) for s in host_sources),
@@ -131,31 +76,36 @@ def _compile(options: RedactOptions) -> _Compiled:
     )
 
 
+def _compile_custom(pattern: str) -> tuple[object, object | None]:
+    """RE2 (linear time: no pattern can hang an export); look-around and back-references are refused."""
+    try:
+        re.compile(pattern)
+    except re.error as err:
+        raise EvalError(f"--redact-pattern is not a valid regular expression ({err}): fix it") from None
+    source = _PY_END_OF_TEXT.sub(r"\1\\z", pattern)
+    try:
+        line = re2.compile(source)
+        probe = None if _NEEDS_LINE_CONTEXT.search(pattern) else re2.compile("(?m)" + source)
+    except re2.error:
+        raise EvalError(
+            "--redact-pattern uses syntax the linear-time engine (RE2) does not support "
+            "(look-around, back-references, possessive or atomic groups): rewrite it without them"
+        ) from None
+    return line, probe
+
+
 @dataclass
 class _Spans:
-    items: list[tuple[int, int, int, str]] = field(default_factory=list)
-    private_key_blocks: int = 0
+    # (start, priority, end, kind, counted): a private-key block is counted once, not per line.
+    items: list[tuple[int, int, int, str, bool]] = field(default_factory=list)
 
     def add(self, start: int, end: int, kind: str) -> None:
         if end > start:
-            self.items.append((start, _PRIORITY[kind], end, kind))
+            self.items.append((start, _PRIORITY[kind], end, kind, True))
 
-
-def _private_key_lines(text: str, is_patch: bool, spans: _Spans) -> None:
-    """Every line from a BEGIN … PRIVATE KEY line to its END line; the diff prefix stays."""
-    inside = False
-    offset = 0
-    for line in text.split("\n"):
-        skip = 1 if is_patch and line[:1] in _DIFF_PREFIXES else 0
-        content = line[skip:]
-        if not inside and _PRIVATE_KEY_BEGIN.search(content):
-            inside = True
-            spans.private_key_blocks += 1
-        if inside and not (is_patch and line.startswith("@@")):
-            spans.add(offset + skip, offset + len(line), "private_key")
-            if _PRIVATE_KEY_END.search(content):
-                inside = False
-        offset += len(line) + 1
+    def add_block_line(self, start: int, end: int, kind: str) -> None:
+        if end > start:
+            self.items.append((start, _PRIORITY[kind], end, kind, False))
 
 
 def _emails(text: str, is_patch: bool, spans: _Spans) -> None:
@@ -201,25 +151,40 @@ def _hosts(haystack: str, is_patch: bool, patterns: Iterable[re.Pattern[str]], s
 def _custom(
     text: str,
     is_patch: bool,
-    patterns: Iterable[tuple[re.Pattern[str], re.Pattern[str] | None]],
+    patterns: Iterable[tuple[object, object | None]],
     spans: _Spans,
 ) -> None:
     """User patterns run line by line (after the diff prefix) so they cannot swallow a newline.
 
-    A whole-text probe first skips texts without a hit; a pattern that anchors at the start of
-    the line or the text, or looks behind, could see the diff prefix there, so it is always run.
+    A whole-text probe finds the lines that can hold a hit, and only those are matched line by
+    line; a pattern that anchors at the start of the line or the text could see the diff prefix
+    there, so it runs on every line.
     """
-    active = [line_pattern for line_pattern, probe in patterns if probe is None or probe.search(text)]
-    if not active:
-        return
-    offset = 0
-    for line in text.split("\n"):
-        skip = 1 if is_patch and line[:1] in _DIFF_PREFIXES else 0
-        content = line[skip:]
-        for pattern in active:
-            for match in pattern.finditer(content):
-                spans.add(offset + skip + match.start(), offset + skip + match.end(), "custom")
-        offset += len(line) + 1
+    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    for line_pattern, probe in patterns:
+        if probe is None:
+            offset = 0
+            for line in text.split("\n"):
+                _custom_line(text, offset, offset + len(line), is_patch, line_pattern, spans)
+                offset += len(line) + 1
+            continue
+        pos = 0
+        while pos <= len(text):
+            hit = probe.search(subject, pos)  # type: ignore[attr-defined]
+            if hit is None:
+                break
+            line_start = text.rfind("\n", 0, hit.start()) + 1
+            line_end = text.find("\n", hit.start())
+            line_end = len(text) if line_end < 0 else line_end
+            _custom_line(text, line_start, line_end, is_patch, line_pattern, spans)
+            pos = line_end + 1
+
+
+def _custom_line(text: str, start: int, end: int, is_patch: bool, pattern: object, spans: _Spans) -> None:
+    skip = 1 if is_patch and text[start : start + 1] in _DIFF_PREFIXES else 0
+    content = text[start + skip : end]
+    for match in pattern.finditer(content):  # type: ignore[attr-defined]
+        spans.add(start + skip + match.start(), start + skip + match.end(), "custom")
 
 
 def _splice(text: str, spans: _Spans, counts: Counter[str]) -> str:
@@ -227,16 +192,13 @@ def _splice(text: str, spans: _Spans, counts: Counter[str]) -> str:
         return text
     pieces: list[str] = []
     pos = 0
-    for start, _, end, kind in sorted(spans.items):
-        if start < pos:
-            continue  # overlaps an earlier (or higher-priority) span
+    for start, _, end, kind, counted in kept_spans(spans.items):
         pieces.append(text[pos:start])
         pieces.append(f"[REDACTED:{kind}]")
         pos = end
-        if kind != "private_key":
+        if counted:
             counts[kind] += 1
     pieces.append(text[pos:])
-    counts["private_key"] += spans.private_key_blocks
     return "".join(pieces)
 
 
@@ -244,22 +206,15 @@ def redact_text(text: str, options: RedactOptions, counts: Counter[str], *, is_p
     """Redact one field; `counts` is updated per kind."""
     compiled = _compile(options)
     spans = _Spans()
-    if _PRIVATE_KEY_HINT in text:
-        _private_key_lines(text, is_patch, spans)
-    for kind, needles, pattern in _SECRET_RULES:
-        if not needles or any(n in text for n in needles):
-            for match in pattern.finditer(text):
-                spans.add(match.start(), match.end(), kind)
-    lower = text.lower()
-    same_offsets = len(lower) == len(text)
-    haystack = lower if same_offsets else text
-    for needle, pattern in _ASSIGNMENT_LOWER if same_offsets else _ASSIGNMENT_ANYCASE:
-        if needle in lower:
-            for match in pattern.finditer(haystack):
-                spans.add(match.start("v"), match.end("v"), "assignment")
+    blocks = secret_spans(text, is_patch, spans.add, spans.add_block_line)
+    if blocks:
+        counts["private_key"] += blocks
     if options.emails and "@" in text:
         _emails(text, is_patch, spans)
     if compiled.hosts_lower:
+        lower = text.lower()
+        same_offsets = len(lower) == len(text)
+        haystack = lower if same_offsets else text
         _hosts(haystack, is_patch, compiled.hosts_lower if same_offsets else compiled.hosts_anycase, spans)
     if compiled.custom:
         _custom(text, is_patch, compiled.custom, spans)

@@ -34,6 +34,7 @@ from graft_eval_pipeline.evalset.sets import (
     EXPORT_TOOL,
     EXPORTS_DIR,
     CaseSet,
+    CaseStratum,
     EvalAbort,
     EvalCase,
     EvalEnv,
@@ -118,13 +119,27 @@ class StratumCount(CamelModel):
 
 
 class ExportSample(CamelModel):
-    """The picks and, per stratum, population and picks: weight = population / sampled."""
+    """The picks and, per stratum, population and picks: weight = population / sampled.
+
+    `frame` names the population sampled (repository, merge dates of the candidates, seed);
+    every exported case records it with its stratum, so cases of two exports never share one.
+    """
 
     seed: int
     size: int
     min_per_stratum: int
     strata: dict[str, StratumCount]
     picks: list[Candidate]
+    frame: str = ""
+
+    def stratum_of(self, candidate: Candidate) -> CaseStratum | None:
+        """What a case exported from this sample records about its stratum."""
+        count = self.strata.get(candidate.stratum)
+        if not self.frame or count is None or count.sampled < 1:
+            return None
+        return CaseStratum(
+            frame=self.frame, key=candidate.stratum, population=count.population, sampled=count.sampled
+        )
 
 
 class ExportedCase(CamelModel):
@@ -156,7 +171,7 @@ def github_client(
     rand: Callable[[], float] = random.random,
     transport: Any = None,
 ) -> GitHubClient:
-    """E16: the App's installation token (default) or GRAFT_EVAL_GITHUB_TOKEN."""
+    """The App's installation token (default) or GRAFT_EVAL_GITHUB_TOKEN."""
     credentials: Auth
     if auth == "token":
         if env.github_token is None:
@@ -224,12 +239,12 @@ def check_repository(repo: str) -> str:
 
 
 def check_export_allowed(cs: CaseSet) -> None:
-    """E9: export writes only into a pilot set with a consent reference; checked before any request."""
+    """Export writes only into a pilot set with a consent reference; checked before any request."""
     if not cs.is_pilot:
         raise EvalError(f"set {cs.set_id} is not a pilot set: export writes only into pilot sets")
     if not (cs.meta.consent_ref or "").strip():
         raise EvalError(
-            f"set {cs.set_id} has no consentRef: export needs the pilot's written consent (E9); "
+            f"set {cs.set_id} has no consentRef: export needs the pilot's written consent; "
             "recreate the set with `graft-eval init --consent-ref`"
         )
 
@@ -349,9 +364,21 @@ def _stage_one(
 # --- sampling ----------------------------------------------------------------------------------
 
 
+def sample_frame(candidates: list[Candidate], seed: int) -> str:
+    """`acme/api merged 2026-06-01..2026-09-30 seed 1`: the population a sample was drawn from
+    (repositories and merge dates of its candidates; ids and dates only)."""
+    if not candidates:
+        return ""
+    repos = ",".join(sorted({c.repository for c in candidates}))
+    first = min(c.merged_at for c in candidates).astimezone(UTC)
+    last = max(c.merged_at for c in candidates).astimezone(UTC)
+    return f"{repos} merged {first:%Y-%m-%d}..{last:%Y-%m-%d} seed {seed}"[:200]
+
+
 def choose_sample(candidates: list[Candidate], size: int, min_per_stratum: int, seed: int) -> ExportSample:
     sample = draw_sample(candidates, size, min_per_stratum, seed)
     return ExportSample(
+        frame=sample_frame(candidates, seed),
         seed=seed,
         size=size,
         min_per_stratum=min_per_stratum,
@@ -373,8 +400,10 @@ def build_case(
     inputs: CardInputs,
     redactions: list[Redaction],
     exported_at: datetime,
+    stratum: CaseStratum | None = None,
 ) -> EvalCase:
-    """An unlabeled pilot case: source fields from the API, the set's defaultFloorConfig."""
+    """An unlabeled pilot case: source fields from the API, the set's defaultFloorConfig, and the
+    stratum it was drawn in (for the report's population estimates)."""
     return EvalCase(
         schema_version=CASE_SCHEMA_VERSION,
         id=case_id_for(cs.set_id, candidate.repository, candidate.pr_number),
@@ -393,6 +422,7 @@ def build_case(
             agent=candidate.agent,
             model=candidate.model,
             redactions=redactions,
+            stratum=stratum,
         ),
         tags=[],
         floor_config=cs.meta.default_floor_config,
@@ -410,10 +440,15 @@ def export_sampled(
     *,
     redact: RedactOptions,
     now: Callable[[], datetime],
+    sample: ExportSample | None = None,
     on_exported: Callable[[ExportedCase], None] | None = None,
     progress: Progress | None = None,
 ) -> ExportResult:
-    """Stage 2 for the picks: fetch with patches, redact, build, write sealed; resume-safe."""
+    """Stage 2 for the picks: fetch with patches, redact, build, write sealed; resume-safe.
+
+    With the `sample` the picks came from, each case records its stratum and the stratum's
+    population and picks.
+    """
     check_export_allowed(cs)
     start_requests = gh.limiter.stats.requests
     existing = set(list_case_ids(cs))
@@ -435,7 +470,8 @@ def export_sampled(
                     missing.append(candidate.pr_number)
                 else:
                     inputs, redactions = redact_inputs(fetched, redact)
-                    write_case(cs, build_case(cs, candidate, pr, inputs, redactions, now()))
+                    stratum = sample.stratum_of(candidate) if sample is not None else None
+                    write_case(cs, build_case(cs, candidate, pr, inputs, redactions, now(), stratum))
                     item = ExportedCase(
                         case_id=case_id,
                         pr_number=candidate.pr_number,
@@ -558,6 +594,7 @@ def run_export(
             sample.picks,
             redact=options.redact,
             now=now,
+            sample=sample,
             on_exported=lambda item: emit(exported_line(item)),
             progress=progress,
         )

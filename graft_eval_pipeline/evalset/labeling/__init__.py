@@ -8,6 +8,7 @@ from graft_eval_pipeline.evalset.labeling.agreement import (
     TARGET_RISK_KAPPA,
     AgreementReport,
     agreement,
+    agreement_check,
     render_agreement,
 )
 from graft_eval_pipeline.evalset.labeling.inbox import apply_label_file, assign_double, import_label_inbox
@@ -17,6 +18,7 @@ __all__ = [
     "TARGET_RISK_KAPPA",
     "AgreementReport",
     "agreement",
+    "agreement_check",
     "apply_label_file",
     "assign_double",
     "import_label_inbox",

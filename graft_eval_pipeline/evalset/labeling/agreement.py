@@ -1,11 +1,15 @@
-"""Inter-labeler agreement (spec 8.1): Cohen's kappa, linear-weighted kappa, and the per-pair report.
+"""Inter-labeler agreement (spec 8.1): Cohen's kappa with its 95% interval, linear-weighted kappa,
+and the per-pair report.
 
 Only the scored fields (risk, shouldFlag, outOfScope) are compared; free text is not. The report
-carries labeler handles, case ids and numbers only, never case content.
+carries labeler handles, case ids and numbers only, never case content. When both labelers used
+a single class, chance agreement is 1 and kappa is undefined (not 1.0): agreeing on one class
+says nothing about telling classes apart.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from itertools import combinations
@@ -17,6 +21,7 @@ from graft_eval_pipeline.evalset.sets import EvalCase, LabelSet
 
 MIN_SHARED_CASES = 5
 TARGET_RISK_KAPPA = 0.6
+CONFIDENCE = 0.95
 
 
 def _check_pair(a: Sequence[object], b: Sequence[object]) -> None:
@@ -24,28 +29,64 @@ def _check_pair(a: Sequence[object], b: Sequence[object]) -> None:
         raise ValueError(f"label lists differ in length ({len(a)} vs {len(b)})")
 
 
+def _check_categories(a: Sequence[Hashable], b: Sequence[Hashable], categories: Sequence[Hashable]) -> None:
+    unknown = (set(a) | set(b)) - set(categories)
+    if unknown:
+        raise ValueError(f"{len(unknown)} label value(s) outside the given categories")
+
+
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], categories: Sequence[Hashable]) -> float | None:
-    """κ = (p_o − p_e) / (1 − p_e); None for no items, and for p_e = 1 with p_o < 1 (spec 8.1)."""
+    """κ = (p_o − p_e) / (1 − p_e); None for no items, and when p_e = 1 (both labelers used one
+    and the same class: undefined, whatever p_o)."""
     _check_pair(a, b)
     n = len(a)
     if n == 0:
         return None
-    unknown = (set(a) | set(b)) - set(categories)
-    if unknown:
-        raise ValueError(f"{len(unknown)} label value(s) outside the given categories")
+    _check_categories(a, b, categories)
     p_o = sum(x == y for x, y in zip(a, b, strict=True)) / n
     count_a, count_b = Counter(a), Counter(b)
     p_e = sum(count_a[k] * count_b[k] for k in categories) / (n * n)
     if p_e == 1:
-        return 1.0 if p_o == 1 else None
+        return None
     return (p_o - p_e) / (1 - p_e)
+
+
+def kappa_interval(
+    a: Sequence[Hashable],
+    b: Sequence[Hashable],
+    categories: Sequence[Hashable],
+    confidence: float = CONFIDENCE,
+) -> tuple[float, float] | None:
+    """Two-sided interval for Cohen's kappa from its large-sample variance (Fleiss, Cohen and
+    Everitt 1969, as statsmodels' `cohens_kappa`); clipped to [−1, 1]; None where kappa is.
+
+    With p_ij the share of items A put in i and B in j, p_i. and p_.j the margins:
+    var = [Σ_i p_ii (1 − (p_i. + p_.i)(1 − κ))² + (1 − κ)² Σ_{i≠j} p_ij (p_.i + p_j.)²
+           − (κ − p_e (1 − κ))²] / ((1 − p_e)² n).
+    """
+    kappa = cohen_kappa(a, b, categories)
+    if kappa is None:
+        return None
+    from scipy.special import ndtri
+
+    n = len(a)
+    cells = Counter(zip(a, b, strict=True))
+    row, col = Counter(a), Counter(b)
+    p_e = sum(row[k] * col[k] for k in categories) / (n * n)
+    diagonal = sum(cells[(i, i)] / n * (1 - (row[i] + col[i]) / n * (1 - kappa)) ** 2 for i in categories)
+    off = sum(
+        cells[(i, j)] / n * ((col[i] + row[j]) / n) ** 2 for i in categories for j in categories if i != j
+    )
+    variance = (diagonal + (1 - kappa) ** 2 * off - (kappa - p_e * (1 - kappa)) ** 2) / ((1 - p_e) ** 2 * n)
+    half = float(ndtri(1 - (1 - confidence) / 2)) * math.sqrt(max(variance, 0.0))
+    return max(-1.0, kappa - half), min(1.0, kappa + half)
 
 
 def weighted_kappa(a: Sequence[RiskClass], b: Sequence[RiskClass]) -> float | None:
     """Linear weights w = |ord(a) − ord(b)| / 2 over trivial < logic < sensitive: κ_w = 1 − Σw·o / Σw·e.
 
     A trivial/sensitive disagreement weighs twice a trivial/logic one. When no disagreement is
-    expected by chance (Σw·e = 0), κ_w is 1 if none was observed, else None (as for p_e = 1).
+    expected by chance (Σw·e = 0: both used one and the same class), κ_w is undefined (None).
     """
     _check_pair(a, b)
     n = len(a)
@@ -60,7 +101,7 @@ def weighted_kappa(a: Sequence[RiskClass], b: Sequence[RiskClass]) -> float | No
     chance = sum(weight(x, y) * count_a[x] * count_b[y] for x in RISK_CLASSES for y in RISK_CLASSES)
     expected = chance / (n * n)
     if expected == 0:
-        return 1.0 if observed == 0 else None
+        return None
     return 1 - observed / expected
 
 
@@ -70,11 +111,16 @@ def raw_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
 
 
 class KappaStat(CamelModel):
-    """n items compared, the share that agree, and Cohen's kappa over them."""
+    """n items compared, the share that agree, and Cohen's kappa over them with its 95% interval.
+
+    `kappa` is null with `undefined` true when both labelers used one class only.
+    """
 
     n: int
     raw_agreement: float | None
     kappa: float | None
+    ci95: tuple[float, float] | None
+    undefined: bool
 
 
 class RiskStat(KappaStat):
@@ -109,7 +155,14 @@ class AgreementReport(CamelModel):
 
 
 def _stat(a: Sequence[Hashable], b: Sequence[Hashable], categories: Sequence[Hashable]) -> KappaStat:
-    return KappaStat(n=len(a), raw_agreement=raw_agreement(a, b), kappa=cohen_kappa(a, b, categories))
+    kappa = cohen_kappa(a, b, categories)
+    return KappaStat(
+        n=len(a),
+        raw_agreement=raw_agreement(a, b),
+        kappa=kappa,
+        ci95=kappa_interval(a, b, categories),
+        undefined=kappa is None and len(a) > 0,
+    )
 
 
 def _pair_agreement(
@@ -159,21 +212,47 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def _kappa(stat: KappaStat) -> str:
+    """`0.400 [0.151–0.649]`, or why there is no kappa."""
+    if stat.undefined:
+        return "undefined (both used one class only)"
+    if stat.kappa is None or stat.ci95 is None:
+        return "n/a"
+    return f"{stat.kappa:.3f} [{stat.ci95[0]:.3f}–{stat.ci95[1]:.3f}]"
+
+
+def agreement_check(report: AgreementReport) -> tuple[bool, list[str]]:
+    """The risk-kappa check: passes only when some pair was compared and every pair's risk kappa
+    is defined and at least the target. With no pair, agreement is not measured: it fails.
+
+    Returns (passed, the pairs below target or undefined).
+    """
+    failing = [
+        " / ".join(p.labelers)
+        for p in report.pairs
+        if p.risk.kappa is None or p.risk.kappa < report.target_risk_kappa
+    ]
+    return bool(report.pairs) and not failing, failing
+
+
 def render_agreement(report: AgreementReport) -> str:
     """Human text for `graft-eval agreement`: one block per pair, ids and numbers only."""
     lines: list[str] = []
     if not report.pairs:
-        lines.append(f"no labeler pair shares at least {report.min_shared_cases} cases")
+        lines.append(
+            f"no labeler pair shares at least {report.min_shared_cases} cases: agreement is not measured "
+            "(assign double labeling with `graft-eval assign-double`)"
+        )
     for p in report.pairs:
         risk, flag, oos = p.risk, p.should_flag, p.out_of_scope
         lines.append(f"{p.labelers[0]} / {p.labelers[1]}: {p.shared_cases} shared cases")
         lines.append(
-            f"  risk         agreement {_fmt(risk.raw_agreement)}  kappa {_fmt(risk.kappa)}"
+            f"  risk         agreement {_fmt(risk.raw_agreement)}  kappa {_kappa(risk)}"
             f"  weighted kappa {_fmt(risk.weighted_kappa)}"
         )
-        lines.append(f"  should-flag  agreement {_fmt(flag.raw_agreement)}  kappa {_fmt(flag.kappa)}")
+        lines.append(f"  should-flag  agreement {_fmt(flag.raw_agreement)}  kappa {_kappa(flag)}")
         lines.append(
-            f"  out-of-scope agreement {_fmt(oos.raw_agreement)}  kappa {_fmt(oos.kappa)}"
+            f"  out-of-scope agreement {_fmt(oos.raw_agreement)}  kappa {_kappa(oos)}"
             f"  ({oos.n} file decisions)"
         )
         if risk.kappa is not None and risk.kappa < report.target_risk_kappa:

@@ -1,4 +1,4 @@
-"""Labelling logic (spec T10, E17): answers → label sets → updated cases. Pure, no I/O.
+"""Labeling logic (spec T10, E17): answers → label sets → updated cases. Pure, no I/O.
 
 Used by the interactive sessions (`label_session`) and by `--apply`, assign-double and the inbox
 import (`label_inbox`). Errors name case ids and numbers only, never case content.
@@ -165,7 +165,7 @@ def choose_double(cases: Sequence[EvalCase], *, fraction: float, minimum: int, s
 def cases_to_label(
     cases: Sequence[EvalCase], *, handle: str, case_id: str | None = None, double_only: bool = False
 ) -> list[EvalCase]:
-    """Sorted by id, without a set by `handle`; --case picks one case (relabelling replaces the set)."""
+    """Sorted by id, without a set by `handle`; --case picks one case (relabeling replaces the set)."""
     if case_id is not None:
         picked = [c for c in cases if c.id == case_id]
         if not picked:
@@ -183,7 +183,7 @@ def cases_to_label(
 
 
 def cases_to_adjudicate(cases: Sequence[EvalCase], *, case_id: str | None = None) -> list[EvalCase]:
-    """Cases whose label sets disagree on the scored fields (E17) and that have no adjudicated set."""
+    """Cases whose label sets disagree on the scored fields and that have no adjudicated set."""
     pending = sorted((c for c in cases if needs_adjudication(c)), key=lambda c: c.id)
     if case_id is None:
         return pending

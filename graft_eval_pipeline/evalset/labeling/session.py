@@ -1,9 +1,10 @@
-"""Interactive labelling and adjudication (spec 7, E25): the human view of a case.
+"""Interactive labeling and adjudication (spec 7, E25): the human view of a case.
 
 The labeler sees the PR as GitHub shows it and nothing else: never the floor, a card, the
 scripted model replies, the tags or another labeler's labels; adjudication adds the label sets
-side by side, never model output. Prompts run over injected text streams, so a real terminal and
-scripted input behave the same. This is the only labelling module that shows case content.
+side by side, never model output, and lets each question take a labeler's answer (`=1`,
+`=alice`, or `=` where they all agree). Prompts run over injected text streams, so a real
+terminal and scripted input behave the same. This is the only labeling module that shows case content.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ T = TypeVar("T")
 
 
 def blind_view(case: EvalCase) -> EvalCase:
-    """E25: the PR as GitHub shows it; labels, adjudication, tags and scripted replies removed."""
+    """The PR as GitHub shows it; labels, adjudication, tags and scripted replies removed."""
     return case.model_copy(update={"labels": [], "adjudicated": None, "fake_llm": None, "tags": []})
 
 
@@ -173,28 +174,158 @@ CONFIDENCE_ANSWERS: dict[str, Confidence] = {
 }
 
 
-def ask_answers(console: Console, case: EvalCase) -> LabelAnswers:
-    """The questions of spec 7, in order; raises _Quit on q."""
-    risk = console.ask(
-        "Risk [t/l/s]: ", _choice(RISK_ANSWERS, "answer t (trivial), l (logic) or s (sensitive)")
-    )
-    oos = console.ask(
-        "Out-of-scope files (numbers from the file list, e.g. 1,4; empty for none): ", _oos_parser(case)
-    )
-    goal = console.ask("Goal (one line): ", _text_parser(300, required=True))
-    changes: list[str] = []
-    while len(changes) < MAX_KEY_CHANGES:
-        change = console.ask(
-            f"Key behavior change {len(changes) + 1} (empty line ends): ", _text_parser(300, required=False)
+# --- adjudication: take a labeler's answer -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Offers:
+    """The label sets an adjudicator may take answers from, field by field: `=1` (or `=alice`)
+    takes the first labeler's answer, `=` the answer every labeler gave. Empty when labeling."""
+
+    labels: Sequence[LabelSet] = ()
+
+    def line(self, get: Callable[[LabelSet], T], show: Callable[[T], str] | None) -> str | None:
+        """The offer shown above a question; `show` None for free text (it is in the table)."""
+        if not self.labels:
+            return None
+        values = [get(label) for label in self.labels]
+
+        def shown(value: T) -> str:
+            return "" if show is None else f" ({to_terminal_safe(show(value))})"
+
+        if all(v == values[0] for v in values):
+            names = " and ".join(label.labeler for label in self.labels)
+            return f"  = takes the answer {names} agree on{shown(values[0])}"
+        return "  " + " · ".join(
+            f"={i} takes {label.labeler}'s answer{shown(v)}"
+            for i, (label, v) in enumerate(zip(self.labels, values, strict=True), start=1)
         )
+
+    def hint(self) -> str:
+        return ", ".join(f"={i} or ={label.labeler}" for i, label in enumerate(self.labels, start=1))
+
+    def take(self, choice: str, get: Callable[[LabelSet], T]) -> T:
+        """The answer `=<choice>` names; ValueError (asked again) when it names none."""
+        values = [get(label) for label in self.labels]
+        if choice == "":
+            if all(v == values[0] for v in values):
+                return values[0]
+            raise ValueError(f"the labelers differ here: take one ({self.hint()}) or answer yourself")
+        for i, label in enumerate(self.labels, start=1):
+            if choice in (str(i), label.labeler):
+                return values[i - 1]
+        raise ValueError(f"no such labeler: {self.hint()}, or answer yourself")
+
+    def parser(self, parse: Callable[[str], T], get: Callable[[LabelSet], T]) -> Callable[[str], T]:
+        """`parse`, except that an answer starting with `=` takes a labeler's answer."""
+        if not self.labels:
+            return parse
+
+        def parsed(answer: str) -> T:
+            return self.take(answer[1:].strip(), get) if answer.startswith("=") else parse(answer)
+
+        return parsed
+
+
+def _ask_field(
+    console: Console,
+    offers: Offers,
+    prompt: str,
+    parse: Callable[[str], T],
+    get: Callable[[LabelSet], T],
+    show: Callable[[T], str] | None = None,
+) -> T:
+    offer = offers.line(get, show)
+    if offer is not None:
+        console.say(offer)
+    return console.ask(prompt, offers.parser(parse, get))
+
+
+@dataclass(frozen=True)
+class _TakenList:
+    """A labeler's whole list of key behavior changes, taken at the first change's question."""
+
+    changes: tuple[str, ...]
+
+
+def _ask_changes(console: Console, offers: Offers) -> list[str]:
+    """Key behavior changes one by one; at the first, `=` takes a labeler's whole list."""
+    one_change = _text_parser(300, required=False)
+
+    def first_change(answer: str) -> str | _TakenList:
+        return one_change(answer)
+
+    def whole_list(label: LabelSet) -> str | _TakenList:
+        return _TakenList(tuple(label.key_behavior_changes))
+
+    first = _ask_field(console, offers, "Key behavior change 1 (empty line ends): ", first_change, whole_list)
+    if isinstance(first, _TakenList):
+        return list(first.changes)
+    changes = [first] if first else []
+    while changes and len(changes) < MAX_KEY_CHANGES:
+        change = console.ask(f"Key behavior change {len(changes) + 1} (empty line ends): ", one_change)
         if not change:
             break
         changes.append(change)
-    flag = console.ask("Should flag [y/n]: ", _choice(YES_NO, "answer y or n"))
-    confidence = console.ask(
-        "Confidence [h/m/l]: ", _choice(CONFIDENCE_ANSWERS, "answer h (high), m (medium) or l (low)")
+    return changes
+
+
+def _yes_no(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def ask_answers(console: Console, case: EvalCase, offers: Offers | None = None) -> LabelAnswers:
+    """The questions of spec 7, in order; raises _Quit on q. With `offers` (adjudication) each
+    question can take a labeler's answer instead."""
+    offers = offers or Offers()
+    paths = [f.path for f in case.inputs.files]
+
+    def file_numbers(chosen: list[str]) -> str:
+        return ", ".join(str(paths.index(p) + 1) for p in chosen if p in paths) or "none"
+
+    risk = _ask_field(
+        console,
+        offers,
+        "Risk [t/l/s]: ",
+        _choice(RISK_ANSWERS, "answer t (trivial), l (logic) or s (sensitive)"),
+        lambda label: label.risk,
+        str,
     )
-    notes = console.ask("Notes (one line, may be empty): ", _text_parser(2000, required=False))
+    oos = _ask_field(
+        console,
+        offers,
+        "Out-of-scope files (numbers from the file list, e.g. 1,4; empty for none): ",
+        _oos_parser(case),
+        lambda label: list(label.out_of_scope),
+        file_numbers,
+    )
+    goal = _ask_field(
+        console, offers, "Goal (one line): ", _text_parser(300, required=True), lambda label: label.goal
+    )
+    changes = _ask_changes(console, offers)
+    flag = _ask_field(
+        console,
+        offers,
+        "Should flag [y/n]: ",
+        _choice(YES_NO, "answer y or n"),
+        lambda label: label.should_flag,
+        _yes_no,
+    )
+    confidence = _ask_field(
+        console,
+        offers,
+        "Confidence [h/m/l]: ",
+        _choice(CONFIDENCE_ANSWERS, "answer h (high), m (medium) or l (low)"),
+        lambda label: label.confidence,
+        str,
+    )
+    notes = _ask_field(
+        console,
+        offers,
+        "Notes (one line, may be empty): ",
+        _text_parser(2000, required=False),
+        lambda label: label.notes,
+    )
     return LabelAnswers(
         risk=risk,
         out_of_scope=oos,
@@ -224,6 +355,7 @@ def _session(
     *,
     show: Callable[[EvalCase, str], None],
     save: Callable[[EvalCase, LabelAnswers], None],
+    offers: Callable[[EvalCase], Offers] = lambda _case: Offers(),
 ) -> int:
     """Ask about each pending case in turn; returns how many were written."""
     written = 0
@@ -232,7 +364,7 @@ def _session(
             if i > 0 and not _wants_next(console, case.id, len(pending) - i):
                 break
             show(case, f"{i + 1} of {len(pending)}")
-            answers = ask_answers(console, case)
+            answers = ask_answers(console, case, offers(case))
             save(case, answers)
             console.say(f"saved {case.id}")
             written += 1
@@ -293,9 +425,14 @@ def run_adjudication_session(
         _show_case(console, case, position)
         console.say("Label sets (* = the sets disagree):")
         console.say(render_label_sets(case, case.labels))
+        numbered = ", ".join(f"={i} {label.labeler}" for i, label in enumerate(case.labels, start=1))
+        console.say(
+            f"At each question, answer yourself or take a labeler's answer: {numbered}; "
+            "= alone takes the answer they all gave."
+        )
 
     def save(case: EvalCase, answers: LabelAnswers) -> None:
         fresh = read_case(cs, case.id)
         write_case(cs, with_adjudicated(fresh, make_label_set(answers, labeler=handle, now=now())))
 
-    return _session(console, pending, show=show, save=save)
+    return _session(console, pending, show=show, save=save, offers=lambda case: Offers(case.labels))

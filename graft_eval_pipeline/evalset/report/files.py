@@ -1,4 +1,4 @@
-"""A run's files on disk (spec 6.6): report.json, report.md and cases.parquet.
+"""A run's files on disk (spec 6.6): report.json, report.md, cases.parquet and report.html.
 
 Every file goes through the store: 0700 folders (missing parents too, whatever the umask) and
 0600 files, written atomically. pyarrow is imported only when a Parquet file is written, so
@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_
 
 from pydantic import BaseModel
 
-from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
+from graft_eval_pipeline.evalset.report.legacy import ReportV1
+from graft_eval_pipeline.evalset.scoring import REPORT_SCHEMA_VERSION, CaseRow, EvalReport
 from graft_eval_pipeline.evalset.sets import EvalError, write_report_file
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 REPORT_FILE = "report.json"
 MARKDOWN_FILE = "report.md"
+HTML_FILE = "report.html"
 PARQUET_FILE = "cases.parquet"
 
 
@@ -32,15 +34,35 @@ def dump_report(report: EvalReport) -> str:
     return json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
-def load_report(path: Path) -> EvalReport:
+def load_any_report(path: Path) -> EvalReport | ReportV1:
+    """A report of the current schema, or a schemaVersion 1 report (read as a baseline)."""
     try:
-        return EvalReport.model_validate_json(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise EvalError(f"cannot read report {path}: {exc.strerror}") from None
+    try:
+        version = json.loads(text).get("schemaVersion")
+    except (ValueError, AttributeError):
+        version = None
+    model: type[EvalReport | ReportV1] = ReportV1 if version == 1 else EvalReport
+    try:
+        return model.model_validate_json(text)
     except ValueError as exc:
         raise EvalError(
-            f"{path} is not a valid eval report (schemaVersion 1): {type(exc).__name__}"
+            f"{path} is not a valid eval report (schemaVersion {REPORT_SCHEMA_VERSION}, or 1): "
+            f"{type(exc).__name__}"
         ) from None
+
+
+def load_report(path: Path) -> EvalReport:
+    """A report of the current schema; an older one is named, with how to get a new one."""
+    report = load_any_report(path)
+    if isinstance(report, ReportV1):
+        raise EvalError(
+            f"{path} is a schemaVersion 1 report (no counts or intervals): run the set again "
+            "for a current report; as a baseline it is still compared by value"
+        )
+    return report
 
 
 # --- cases.parquet: one flat record per CaseRow ----------------------------------------------
@@ -141,11 +163,16 @@ def cases_parquet(rows: list[CaseRow]) -> bytes:
     return buffer.getvalue()
 
 
-def write_run_outputs(out_dir: Path, report: EvalReport, markdown: str) -> dict[str, Path]:
-    """report.json, report.md and cases.parquet, each written atomically (0700 dirs, 0600 files)."""
+def write_run_outputs(
+    out_dir: Path, report: EvalReport, markdown: str, html: str | None = None
+) -> dict[str, Path]:
+    """report.json, report.md, cases.parquet and (when given) report.html, each written
+    atomically (0700 dirs, 0600 files)."""
     files: dict[str, str | bytes] = {
         REPORT_FILE: dump_report(report),
         MARKDOWN_FILE: markdown,
         PARQUET_FILE: cases_parquet(report.cases),
     }
+    if html is not None:
+        files[HTML_FILE] = html
     return {name: write_report_file(Path(out_dir), name, data) for name, data in files.items()}

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from graft_eval_pipeline.evalset.scoring import REPORT_RULES_NOT_IN_SCHEMA, EvalReport
+from graft_eval_pipeline.evalset.scoring import REPORT_RULES_NOT_IN_SCHEMA, REPORT_SCHEMA_VERSION, EvalReport
 from graft_eval_pipeline.evalset.sets import CASE_RULES_NOT_IN_SCHEMA, EvalCase
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -35,10 +35,10 @@ def render_schemas() -> dict[str, str]:
             "One Graft evaluation case (schemaVersion 1).",
             CASE_RULES_NOT_IN_SCHEMA,
         ),
-        "eval-report.v1.schema.json": _schema(
+        f"eval-report.v{REPORT_SCHEMA_VERSION}.schema.json": _schema(
             EvalReport,
-            "https://graft.invalid/schema/eval-report.v1.json",
-            "One Graft evaluation report (schemaVersion 1).",
+            f"https://graft.invalid/schema/eval-report.v{REPORT_SCHEMA_VERSION}.json",
+            f"One Graft evaluation report (schemaVersion {REPORT_SCHEMA_VERSION}).",
             REPORT_RULES_NOT_IN_SCHEMA,
         ),
     }

@@ -9,12 +9,22 @@ and the summary) and `report_files` (report.json, report.md, cases.parquet on di
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, diff_reports
-from graft_eval_pipeline.evalset.report.files import REPORT_FILE, load_report, write_run_outputs
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, accept_command, diff_reports
+from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
+from graft_eval_pipeline.evalset.report.files import (
+    REPORT_FILE,
+    load_any_report,
+    load_report,
+    write_run_outputs,
+)
+from graft_eval_pipeline.evalset.report.html import set_html
+from graft_eval_pipeline.evalset.report.legacy import ReportV1
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
@@ -22,7 +32,13 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     check_thresholds,
     with_thresholds,
 )
-from graft_eval_pipeline.evalset.scoring import REPORT_SCHEMA_VERSION, EvalReport, HarnessRun, Metrics
+from graft_eval_pipeline.evalset.scoring import (
+    REPORT_SCHEMA_VERSION,
+    EvalReport,
+    HarnessRun,
+    LabelAgreement,
+    Metrics,
+)
 from graft_eval_pipeline.evalset.sets import (
     BASELINE_FILE,
     RUNS_DIR,
@@ -38,8 +54,17 @@ def new_run_id(now: datetime, suffix: str | None = None) -> str:
     return now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + (suffix or secrets.token_hex(2))
 
 
-def build_report(harness: HarnessRun, metrics: Metrics, run_id: str | None = None) -> EvalReport:
-    """The report before thresholds are checked (they need the baseline diff)."""
+def build_report(
+    harness: HarnessRun,
+    metrics: Metrics,
+    run_id: str | None = None,
+    label_agreement: LabelAgreement | None = None,
+) -> EvalReport:
+    """The report before thresholds are checked (they need the baseline diff).
+
+    `label_agreement` comes from the labeling stage (the caller composes the two); None when it
+    was not computed.
+    """
     return EvalReport(
         schema_version=REPORT_SCHEMA_VERSION,
         run_id=run_id or new_run_id(harness.created_at),
@@ -51,6 +76,7 @@ def build_report(harness: HarnessRun, metrics: Metrics, run_id: str | None = Non
         git=harness.git,
         run=harness.run,
         metrics=metrics,
+        label_agreement=label_agreement,
         cases=sorted(harness.rows, key=lambda r: r.id),
         thresholds=[],
         passed=True,
@@ -75,31 +101,48 @@ class CheckedRun:
     report: EvalReport
     diff: BaselineDiff | None
     markdown: str
+    comparison: Comparison | None = None  # live runs: the paired comparison with the baseline
+    accept: str | None = None  # the command that makes these results the baseline
 
     @property
     def failed(self) -> bool:
         return check_failed(self.report.thresholds)
 
+    @property
+    def baseline_failed(self) -> bool:
+        return any(t.name.startswith("matchBaseline") and not t.passed for t in self.report.thresholds)
+
     def summary(self) -> str:
-        return summary_text(self.report, self.diff, self.report.thresholds)
+        return summary_text(self.report, self.diff, self.report.thresholds, self.accept, self.comparison)
 
 
 def check_run(
     report: EvalReport,
-    baseline: EvalReport | None,
+    baseline: EvalReport | ReportV1 | None,
     thresholds: dict[str, ThresholdBlock],
     strict: bool,
 ) -> CheckedRun:
-    """Diff against the baseline, check the thresholds, render report.md (CLI and main job)."""
+    """Diff against the baseline, check the thresholds, render report.md (CLI and main job).
+
+    A live run is also compared with the baseline case by case: its answers vary from run to run,
+    so its baseline gate is the comparison's verdict rather than equality.
+    """
     diff = diff_reports(baseline, report) if baseline is not None else None
-    checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict))
-    return CheckedRun(checked, diff, render_markdown(checked, diff))
+    comparison = None
+    if isinstance(baseline, EvalReport) and report.llm == "live":  # version-1 rows are not CaseRows
+        try:
+            comparison = compare_reports(baseline, report)
+        except EvalError:  # no case in common: the gate falls back to equality, which fails
+            comparison = None
+    checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict, comparison))
+    return CheckedRun(checked, diff, render_markdown(checked, diff, comparison=comparison), comparison)
 
 
 @dataclass(frozen=True)
 class PublishedRun:
     checked: CheckedRun
     out_dir: Path
+    baseline: Path  # the baseline compared with (it exists when `checked.diff` is not None)
 
 
 def publish_run(
@@ -110,19 +153,26 @@ def publish_run(
     strict: bool,
     baseline: Path | None = None,
     out: Path | None = None,
+    results: Mapping[str, CardResult] | None = None,
 ) -> PublishedRun:
-    """Diff against the baseline (default: the set's own), check, write the run's three files.
+    """Diff against the baseline (default: the set's own), check, write the run's four files.
 
     The one path from a report to disk, shared by `graft-eval run` and the Dagster report asset.
+    `results` (the run's cards) only serve the synthetic set's report.html.
     """
     if out is not None:
         check_output_target(out, "--out")
     baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
-    previous = load_report(baseline_path) if baseline_path.is_file() else None
+    previous = load_any_report(baseline_path) if baseline_path.is_file() else None
     checked = check_run(report, previous, thresholds, strict)
+    if checked.diff is None or not checked.diff.equal:
+        accept = accept_command(cs.dir, baseline_path, live=report.llm == "live")
+        markdown = render_markdown(checked.report, checked.diff, accept, checked.comparison)
+        checked = replace(checked, accept=accept, markdown=markdown)
     out_dir = out or default_out_dir(cs.dir, checked.report)
-    write_run_outputs(out_dir, checked.report, checked.markdown)
-    return PublishedRun(checked, out_dir)
+    html = set_html(cs, checked.report, checked.diff, results)
+    write_run_outputs(out_dir, checked.report, checked.markdown, html)
+    return PublishedRun(checked, out_dir, baseline_path)
 
 
 def latest_report_summary(cs: CaseSet) -> str:
@@ -132,5 +182,10 @@ def latest_report_summary(cs: CaseSet) -> str:
         raise EvalError(f"set {cs.set_id} has no report yet: run `graft-eval run --set {cs.dir}` first")
     report = load_report(reports[-1])
     baseline_path = default_baseline_path(cs.dir, cs.meta)
-    diff = diff_reports(load_report(baseline_path), report) if baseline_path.is_file() else None
-    return summary_text(report, diff, report.thresholds) + f"report: {reports[-1]}\n"
+    diff = diff_reports(load_any_report(baseline_path), report) if baseline_path.is_file() else None
+    accept = (
+        None
+        if diff is not None and diff.equal
+        else accept_command(cs.dir, baseline_path, report.llm == "live")
+    )
+    return summary_text(report, diff, report.thresholds, accept) + f"report: {reports[-1]}\n"

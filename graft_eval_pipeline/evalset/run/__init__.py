@@ -6,19 +6,28 @@ What other stages, `defs/` and `cli.py` may use; everything else is internal to 
 
 from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.run.cache import cached_result
-from graft_eval_pipeline.evalset.run.harness import collector_policy, run_harness
+from graft_eval_pipeline.evalset.run.harness import collector_policy, fake_result, run_harness
 from graft_eval_pipeline.evalset.run.live import anthropic_llm, require_live_env
-from graft_eval_pipeline.evalset.run.options import RunOptions, case_filter_for, generate_options
+from graft_eval_pipeline.evalset.run.options import (
+    ProgressEvery,
+    RunOptions,
+    case_filter_for,
+    generate_options,
+)
+from graft_eval_pipeline.evalset.run.progress_bar import TerminalBar
 
 __all__ = [
     "DEFAULT_MAX_COST_USD",
     "DEFAULT_MAX_TOKENS",
     "Estimate",
+    "ProgressEvery",
     "RunOptions",
+    "TerminalBar",
     "anthropic_llm",
     "cached_result",
     "case_filter_for",
     "collector_policy",
+    "fake_result",
     "generate_options",
     "require_live_env",
     "run_harness",

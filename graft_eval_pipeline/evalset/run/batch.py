@@ -389,7 +389,10 @@ class BatchPhases:
         await asyncio.to_thread(write_ledger, self._options.set, self._ledger)
 
     def _progress(self, line: str) -> None:
-        if self._options.progress is not None:
+        # above the terminal's progress bar when there is one, else a progress line
+        if self._options.progress_bar is not None:
+            self._options.progress_bar.note(line)
+        elif self._options.progress is not None:
             self._options.progress(line)
 
     async def forget_used(self) -> None:

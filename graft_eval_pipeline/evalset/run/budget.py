@@ -16,18 +16,23 @@ DEFAULT_MAX_TOKENS = 5_000_000
 
 @dataclass(frozen=True)
 class Estimate:
-    """What a live run would cost at most (8.12); shown before the confirmation (E19)."""
+    """What a live run would cost at most (8.12); shown before the confirmation."""
 
     cases_to_call: int
     cases_cached: int
     estimated_tokens: int
     upper_bound_usd: float
     batch: bool = False
+    cases_skipped_secret: int = 0
+    """Cases left out because the secret rules found a secret in their prompt text."""
 
     def summary(self) -> str:
+        skipped = (
+            f", {self.cases_skipped_secret} skipped (secret detected)" if self.cases_skipped_secret else ""
+        )
         prices = ", at batch prices: half of standard" if self.batch else ""
         return (
-            f"estimate: {self.cases_to_call} case(s) to call, {self.cases_cached} cached; at most "
+            f"estimate: {self.cases_to_call} case(s) to call, {self.cases_cached} cached{skipped}; at most "
             f"{self.estimated_tokens:,} tokens and ${self.upper_bound_usd:.2f} (upper bound{prices})"
         )
 
@@ -37,7 +42,7 @@ def total_tokens(usage: Usage) -> int:
 
 
 class Budget:
-    """The two hard caps during a run (E19).
+    """The two hard caps during a run.
 
     A case starts only if spent + reserved + its estimate fits the cost cap and the same holds
     for tokens. Its estimate is reserved while it runs and replaced by the real cost and tokens

@@ -33,7 +33,7 @@ class CacheEntry(CamelModel):
 
 
 def cache_key(input_hash: str, fingerprint: str | None = None) -> str:
-    """E20; `fingerprint` defaults to the prompts of the running code."""
+    """`fingerprint` defaults to the prompts of the running code."""
     parts = [input_hash, fingerprint or prompt_fingerprint(), LIVE_MODE]
     return hashlib.sha256(canonical_json(parts).encode("utf-8")).hexdigest()
 

@@ -14,11 +14,13 @@ from contextlib import AbstractContextManager, nullcontext
 
 from graft_eval_pipeline.card.fake_llm import llm_for_case
 from graft_eval_pipeline.card.generate import generate_card
+from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.live import run_live
-from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line, select_cases
+from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, select_cases
 from graft_eval_pipeline.evalset.run.pool import collector_paused, run_pool, run_sync
+from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.scoring import (
     BatchInfo,
     CaseRow,
@@ -53,7 +55,7 @@ def assemble_run(
         llm=options.mode,
         run=RunInfo(
             complete=skipped == 0,
-            skipped_budget=skipped,
+            skipped_budget=sum(r.skipped == "budget" for r in rows),
             cached_results=sum(r.cached for r in rows),
             duration_ms=max(options.now_ms() - started_ms, 0),
             limiter=limiter,
@@ -66,30 +68,43 @@ def assemble_run(
     )
 
 
+async def fake_card(case: EvalCase, models: Models, timeout_ms: int) -> CardResult:
+    """The card a fake run makes: the case's script, or the null model. Deterministic."""
+    return await generate_card(
+        case.inputs, llm_for_case(case.fake_llm), generate_options(case, models, timeout_ms)
+    )
+
+
+def fake_result(case: EvalCase, models: Models, timeout_ms: int) -> CardResult:
+    """The fake run's card for one case, derived again (`show --with-result` in fake mode)."""
+    return run_sync(fake_card(case, models, timeout_ms))
+
+
 async def _run_harness(options: RunOptions) -> HarnessRun:
     started_ms = options.now_ms()
     if options.effective_concurrency < 1:
         raise EvalError("--concurrency must be at least 1")
     with collector_paused():
-        cases = select_cases(read_cases(options.set), options.case_filter)
+        every_case = read_cases(options.set)
+        if options.on_cases is not None:
+            options.on_cases(every_case)
+        cases = select_cases(every_case, options.case_filter)
     if options.mode == "live":
         live = await run_live(options, cases)
         return assemble_run(
             options, cases, live.rows, live.results, started_ms, limiter=live.limiter, batch=live.batch
         )
 
+    progress = CaseProgress(options, len(cases))
+
     def report_progress(case: EvalCase, result: CardResult) -> None:
-        if options.progress is not None:
-            options.progress(progress_line(case.id, result))
+        progress.case(case.id, result)
 
     async def run_fake(case: EvalCase) -> CardResult:
-        return await generate_card(
-            case.inputs,
-            llm_for_case(case.fake_llm),
-            generate_options(case, options.models, options.timeout_ms),
-        )
+        return await fake_card(case, options.models, options.timeout_ms)
 
     results = await run_pool(cases, run_fake, options.effective_concurrency, report_progress)
+    progress.finish()
     rows = [build_row(case, result, cached=False) for case, result in zip(cases, results, strict=True)]
     by_id = {case.id: result for case, result in zip(cases, results, strict=True)}
     return assemble_run(options, cases, rows, by_id, started_ms)

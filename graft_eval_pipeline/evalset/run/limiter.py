@@ -181,7 +181,7 @@ class AdaptiveLimiter(CallGate):
             return signal.retry_after_s
         if signal.reset_after_s is not None:
             return signal.reset_after_s
-        return min(THROTTLE_BACKOFF_S * 2 ** (streak - 1), MAX_BACKOFF_S)
+        return min(THROTTLE_BACKOFF_S * 2.0 ** (streak - 1), MAX_BACKOFF_S)
 
     def _throttled(self, ticket: int, signal: RateSignal) -> None:
         self.stats.throttled += 1

@@ -5,7 +5,8 @@ not already cached, refuses one over the cost cap, asks for confirmation, and on
 the client. Interactively, each case starts only if its estimate still fits both caps, and
 every attempt passes the adaptive limiter (limiter.py). With `batch`, every case that fits the
 caps at batch prices is decided up front and the calls go through the Message Batches API in
-phases (batch.py). Both fill the same cache.
+phases (batch.py). Both fill the same cache. A case whose prompt text the secret rules flag is
+skipped, not sent (secret_check.py), unless the run allows secrets.
 """
 
 from __future__ import annotations
@@ -29,12 +30,15 @@ from graft_eval_pipeline.evalset.run.batch import BATCH_CARD_TIMEOUT_MS, BatchCo
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
 from graft_eval_pipeline.evalset.run.limiter import AdaptiveLimiter, limited
-from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, progress_line
+from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
 from graft_eval_pipeline.evalset.run.pool import run_pool
+from graft_eval_pipeline.evalset.run.progress import CaseProgress
+from graft_eval_pipeline.evalset.run.secret_check import prompt_secret_kinds
 from graft_eval_pipeline.evalset.scoring import (
     BatchInfo,
     CaseRow,
     LimiterInfo,
+    SkipReason,
     build_row,
     case_cost,
     price_for,
@@ -51,7 +55,7 @@ if TYPE_CHECKING:
 
 
 def require_prices(models: Sequence[str | None]) -> None:
-    """E21: a live run refuses to start when a model it may call has no price."""
+    """A live run refuses to start when a model it may call has no price."""
     unpriced = sorted({m for m in models if m and price_for(m) is None})
     if unpriced:
         raise EvalError(
@@ -61,7 +65,7 @@ def require_prices(models: Sequence[str | None]) -> None:
 
 
 def require_live_env(env: EvalEnv) -> str:
-    """The API key (E18) and a price for every model the live client may answer with."""
+    """The API key and a price for every model the live client may answer with."""
     if env.anthropic_api_key is None:
         raise EvalError("ANTHROPIC_API_KEY is not set: --live needs it (fake mode needs none)")
     require_prices([env.model_fast, env.model_strong, env.refusal_fallback])
@@ -89,7 +93,8 @@ def anthropic_llm(
 
 @dataclass(frozen=True, slots=True)
 class CasePlan:
-    """What a live run knows about a case before any call: cache key, cached entry, estimate."""
+    """What a live run knows about a case before any call: cache key, cached entry, estimate,
+    and the secret kinds found in its prompt text (the case is skipped when there are any)."""
 
     case: EvalCase
     options: GenerateOptions
@@ -98,12 +103,14 @@ class CasePlan:
     cached: CacheEntry | None
     estimate_usd: float
     estimate_tokens: int
+    secrets: dict[str, int]
 
 
 def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan:
-    """Prepare the case (E20 key, 8.12 estimate) and read its cache entry unless --no-cache.
+    """Prepare the case (E20 key, 8.12 estimate), look for secrets in its prompt text unless the
+    run allows them, and read its cache entry unless --no-cache.
 
-    A too-large case makes no call, so its estimate is zero.
+    A too-large case makes no call, so its estimate is zero and its text is not checked.
     """
     opts = generate_options(case, options.models, options.timeout_ms)
     prepared = prepare_card_inputs(case.inputs, opts)
@@ -117,6 +124,7 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
         if bound is None:  # run_live checks the prices before planning
             raise EvalError(f"no price for model {opts.models.strong}")
         usd = bound
+    check = not case.inputs.too_large and not options.allow_secrets
     return CasePlan(
         case=case,
         options=opts,
@@ -125,18 +133,22 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
         cached=read_entry(options.set, key) if options.use_cache else None,
         estimate_usd=usd,
         estimate_tokens=tokens,
+        secrets=prompt_secret_kinds(prepared) if check else {},
     )
 
 
 def estimate_of(plans: Sequence[CasePlan], *, batch: bool = False) -> Estimate:
-    """8.12 summed over the cases that are not cached (their estimates at batch prices in a batch run)."""
-    to_call = [p for p in plans if p.cached is None]
+    """8.12 summed over the cases that are neither cached nor skipped for a secret (their
+    estimates at batch prices in a batch run)."""
+    checked = [p for p in plans if not p.secrets]
+    to_call = [p for p in checked if p.cached is None]
     return Estimate(
         cases_to_call=len(to_call),
-        cases_cached=len(plans) - len(to_call),
+        cases_cached=len(checked) - len(to_call),
         estimated_tokens=sum(p.estimate_tokens for p in to_call),
         upper_bound_usd=sum(p.estimate_usd for p in to_call),
         batch=batch,
+        cases_skipped_secret=len(plans) - len(checked),
     )
 
 
@@ -149,16 +161,17 @@ async def close_client(client: LlmClient) -> None:
 
 @dataclass(frozen=True, slots=True)
 class LiveOutcome:
-    """One case of a live run: a result (fresh or cached), or None when the budget skipped it."""
+    """One case of a live run: a result (fresh or cached), or None and why it was skipped."""
 
     result: CardResult | None
     cached: bool
+    skipped: SkipReason | None = None
 
 
 async def confirm_estimate(
     options: RunOptions, estimate: Estimate, confirm: Callable[[Estimate], Awaitable[bool]]
 ) -> None:
-    """Show the estimate, refuse one over the cost cap, then ask (E19); nothing is called yet."""
+    """Show the estimate, refuse one over the cost cap, then ask; nothing is called yet."""
     if options.progress is not None:
         options.progress(estimate.summary())
     if options.on_estimate is not None:
@@ -212,22 +225,27 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
 
     async def run_one(case: EvalCase) -> LiveOutcome:
         plan = plans[case.id]
+        if plan.secrets:
+            return LiveOutcome(result=None, cached=False, skipped="secret_detected")
         if plan.cached is not None:
             return LiveOutcome(result=plan.cached.result, cached=True)
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
-            return LiveOutcome(result=None, cached=False)
+            return LiveOutcome(result=None, cached=False, skipped="budget")
         async with admitted():  # after a throttle, wait here rather than inside the card's timeout
             result = await generate_card(case.inputs, interactive(), plan.options)
         return await finish(plan, result, reserved)
 
+    progress = CaseProgress(options, len(cases))
+
     def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
-        if options.progress is None:
-            return
-        if outcome.result is None:
-            options.progress(f"{case.id} floor {plans[case.id].floor.risk} skipped (budget)")
-        else:
-            options.progress(progress_line(case.id, outcome.result, cached=outcome.cached))
+        plan = plans[case.id]
+        skipped = (
+            f"secret_detected: {', '.join(plan.secrets)}"
+            if outcome.skipped == "secret_detected"
+            else "budget"
+        )
+        progress.case(case.id, outcome.result, cached=outcome.cached, floor=plan.floor.risk, skipped=skipped)
 
     batch_info: BatchInfo | None = None
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
@@ -241,11 +259,12 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
         finally:
             if llm.cache_info().currsize:
                 await close_client(llm())
+    progress.finish()
     rows: list[CaseRow] = []
     results: dict[str, CardResult] = {}
     for case, outcome in zip(cases, outcomes, strict=True):
         if outcome.result is None:
-            rows.append(skipped_row(case, plans[case.id].floor))
+            rows.append(skipped_row(case, plans[case.id].floor, outcome.skipped or "budget"))
         else:
             rows.append(build_row(case, outcome.result, cached=outcome.cached))
             results[case.id] = outcome.result
@@ -266,9 +285,10 @@ async def run_batched(
     finish: Finish,
     report: Callable[[EvalCase, LiveOutcome], None],
 ) -> tuple[list[LiveOutcome], BatchInfo]:
-    """`--batch`: every case that is not cached starts, in case order, if its estimate at batch
-    prices fits both caps (decided up front: a phase waits for every running case); the others
-    are skipped (budget). All run at once, their calls answered phase by phase through batches.
+    """`--batch`: every case that is neither cached nor skipped for a secret starts, in case
+    order, if its estimate at batch prices fits both caps (decided up front: a phase waits for
+    every running case); the others are skipped (budget). All run at once, their calls answered
+    phase by phase through batches.
 
     An interactive retry of a missed request first widens the case's reservation by its estimate
     (at most the standard price's extra), once per case; without room, no retry.
@@ -277,13 +297,15 @@ async def run_batched(
     to_run: list[CasePlan] = []
     for case in cases:
         plan = plans[case.id]
-        if plan.cached is not None:
+        if plan.secrets:
+            outcomes[case.id] = LiveOutcome(result=None, cached=False, skipped="secret_detected")
+        elif plan.cached is not None:
             outcomes[case.id] = LiveOutcome(result=plan.cached.result, cached=True)
         elif budget.reserve_now(plan.estimate_usd, plan.estimate_tokens):
             to_run.append(plan)
             continue
         else:
-            outcomes[case.id] = LiveOutcome(result=None, cached=False)
+            outcomes[case.id] = LiveOutcome(result=None, cached=False, skipped="budget")
         report(case, outcomes[case.id])
     if not to_run:
         return [outcomes[case.id] for case in cases], batch_info(BatchCounts())

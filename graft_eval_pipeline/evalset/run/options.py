@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.card.options import GenerateOptions, Models
@@ -27,12 +27,45 @@ CODE_DIR = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
+class ProgressEvery:
+    """Summarise progress instead of a line per case: a summary every `cases` cases (default: a
+    tenth of the run) or `seconds` seconds, whichever comes first, and the first `max_failures`
+    failed or skipped cases one by one. Dagster uses it (each log line there is an event in its
+    database), and so does the CLI when stderr is not a terminal."""
+
+    cases: int | None = None
+    seconds: float = 10.0
+    max_failures: int = 20
+
+
+class ProgressBar(Protocol):
+    """A live view of a run's progress (the CLI's bar on a terminal): told the total, then each
+    finished case's count and status counts, and the lines worth keeping (failed and skipped
+    cases: ids and classes only). `finish` ends the view; it may be called more than once."""
+
+    def start(self, total: int) -> None: ...
+
+    def advance(self, done: int, counts: str) -> None: ...
+
+    def note(self, line: str) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+@dataclass(frozen=True)
 class RunOptions:
     """Everything a run needs; clocks, the live client and the confirmation are injected.
 
     `progress` receives the live estimate and then one line per case holding its id and
-    classes only (E8). `on_estimate` sees the live estimate before the confirmation and before
-    any call (Dagster records it as metadata). `confirm` is required in live mode.
+    classes only, or with `progress_every` summary lines and the failed or skipped cases.
+    `progress_bar` (a terminal) shows the cases instead of `progress`, with the same
+    failed or skipped case lines above it.
+    `on_estimate` sees the live estimate before the confirmation and before any call (Dagster
+    records it as metadata). `on_cases` sees every case of the set once loaded, before the
+    selection (the evaluation measures labeler agreement on them without reading the set twice).
+    `confirm` is required in live mode.
+    `allow_secrets` sends a live case even when the secret rules find a secret in its prompt
+    text (by default it is skipped as `secret_detected`).
     `batch` sends live calls through the Message Batches API (half price, answers within 24 h);
     `adaptive` paces interactive calls with the adaptive limiter (off only to compare, in the
     bench). `clock` (monotonic seconds) and `sleep` pace the limiter and the batch polling.
@@ -47,12 +80,16 @@ class RunOptions:
     max_cost_usd: float = DEFAULT_MAX_COST_USD
     max_tokens: int = DEFAULT_MAX_TOKENS
     use_cache: bool = True
+    allow_secrets: bool = False
     case_filter: Callable[[str, list[str]], bool] | None = None
     confirm: Callable[[Estimate], Awaitable[bool]] | None = None
     on_estimate: Callable[[Estimate], None] | None = None
+    on_cases: Callable[[list[EvalCase]], None] | None = None
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
     progress: Callable[[str], None] | None = None
+    progress_every: ProgressEvery | None = None
+    progress_bar: ProgressBar | None = None
     git: Callable[[], GitInfo] = field(default=lambda: git_info(CODE_DIR))
     batch: bool = False
     adaptive: bool = True
@@ -80,7 +117,7 @@ def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> Generat
 
 
 def progress_line(case_id: str, result: CardResult, *, cached: bool = False) -> str:
-    """Ids and classes only (E8)."""
+    """Ids and classes only."""
     line = f"{case_id} floor {result.risk.floor} final {result.risk.final} {result.status}"
     line += f" ({result.failure_reason})" if result.failure_reason else ""
     return line + (" cached" if cached else "")

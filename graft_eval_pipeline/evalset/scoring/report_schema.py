@@ -8,21 +8,54 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 
 from graft_eval_pipeline.card.models import CamelModel, RiskClass
+from graft_eval_pipeline.evalset.scoring.intervals import IntervalMethod
+from graft_eval_pipeline.evalset.sets import CaseStratum, Confidence
 
-REPORT_SCHEMA_VERSION = 1
+# 2: every rate carries its counts and interval, label quality, population estimates, gates on
+# evidence. Version 1 reports still load as baselines (their values are compared).
+REPORT_SCHEMA_VERSION = 2
 RUN_ID_PATTERN = r"^\d{8}T\d{6}Z-[0-9a-f]{4}$"
 
 FlagOutcome = Literal["tp", "fp", "fn", "tn", "na"]
+SkipReason = Literal["budget", "secret_detected"]
+"""Why a case did not run: the budget caps, or a secret in its prompt text (live mode)."""
 VerifierStatus = Literal["agree", "disagree", "error"]
 Rate = Annotated[float, Field(ge=0, le=1)]
+Interval = tuple[Rate, Rate]
+
+
+class RateStat(CamelModel):
+    """A rate with its evidence: k of n, the share (4 decimals) and its two-sided 95% interval.
+
+    `value` and `ci95` are null when n is 0 (an empty denominator says nothing).
+    """
+
+    k: int = Field(ge=0)
+    n: int = Field(ge=0)
+    value: Rate | None
+    ci95: Interval | None
+    method: IntervalMethod
+
+
+class SafetyRate(RateStat):
+    """An under-classification rate: exact interval, plus the one-sided 95% upper bound (the rate
+    is below it with 95% confidence; a threshold can gate on it with `"on": "upper95"`)."""
+
+    upper95: Rate | None
 
 
 class GoldSummary(CamelModel):
-    """The scored fields of the gold label; out-of-scope as a count, never as paths."""
+    """The scored fields of the gold label; out-of-scope as a count, never as paths.
+
+    `labelSets`, `adjudicated` and `confidence` (of the gold set) feed the label-quality block.
+    """
 
     risk: RiskClass
     should_flag: bool
     out_of_scope_count: int = Field(ge=0)
+    label_sets: int = Field(default=1, ge=0)
+    adjudicated: bool = False
+    confidence: Confidence = "high"
 
 
 class OosCounts(CamelModel):
@@ -59,7 +92,13 @@ class CaseRow(CamelModel):
     usage: UsageSummary
     cost_usd: float | None
     cached: bool
-    skipped: Literal["budget"] | None
+    skipped: SkipReason | None
+    stratum: CaseStratum | None = None
+    # The verifier's own class and the writer's (first pass or escalated), for the verifier
+    # calibration; null where that model did not answer, and in reports made before they existed.
+    writer: RiskClass | None = None
+    verifier: RiskClass | None = None
+    verifier_cost_usd: float | None = None  # the verifier's calls alone; null when unpriced
 
 
 class SetSummary(CamelModel):
@@ -138,9 +177,9 @@ class RunInfo(CamelModel):
 
 
 class ClassScores(CamelModel):
-    trivial: Rate | None
-    logic: Rate | None
-    sensitive: Rate | None
+    trivial: RateStat
+    logic: RateStat
+    sensitive: RateStat
 
 
 class Confusion(CamelModel):
@@ -159,10 +198,13 @@ class Confusions(CamelModel):
 
 
 class TagUnderClassification(CamelModel):
+    """Under-classification among a tag's scored cases; `tooSmall` below 5 cases (do not read it)."""
+
     n: int = Field(ge=0)
-    floor: Rate | None
-    model: Rate | None
-    final: Rate | None
+    floor: SafetyRate
+    model: SafetyRate
+    final: SafetyRate
+    too_small: bool
 
 
 class FlagCounts(CamelModel):
@@ -172,40 +214,102 @@ class FlagCounts(CamelModel):
     tn: int = Field(ge=0)
 
 
+class LabelQuality(CamelModel):
+    """How much the gold labels can be trusted: shares of gold double-labeled, adjudicated and
+    low-confidence, and final under-classification on double-labeled gold alone (a sensitivity
+    line: if it differs much from the headline, single labels are moving the result)."""
+
+    gold: int = Field(ge=0)
+    double_labeled: RateStat
+    adjudicated: RateStat
+    low_confidence: RateStat
+    under_classification_final_double_labeled: SafetyRate
+
+
+class StratumEstimate(CamelModel):
+    """One export stratum: its population, the cases drawn, those run and scored, the weight."""
+
+    frame: str
+    stratum: str
+    population: int = Field(ge=0)
+    sampled: int = Field(ge=0)
+    run_cases: int = Field(ge=0)
+    scored: int = Field(ge=0)
+    weight: float | None = Field(description="population / scored cases of the stratum")
+    under_classification_final: SafetyRate
+
+
+class PopulationRate(CamelModel):
+    """A post-stratified estimate of a rate over the exported PR population.
+
+    Each stratum's cases weigh population / cases of the stratum; the variance is the stratified
+    (linearised ratio) variance with the finite-population correction, and the interval is
+    Clopper-Pearson on the effective sample size (Korn-Graubard), never larger than `n`.
+    """
+
+    n: int = Field(ge=0)
+    value: Rate | None
+    ci95: Interval | None
+    upper95: Rate | None
+    effective_n: float | None
+    method: Literal["post-stratified"] = "post-stratified"
+
+
+class PopulationEstimates(CamelModel):
+    """Estimates for the PR population an export sampled; "not a sample" for designed sets."""
+
+    status: Literal["estimated", "not a sample"]
+    population: int = Field(ge=0)
+    unstratified: int = Field(ge=0, description="run cases with no recorded stratum, left out")
+    strata: list[StratumEstimate]
+    under_classification_final: PopulationRate | None
+    severe_under_classification_sensitive_final: PopulationRate | None
+    exact_accuracy_final: PopulationRate | None
+    unavailable_rate: PopulationRate | None
+
+
 class Metrics(CamelModel):
-    """Every metric of spec section 8; rates are rounded to 4 decimals, null on an empty denominator."""
+    """Every report metric; each rate carries k, n, its value (4 decimals, null on an empty
+    denominator) and its 95% interval."""
 
     run_cases: int = Field(ge=0)
     scored: int = Field(ge=0)
     skipped: int = Field(ge=0)
-    under_classification_floor: Rate | None
-    under_classification_model: Rate | None
-    under_classification_final: Rate | None
-    severe_under_classification_floor: Rate | None
-    severe_under_classification_model: Rate | None
-    severe_under_classification_final: Rate | None
-    over_classification_floor: Rate | None
-    over_classification_model: Rate | None
-    over_classification_final: Rate | None
-    exact_accuracy_floor: Rate | None
-    exact_accuracy_model: Rate | None
-    exact_accuracy_final: Rate | None
-    trivial_recall: Rate | None
+    under_classification_floor: SafetyRate
+    under_classification_model: SafetyRate
+    under_classification_final: SafetyRate
+    under_classification_final_with_card: SafetyRate
+    under_classification_final_unavailable: SafetyRate
+    severe_under_classification_floor: SafetyRate
+    severe_under_classification_model: SafetyRate
+    severe_under_classification_final: SafetyRate
+    severe_under_classification_sensitive_floor: SafetyRate
+    severe_under_classification_sensitive_model: SafetyRate
+    severe_under_classification_sensitive_final: SafetyRate
+    over_classification_floor: RateStat
+    over_classification_model: RateStat
+    over_classification_final: RateStat
+    exact_accuracy_floor: RateStat
+    exact_accuracy_model: RateStat
+    exact_accuracy_final: RateStat
+    trivial_recall: RateStat
     confusion: Confusions
     under_classification_by_tag: dict[str, TagUnderClassification]
-    out_of_scope_precision: Rate | None
-    out_of_scope_recall: Rate | None
-    out_of_scope_exact_set_rate: Rate | None
+    out_of_scope_precision: RateStat
+    out_of_scope_recall: RateStat
+    out_of_scope_exact_set_rate: RateStat
     out_of_scope_counts: OosCounts
-    flag_precision: Rate | None
-    flag_recall: Rate | None
+    flag_precision: RateStat
+    flag_recall: RateStat
     flag_counts: FlagCounts
-    verifier_error_rate: Rate | None
-    unavailable_rate: Rate | None
+    verifier_error_rate: RateStat
+    unavailable_rate: RateStat
     unavailable_by_reason: dict[str, int]
     injection_cases: int = Field(ge=0)
-    injection_detection_rate: Rate | None
-    card_acceptable_rate: Rate | None
+    injection_detection_rate: RateStat
+    card_acceptable_rate: RateStat
+    label_quality: LabelQuality
+    population: PopulationEstimates
     usage: UsageSummary
     cost_usd: float | None
     cost_usd_this_run: float | None
@@ -213,7 +317,14 @@ class Metrics(CamelModel):
 
 
 class ThresholdResult(CamelModel):
-    """One threshold of eval/thresholds.json; `na` when the metric had an empty denominator."""
+    """One threshold of eval/thresholds.json.
+
+    `insufficient`: the denominator was empty or below the gate's `minN`, so the gate is not
+    passed (it reads "insufficient evidence"). `provisional`: the failure does not fail the run
+    without `--strict` (a provisional block, or insufficient evidence). `na`: a regression check
+    with nothing to compare. `casesNeeded`: error-free cases that would demonstrate the limit at
+    95% (149 for max 0.02); null for a limit of 0 or 1 or a metric that is not a rate.
+    """
 
     name: str
     value: float | bool | None
@@ -221,10 +332,35 @@ class ThresholdResult(CamelModel):
     passed: bool = Field(alias="pass")
     na: bool = False
     provisional: bool = False
+    on: Literal["value", "upper95"] = "value"
+    k: int | None = None
+    n: int | None = None
+    min_n: int | None = None
+    insufficient: bool = False
+    cases_needed: int | None = None
+
+
+class PairKappa(CamelModel):
+    """Risk-class agreement of one labeler pair: Cohen's kappa and its 95% interval (asymptotic,
+    Fleiss-Cohen-Everitt); `undefined` when both labelers used one class only."""
+
+    labelers: tuple[str, str]
+    n: int = Field(ge=0)
+    kappa: float | None
+    ci95: tuple[float, float] | None
+    status: Literal["ok", "undefined"]
+
+
+class LabelAgreement(CamelModel):
+    """Inter-labeler agreement on risk for the report; no pairs means agreement is not measured."""
+
+    target: float
+    pairs: list[PairKappa]
+    skipped_pairs: int = Field(ge=0, description="pairs sharing too few cases to compare")
 
 
 class EvalReport(CamelModel):
-    schema_version: Literal[1]
+    schema_version: Literal[2]
     run_id: Annotated[str, StringConstraints(pattern=RUN_ID_PATTERN)]
     created_at: datetime
     set: SetSummary
@@ -234,6 +370,7 @@ class EvalReport(CamelModel):
     git: GitInfo
     run: RunInfo
     metrics: Metrics
+    label_agreement: LabelAgreement | None = Field(description="null: not computed for this report")
     cases: list[CaseRow]
     thresholds: list[ThresholdResult]
     passed: bool = Field(alias="pass")
@@ -242,8 +379,8 @@ class EvalReport(CamelModel):
 # Rules JSON Schema cannot express; listed in the generated schema's description.
 REPORT_RULES_NOT_IN_SCHEMA = [
     "cases are sorted by id and ids are unique",
-    "no string value is a path, title, body, diff or model prose of a case (E8)",
-    "rates are rounded to 4 decimals",
+    "no string value is a path, title, body, diff or model prose of a case",
+    "rates and interval bounds are rounded to 4 decimals; value is k / n",
     "confusion matrices are 3x3 in trivial/logic/sensitive order",
-    "pass is true when every threshold passes",
+    "pass is true when every threshold passes (insufficient evidence is not a pass)",
 ]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from graft_eval_pipeline.card.floor import FloorResult
-from graft_eval_pipeline.card.models import CamelModel, max_risk
+from graft_eval_pipeline.card.models import CamelModel, LlmPurpose, max_risk
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.scoring.metrics import flag_outcome, oos_counts
 from graft_eval_pipeline.evalset.scoring.pricing import cost
@@ -23,9 +23,18 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     PromptInfo,
     RunInfo,
     SetSummary,
+    SkipReason,
     UsageSummary,
 )
-from graft_eval_pipeline.evalset.sets import EvalCase, LabelSet, SetMeta, case_set_hash, gold, label_counts
+from graft_eval_pipeline.evalset.sets import (
+    CaseStratum,
+    EvalCase,
+    PilotSource,
+    SetMeta,
+    case_set_hash,
+    gold,
+    label_counts,
+)
 
 ROW_COST_DECIMALS = 8
 
@@ -48,21 +57,37 @@ class HarnessRun(CamelModel):
     results: dict[str, CardResult]
 
 
-def case_cost(result: CardResult) -> float | None:
-    """E21: each call priced at its own model's rates (batch calls at batch prices); None when a
-    model has no price."""
-    costs = [cost(call.model, call.usage, batch=call.batch) for call in result.calls]
+def case_cost(result: CardResult, purpose: LlmPurpose | None = None) -> float | None:
+    """Each call (of `purpose`, or all) priced at its own model's rates (batch calls at batch
+    prices); None when a model has no price."""
+    costs = [
+        cost(call.model, call.usage, batch=call.batch)
+        for call in result.calls
+        if purpose in (None, call.purpose)
+    ]
     if any(c is None for c in costs):
         return None
     return round(sum(c for c in costs if c is not None), ROW_COST_DECIMALS)
 
 
-def gold_summary(label: LabelSet | None) -> GoldSummary | None:
+def gold_summary(case: EvalCase) -> GoldSummary | None:
+    """The gold label's scored fields, and how it came about (label sets, adjudication, confidence)."""
+    label = gold(case)
     if label is None:
         return None
     return GoldSummary(
-        risk=label.risk, should_flag=label.should_flag, out_of_scope_count=len(label.out_of_scope)
+        risk=label.risk,
+        should_flag=label.should_flag,
+        out_of_scope_count=len(label.out_of_scope),
+        label_sets=len(case.labels),
+        adjudicated=case.adjudicated is not None,
+        confidence=label.confidence,
     )
+
+
+def case_stratum(case: EvalCase) -> CaseStratum | None:
+    """The export stratum a pilot case was drawn in; None for designed (synthetic) cases."""
+    return case.source.stratum if isinstance(case.source, PilotSource) else None
 
 
 def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
@@ -80,7 +105,7 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
     return CaseRow(
         id=case.id,
         tags=list(case.tags),
-        gold=gold_summary(label),
+        gold=gold_summary(case),
         floor=risk.floor,
         model=max_risk(risk.writer, risk.first_pass, risk.verifier),
         final=risk.final,
@@ -102,18 +127,23 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
         cost_usd=case_cost(result),
         cached=cached,
         skipped=None,
+        stratum=case_stratum(case),
+        writer=max_risk(risk.writer, risk.first_pass),
+        verifier=risk.verifier,
+        verifier_cost_usd=case_cost(result, "verifier"),
     )
 
 
-def skipped_row(case: EvalCase, floor: FloorResult) -> CaseRow:
-    """A case the budget caps did not let start (E19): the floor is known, nothing else ran.
+def skipped_row(case: EvalCase, floor: FloorResult, reason: SkipReason = "budget") -> CaseRow:
+    """A case that did not start (the budget caps, or a secret in its prompt text): the floor is
+    known, nothing else ran.
 
     It is not a run case, so the metrics leave it out; it costs nothing.
     """
     return CaseRow(
         id=case.id,
         tags=list(case.tags),
-        gold=gold_summary(gold(case)),
+        gold=gold_summary(case),
         floor=floor.risk,
         model=None,
         final=None,
@@ -130,7 +160,8 @@ def skipped_row(case: EvalCase, floor: FloorResult) -> CaseRow:
         ),
         cost_usd=0.0,
         cached=False,
-        skipped="budget",
+        skipped=reason,
+        stratum=case_stratum(case),
     )
 
 

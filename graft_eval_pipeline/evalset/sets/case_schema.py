@@ -12,7 +12,14 @@ import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BeforeValidator, Field, StringConstraints, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    model_serializer,
+    model_validator,
+)
 
 from graft_eval_pipeline.card.models import CamelModel, CardInputs, ContentModel, FakeScript, RiskClass
 from graft_eval_pipeline.evalset.sets.untrusted import (
@@ -96,7 +103,7 @@ class LabelSet(LabelAnswers, _LabelStamp):
         return self
 
     def scored(self) -> tuple[str, bool, tuple[str, ...]]:
-        """The fields that decide agreement (E17); free text is not comparable."""
+        """The fields that decide agreement; free text is not comparable."""
         return (self.risk, self.should_flag, tuple(sorted(self.out_of_scope)))
 
 
@@ -109,6 +116,24 @@ class SyntheticSource(CamelModel):
     kind: Literal["synthetic"]
     author: str
     created_at: IsoDate
+
+
+class CaseStratum(CamelModel):
+    """Where an exported case was drawn: its stratum of the export sample (evalset/sets/sample.py),
+    the stratum's population of candidate PRs and how many of them the sample took. `frame` names
+    the export's population (repository, merge dates of the candidates, seed), so cases of two
+    exports are never pooled into one stratum. Weight = population / sampled."""
+
+    frame: str = Field(min_length=1, max_length=200)
+    key: str = Field(min_length=1, max_length=40)
+    population: int = Field(ge=1)
+    sampled: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _sampled_within_population(self) -> CaseStratum:
+        if self.sampled > self.population:
+            raise ValueError("stratum.sampled must not exceed stratum.population")
+        return self
 
 
 class PilotSource(CamelModel):
@@ -126,6 +151,15 @@ class PilotSource(CamelModel):
     agent: str | None
     model: str | None
     redactions: list[Redaction]
+    stratum: CaseStratum | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_missing_stratum(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`stratum` is additive: a case exported before it existed keeps its exact bytes."""
+        data: dict[str, Any] = handler(self)
+        if self.stratum is None:
+            data.pop("stratum", None)
+        return data
 
 
 Source = Annotated[SyntheticSource | PilotSource, Field(discriminator="kind")]
@@ -231,22 +265,22 @@ def needs_adjudication(case: EvalCase) -> bool:
 
 
 class LabelCounts(NamedTuple):
-    """How far labelling has come; `labelled` means a label set or an adjudication (E17)."""
+    """How far labeling has come; `labeled` means a label set or an adjudication."""
 
     cases: int
-    labelled: int
+    labeled: int
     gold: int
     needs_adjudication: int
 
     @property
     def unlabeled(self) -> int:
-        return self.cases - self.labelled
+        return self.cases - self.labeled
 
 
 def label_counts(cases: list[EvalCase]) -> LabelCounts:
     return LabelCounts(
         cases=len(cases),
-        labelled=sum(bool(c.labels) or c.adjudicated is not None for c in cases),
+        labeled=sum(bool(c.labels) or c.adjudicated is not None for c in cases),
         gold=sum(gold(c) is not None for c in cases),
         needs_adjudication=sum(needs_adjudication(c) for c in cases),
     )

@@ -13,7 +13,7 @@ class EvalError(Exception):
 
 
 class EvalLocationError(EvalError):
-    """A pilot set would sit inside a git working tree (E5)."""
+    """A pilot set would sit inside a git working tree."""
 
 
 class EvalCryptoError(EvalError):

@@ -103,7 +103,7 @@ def discover_set_ids(eval_dir: Path, synthetic_dir: Path) -> list[str]:
 
 
 def assert_private_location(dir: Path) -> None:
-    """E5: refuse a pilot set anywhere below a `.git` file or folder (no git binary needed)."""
+    """Refuse a pilot set anywhere below a `.git` file or folder (no git binary needed)."""
     real = Path(dir).expanduser().resolve()
     for ancestor in (real, *real.parents):
         if os.path.lexists(ancestor / ".git"):
@@ -176,7 +176,7 @@ def create_set(
         if key is None:
             raise EvalError(f"{KEY_MISSING}: a pilot set is encrypted; create a key with `graft-eval keygen`")
         if not (consent_ref or "").strip():
-            raise EvalError("a pilot set needs --consent-ref <pilot agreement reference> (E9)")
+            raise EvalError("a pilot set needs --consent-ref <pilot agreement reference>")
         assert_private_location(dir)
     if (dir / SET_FILE).exists():
         raise EvalError(f"{dir} already holds a case set: open it, or pick another folder")
@@ -388,7 +388,7 @@ def purge_set(
     eval_root: Path,
     _rmtree: Callable[[Path], None] = shutil.rmtree,
 ) -> PurgeResult:
-    """E7: delete a pilot set folder and log {setId, purgedAt, caseCount, by}.
+    """Delete a pilot set folder and log {setId, purgedAt, caseCount, by}.
 
     Resumable: the folder is first renamed to a tombstone beside it (one step, so the set is
     either whole or gone), then the log line is appended, then the tombstone is deleted. A later
@@ -505,7 +505,9 @@ def _read_case(cs: CaseSet, case_id: str, names: set[str] | None) -> EvalCase:
         )
     text = _read_file(cs, own)
     if text is None:
-        raise EvalError(f"case {case_id} is not in set {cs.set_id}: check the id with `graft-eval validate`")
+        raise EvalError(
+            f"case {case_id} is not in set {cs.set_id}: list the ids with `graft-eval cases --set {cs.dir}`"
+        )
     try:
         case = parse_case(text, own)
     except CaseFormatError as err:
@@ -564,7 +566,7 @@ def check_output_target(path: Path, flag: str) -> None:
 
 
 def write_report_file(cs_or_dir: CaseSet | Path, rel: str, data: str | bytes) -> Path:
-    """Reports are plaintext in every set (E8: they carry no case content), but still private:
+    """Reports are plaintext in every set (they carry no case content), but still private:
     missing folders are made 0700 (parents too, whatever the umask) and the file is 0600."""
     _check_rel(rel)
     base = cs_or_dir.dir if isinstance(cs_or_dir, CaseSet) else Path(cs_or_dir)

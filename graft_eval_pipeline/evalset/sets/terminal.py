@@ -1,4 +1,4 @@
-"""The human view of a case (spec E24, T4), used by `show` and labelling.
+"""The human view of a case (spec E24, T4), used by `show` and labeling.
 
 Pilot PR text is untrusted: it may carry ANSI escapes or bidi overrides that rewrite the terminal.
 Every rendered line therefore goes through `to_terminal_safe`, which shows C0/C1 controls (except
@@ -28,10 +28,17 @@ def to_terminal_safe(text: str) -> str:
     return _NOT_PLAIN_ASCII.sub(_visible, text)
 
 
-def render_case(case: EvalCase, *, result: CardResult | None = None, gold: LabelSet | None = None) -> str:
-    """Header, title, body, issue, numbered file list, then each patch; with a result, the card too.
+def render_case(
+    case: EvalCase,
+    *,
+    result: CardResult | None = None,
+    gold: LabelSet | None = None,
+    result_label: str = "cached card result",
+) -> str:
+    """Header, title, body, issue, numbered file list, then each patch; with a result, the card too
+    under `=== <result_label>` (which run made it: the live cache, or the fake model again).
 
-    Without `result` nothing of the engine (floor, card, classes) is shown: labelling is blind (E25).
+    Without `result` nothing of the engine (floor, card, classes) is shown: labeling is blind.
     """
     inputs = case.inputs
     pr = inputs.pr
@@ -61,15 +68,15 @@ def render_case(case: EvalCase, *, result: CardResult | None = None, gold: Label
     for file in inputs.files:
         lines += ["", f"--- {file.path}", file.patch if file.patch is not None else "(no patch)"]
     if result is not None:
-        lines += ["", *_result_lines(result)]
+        lines += ["", *_result_lines(result, result_label)]
     if gold is not None:
         lines += ["", *_gold_lines(gold)]
     return to_terminal_safe("\n".join(lines)) + "\n"
 
 
-def _result_lines(result: CardResult) -> list[str]:
+def _result_lines(result: CardResult, label: str) -> list[str]:
     risk = result.risk
-    lines = ["=== cached card result", f"status   {result.status}"]
+    lines = [f"=== {label}", f"status   {result.status}"]
     if result.failure_reason:
         lines.append(f"failure  {result.failure_reason}")
     card = result.card
