@@ -53,11 +53,7 @@ from graft_eval_pipeline.evalset.sets import (
     render_case,
     to_terminal_safe,
 )
-from graft_eval_pipeline.github.rate_limit import (
-    DEFAULT_MAX_REQUESTS,
-    DEFAULT_MAX_WAIT_S,
-    DEFAULT_MIN_REMAINING,
-)
+from graft_eval_pipeline.github.limits import DEFAULT_MAX_REQUESTS, DEFAULT_MAX_WAIT_S, DEFAULT_MIN_REMAINING
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -629,7 +625,7 @@ def _run_and_report(
         strict=strict,
         baseline=baseline,
         out=out,
-        results=evaluation.results,
+        details=evaluation.details,
     )
     checked = published.checked
     saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None

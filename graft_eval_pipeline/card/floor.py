@@ -117,11 +117,49 @@ def normalize_text(text: str) -> str:
 
 
 def _could_inject(text: str) -> bool:
-    """False when no phrase can match: plain ASCII without any keyword (the common case)."""
-    if not text.isascii():
-        return True
-    low = text.lower()
-    return "instruction" in low or "review" in low or "classif" in low
+    """False when no phrase can match: the text holds none of the keywords every branch needs.
+
+    ASCII text (the common case) is lower-cased and searched. Other text is searched in its
+    letters-only view (`_ascii_view`), which holds every keyword `normalize_text` could make; so
+    a non-ASCII diff without a keyword skips the normalisation and the regex as ASCII does.
+    """
+    if text.isascii():
+        low = text.lower()
+        return "instruction" in low or "review" in low or "classif" in low
+    view = _ascii_view(text)
+    return b"instruction" in view or b"review" in view or b"classif" in view
+
+
+_ASCII = bytes(range(0x80))
+_NOT_ASCII = bytes(range(0x80, 0x100))
+
+
+def _ascii_view(text: str) -> bytes:
+    """NFKD, then every non-ASCII character dropped, lower-cased (C speed, no per-character work).
+
+    A keyword that `normalize_text(text)` holds is in this view too. Its letters are ASCII letters
+    of NFKC(text) with only Cf characters between them; NFKC composes only into non-ASCII
+    characters, so each of those letters is in NFKD(text) too, with nothing between them but
+    non-ASCII characters, which the view drops. Lower-casing maps no non-ASCII character of an
+    NFKD text to ASCII (only U+0130 and U+212A would, and NFKD decomposes both). The view may
+    hold more (accents split off, other scripts dropped): then the exact path decides.
+
+    Two cheaper views hold as much. Text already in NFKC (most text: the quick check is C speed)
+    has its keyword letters as its own ASCII letters with only Cf characters between them (U+0130
+    lower-cases to "i" and a combining dot, which no keyword can hold, and U+212A is not NFKC), so
+    its ASCII characters alone do. Text whose non-ASCII characters decompose to no ASCII letter
+    (other scripts, punctuation, spaces) gains no letter from NFKD, and dropping what NFKD would
+    add (spaces, digits, dots) only joins letters; only its non-ASCII characters are normalised
+    to find out.
+    """
+    raw = text.encode("utf-8", "surrogatepass")
+    if unicodedata.is_normalized("NFKC", text):
+        return raw.translate(None, _NOT_ASCII).lower()
+    others = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    letters = unicodedata.normalize("NFKD", others).encode("ascii", "ignore")
+    if letters.lower() != letters.upper():  # some character decomposes to an ASCII letter
+        return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").lower()
+    return raw.translate(None, _NOT_ASCII).lower()
 
 
 def addresses_ai_reviewer(text: str) -> bool:

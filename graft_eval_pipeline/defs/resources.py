@@ -26,12 +26,8 @@ from graft_eval_pipeline.evalset.sets import (
     resolve_set_dir,
 )
 from graft_eval_pipeline.github.client import GitHubClient
-from graft_eval_pipeline.github.rate_limit import (
-    DEFAULT_MAX_REQUESTS,
-    DEFAULT_MAX_WAIT_S,
-    DEFAULT_MIN_REMAINING,
-    RateLimitOptions,
-)
+from graft_eval_pipeline.github.limits import DEFAULT_MAX_REQUESTS, DEFAULT_MAX_WAIT_S, DEFAULT_MIN_REMAINING
+from graft_eval_pipeline.github.rate_limit import RateLimitOptions
 
 KEY_VAR = "GRAFT_EVAL_KEY"
 DIR_VAR = "GRAFT_EVAL_DIR"

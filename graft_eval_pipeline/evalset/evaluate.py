@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, agreement
-from graft_eval_pipeline.evalset.report import build_report
+from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, AgreementTally
+from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail
 from graft_eval_pipeline.evalset.run import RunOptions, collector_policy, run_harness
 from graft_eval_pipeline.evalset.scoring import (
     EvalReport,
@@ -44,24 +44,38 @@ def report_agreement(report: AgreementReport) -> LabelAgreement:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The report, and the cards behind it (model prose: only the synthetic report.html shows them)."""
+    """The report, and for the synthetic set each case's title and card as report.html shows
+    them (model prose: only that file shows it); None for any other set."""
 
     report: EvalReport
-    results: dict[str, CardResult]
+    details: dict[str, CaseDetail] | None
 
 
 def evaluate(options: RunOptions) -> Evaluation:
-    """Harness, metrics and report in one call: what `graft-eval run` does before checking."""
-    measured: list[AgreementReport] = []
+    """Harness, metrics and report in one call: what `graft-eval run` does before checking.
 
-    def measure(cases: list[EvalCase]) -> None:
-        measured.append(agreement(cases))
+    The harness streams its cases; the first pass shows each case here once, and only its label
+    data is kept for labeler agreement (every case of the set, as `agreement` over the whole set
+    would see them). For the synthetic set the title and card text of each case are kept for
+    report.html (which holds them all anyway); for a pilot set nothing of the cards is kept.
+    """
+    labels = AgreementTally()
+    details: dict[str, CaseDetail] | None = {} if options.set.meta.kind == "synthetic" else None
+
+    def seen(case: EvalCase) -> None:
+        labels.add(case)
+        if details is not None:
+            details[case.id] = case_detail(case, None)
+
+    def ended(case: EvalCase, result: CardResult) -> None:
+        if details is not None:
+            details[case.id] = case_detail(case, result)
 
     with collector_policy(options):  # a fake run keeps the collector paused through the report too
-        harness = run_harness(replace(options, on_cases=measure))
-        label_agreement = report_agreement(measured[0]) if measured else None
+        harness = run_harness(replace(options, on_case=seen, on_result=ended))
+        label_agreement = report_agreement(labels.report())
         report = build_report(harness, compute_metrics(harness.rows), label_agreement=label_agreement)
-        return Evaluation(report, harness.results)
+        return Evaluation(report, details)
 
 
 def run_eval(options: RunOptions) -> EvalReport:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import httpx
 
 from graft_eval_pipeline.github.errors import GitHubAbort
+from graft_eval_pipeline.github.limits import DEFAULT_MAX_REQUESTS, DEFAULT_MAX_WAIT_S, DEFAULT_MIN_REMAINING
 
 MAX_RETRIES = 3
 # GitHub: without retry-after or a zero remaining, wait at least a minute, then back off.
@@ -41,9 +42,6 @@ RETRYABLE_TRANSPORT_ERRORS: tuple[type[httpx.TransportError], ...] = (
 
 
 # The defaults of --min-remaining, --max-wait and --max-requests and of Dagster's GitHubResource.
-DEFAULT_MIN_REMAINING = 50  # pause before the hourly budget drops below this
-DEFAULT_MAX_WAIT_S = 15 * 60  # the longest single wait before the export stops (resumable)
-DEFAULT_MAX_REQUESTS = 5000  # requests one export may send
 
 
 @dataclass(frozen=True)

@@ -244,7 +244,6 @@ def test_report_markdown_lists_at_most_a_hundred_cases_worst_first() -> None:
         created_at=FIXED_TIME,
         git=git_info(Path("/nonexistent")),
         rows=rows,
-        results={},
     )
     report = build_report(harness, compute_metrics(rows))
     section = markdown_cases_section(report, None)

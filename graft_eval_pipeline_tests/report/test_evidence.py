@@ -85,7 +85,6 @@ def report_of(rows: list[CaseRow], kind: str = "pilot", llm: str = "fake", **ove
         created_at=NOW,
         git=GitInfo(commit=None, dirty=None),
         rows=rows,
-        results={},
     )
     return build_report(harness, compute_metrics(rows), run_id="20261015T100000Z-3f9a", **over)
 

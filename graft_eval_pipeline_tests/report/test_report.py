@@ -97,7 +97,6 @@ def make_report(
         "created_at": NOW,
         "git": GitInfo(commit="a" * 40, dirty=False),
         "rows": rows,
-        "results": {},
     }
     fields.update(over)
     return build_report(HarnessRun(**fields), compute_metrics(rows), run_id=run_id)

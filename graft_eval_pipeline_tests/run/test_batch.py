@@ -20,13 +20,16 @@ from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.defs.assets import evaluation
 from graft_eval_pipeline.evalset.evaluate import run_eval
 from graft_eval_pipeline.evalset.report import load_report
+from graft_eval_pipeline.evalset.run import harness
 from graft_eval_pipeline.evalset.run.batch import read_ledger, request_key
 from graft_eval_pipeline.evalset.run.cache import read_entry
+from graft_eval_pipeline.evalset.run.results import read_card_results
 from graft_eval_pipeline.evalset.scoring.pricing import BATCH_PRICE_FACTOR, PRICES
 from graft_eval_pipeline.evalset.sets import BATCHES_FILE
 from graft_eval_pipeline.evalset.sets.crypto import generate_key
 from graft_eval_pipeline.evalset.sets.env import EvalEnv
 from graft_eval_pipeline.evalset.sets.errors import EvalAbort
+from graft_eval_pipeline.evalset.sets.paths import CARD_RESULTS_FILE
 from graft_eval_pipeline_tests.batch_fakes import (
     BatchesApi,
     batch_client,
@@ -281,6 +284,23 @@ def test_a_case_with_a_secret_in_its_prompt_is_skipped_and_not_sent_in_a_batch(t
     assert report.run.skipped_budget == 0 and report.run.complete is False
     assert any(f"{leaky} floor" in line and "secret_detected" in line for line in lines)
     assert not any(STRIPE in line for line in lines)
+
+
+def test_batch_rows_and_card_results_go_through_the_streaming_tally_and_file(tmp_path: Path) -> None:
+    cs = live_set(tmp_path, 3)
+    ids = case_ids(3)
+    plant(cs, ids[0])  # skipped before any batch: its row still comes first
+    seen: list[str] = []
+    options = batch_options(
+        cs, BatchesApi(), card_results=CARD_RESULTS_FILE, on_result=lambda case, _r: seen.append(case.id)
+    )
+    run = harness.run_harness(options)
+    assert [r.id for r in run.rows] == ids and run.card_results == CARD_RESULTS_FILE
+    assert [r.skipped for r in run.rows] == ["secret_detected", None, None]
+    stored = dict(read_card_results(cs, CARD_RESULTS_FILE))
+    assert sorted(stored) == sorted(seen) == ids[1:]
+    assert all(call.batch for result in stored.values() for call in result.calls)
+    assert run.run.batch is not None and run.run.batch.requests == 4
 
 
 # --- a stopped run resumes by polling ------------------------------------------------------------

@@ -136,7 +136,7 @@ def test_U_HAR_10_case_floor_config_reaches_the_floor(monkeypatch: pytest.Monkey
     # a trivial floor picks the fast writer, whose "logic" answer escalates: script that call too
     script = original.fake_llm.model_copy(update={"writer_escalated": original.fake_llm.writer})
     without_glob = original.model_copy(update={"floor_config": FloorConfig(), "fake_llm": script})
-    monkeypatch.setattr(harness, "read_cases", lambda _cs: [without_glob])
+    monkeypatch.setattr(harness, "iter_cases", lambda _cs: iter([without_glob]))
     (control,) = run(only_011).cases
     assert (control.floor, control.floor_rules) == ("trivial", [])
 

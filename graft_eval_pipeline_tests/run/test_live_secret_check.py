@@ -28,7 +28,9 @@ from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.run.harness import run_harness
 from graft_eval_pipeline.evalset.run.live import anthropic_llm
 from graft_eval_pipeline.evalset.run.options import RunOptions
+from graft_eval_pipeline.evalset.run.results import read_card_results
 from graft_eval_pipeline.evalset.run.secret_check import prompt_secret_kinds
+from graft_eval_pipeline.evalset.sets.paths import CARD_RESULTS_FILE
 from graft_eval_pipeline.evalset.sets.store import CaseSet, read_case, write_case
 from graft_eval_pipeline_tests.builders import NOW, make_file, make_inputs
 from graft_eval_pipeline_tests.live_fakes import (
@@ -172,7 +174,9 @@ def test_the_estimate_leaves_out_the_skipped_case(tmp_path: Path) -> None:
     cs = leaky_set(tmp_path)
     shown: list[str] = []
     confirm, client = Confirm(), FakeLive()
-    run = run_harness(live_options(cs, Factory(client), confirm, progress=shown.append))
+    run = run_harness(
+        live_options(cs, Factory(client), confirm, progress=shown.append, card_results=CARD_RESULTS_FILE)
+    )
     allowed_confirm = Confirm(answer=False)  # declined: nothing is called, only the estimate seen
     with pytest.raises(Exception, match="declined"):
         run_harness(
@@ -186,7 +190,7 @@ def test_the_estimate_leaves_out_the_skipped_case(tmp_path: Path) -> None:
     assert 0 < estimate.upper_bound_usd < allowed.upper_bound_usd
     assert sent([r.user for r in client.requests]) == {case_ids(3)[0], case_ids(3)[2]}
     assert [r.skipped for r in run.rows] == [None, "secret_detected", None]
-    assert run.results.keys() == {case_ids(3)[0], case_ids(3)[2]}
+    assert {i for i, _ in read_card_results(cs, CARD_RESULTS_FILE)} == {case_ids(3)[0], case_ids(3)[2]}
     assert not any(STRIPE in line for line in shown)
 
 

@@ -214,7 +214,6 @@ def test_report_shows_weighted_next_to_unweighted_and_the_strata_table() -> None
         created_at=datetime(2026, 10, 15, tzinfo=UTC),
         git=GitInfo(commit=None, dirty=None),
         rows=rows,
-        results={},
     )
     report = build_report(harness, compute_metrics(rows), run_id="20261015T100000Z-3f9a")
     md = render_markdown(report, None)

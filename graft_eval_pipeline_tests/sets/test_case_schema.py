@@ -229,7 +229,6 @@ def sample_report() -> dict[str, Any]:
         created_at=NOW,
         git=GitInfo(commit=None, dirty=None),
         rows=rows,
-        results={},
     )
     report = build_report(harness, compute_metrics(rows))
     threshold = ThresholdResult(name="underClassificationFinal", value=0.0, limit="max 0", passed=True)

@@ -16,6 +16,7 @@ import dagster as dg
 from pydantic import Field
 
 from graft_eval_pipeline.card.models import RISK_CLASSES
+from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
@@ -58,6 +59,7 @@ from graft_eval_pipeline.evalset.run import (
     RunOptions,
     anthropic_llm,
     case_filter_for,
+    read_card_results,
     require_live_env,
     run_harness,
 )
@@ -72,13 +74,13 @@ from graft_eval_pipeline.evalset.scoring import (
     model_derived,
 )
 from graft_eval_pipeline.evalset.sets import (
+    CARD_RESULTS_FILE,
     THRESHOLDS_FILE,
     CaseSet,
+    CaseTally,
     EvalEnv,
     EvalError,
-    case_set_hash,
-    label_counts,
-    read_cases,
+    iter_cases,
 )
 
 THRESHOLDS_CHECK = "thresholds"
@@ -96,14 +98,17 @@ def model_numbers(llm: str) -> str:
 def loaded_case_set(
     context: dg.AssetExecutionContext, case_sets: CaseSetsResource
 ) -> dg.MaterializeResult[Any]:
-    """Every case parsed, validated (and decrypted); a malformed case fails naming its file."""
+    """Every case parsed, validated (and decrypted), one at a time; a malformed case fails naming
+    its file. Only the counts and the set hash are kept."""
     cs = case_sets.open(context.partition_key)
-    cases = read_cases(cs)
+    tally = CaseTally()
+    for case in iter_cases(cs):
+        tally.add(case)
     return dg.MaterializeResult(
         metadata={
             "kind": cs.meta.kind,
-            **label_counts(cases)._asdict(),
-            "case_set_hash": case_set_hash(cases),
+            **tally.counts()._asdict(),
+            "case_set_hash": tally.case_set_hash(),
         }
     )
 
@@ -198,7 +203,8 @@ def pacing_metadata(harness: HarnessRun) -> dict[str, int | bool]:
 def harness_run(
     context: dg.AssetExecutionContext, config: HarnessConfig, case_sets: CaseSetsResource
 ) -> dg.Output[HarnessRun]:
-    """The card engine over every selected case; card results are stored sealed in pilot sets."""
+    """The card engine over every selected case, streamed; each card result is written to the
+    set's assets/harness_run.card-results.jsonl as its case ends (sealed in a pilot set)."""
     if config.batch and config.mode != "live":
         raise dg.Failure("`batch: true` sends live calls through the Message Batches API: set `mode: live`")
     cs = case_sets.open(context.partition_key)
@@ -222,6 +228,7 @@ def harness_run(
         progress=context.log.info,
         progress_every=ProgressEvery(),  # a Dagster log line is an event: summaries, not one per case
         batch=config.batch,
+        card_results=CARD_RESULTS_FILE,
     )
     harness = run_harness(options)
     statuses = [r.status for r in harness.rows]
@@ -474,6 +481,14 @@ def usage_check(published: PublishedRun, usage_required: bool, partition: str) -
     )
 
 
+def synthetic_cards(cs: CaseSet, harness: HarnessRun) -> dict[str, CardResult] | None:
+    """The cards the synthetic set's report.html shows, read back from the run's card-results
+    file (the designed set: a few dozen cards); None for a pilot set, whose report.html shows none."""
+    if cs.meta.kind != "synthetic" or harness.card_results is None:
+        return None
+    return dict(read_card_results(cs, harness.card_results))
+
+
 def report_run_id(context: dg.AssetExecutionContext, harness: HarnessRun) -> str:
     """One report run id per Dagster run, so the report and the comparison name the same run."""
     return new_run_id(harness.created_at, context.run.run_id.replace("-", "")[:4])
@@ -509,7 +524,9 @@ def eval_report(
         run_id=report_run_id(context, harness_run),
         label_agreement=report_agreement(labeler_agreement),
     )
-    published = publish_run(cs, report, thresholds=thresholds, strict=False, results=harness_run.results)
+    published = publish_run(
+        cs, report, thresholds=thresholds, strict=False, results=synthetic_cards(cs, harness_run)
+    )
     report, diff = published.checked.report, published.checked.diff
     block = thresholds.get(report.set.kind)
     match_required = block is not None and block.match_baseline

@@ -20,7 +20,7 @@ from graft_eval_pipeline.evalset.labeling import (
     agreement_check,
     import_label_inbox,
 )
-from graft_eval_pipeline.evalset.sets import read_cases
+from graft_eval_pipeline.evalset.sets import iter_cases
 
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[case_files])
@@ -80,7 +80,7 @@ def labeler_agreement(
     class) and when no pair was compared (agreement not measured): revise the guide, or assign
     double labeling, before trusting metrics.
     """
-    report = agreement(read_cases(case_sets.open(context.partition_key)))
+    report = agreement(iter_cases(case_sets.open(context.partition_key)))  # one case at a time
     rows = [
         dg.TableRecord(
             {

@@ -27,6 +27,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from graft_eval_pipeline.card.models import CamelModel, CardInputs
+from graft_eval_pipeline.evalset.export.defaults import (
+    DEFAULT_MAX_CANDIDATES,
+    DEFAULT_MIN_PER_STRATUM,
+    DEFAULT_SAMPLE,
+    DEFAULT_SEED,
+)
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs
 from graft_eval_pipeline.evalset.sets import (
     CASE_ID_PATTERN,
@@ -71,12 +77,6 @@ Progress = Callable[[str, int, int], None]
 
 
 # --- intermediates (JSON-serialisable, no PR text) -----------------------------------------
-
-# The defaults of `graft-eval export` and of the Dagster export assets' config.
-DEFAULT_SAMPLE = 40  # cases per export
-DEFAULT_MIN_PER_STRATUM = 2  # every non-empty stratum gets at least this many (population allowing)
-DEFAULT_MAX_CANDIDATES = 400  # PRs merged in the window that stage 1 looks at
-DEFAULT_SEED = 1
 
 
 class Candidate(CamelModel):

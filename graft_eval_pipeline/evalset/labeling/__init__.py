@@ -7,6 +7,7 @@ What other stages, `defs/` and `cli.py` may use; everything else is internal to 
 from graft_eval_pipeline.evalset.labeling.agreement import (
     TARGET_RISK_KAPPA,
     AgreementReport,
+    AgreementTally,
     agreement,
     agreement_check,
     render_agreement,
@@ -17,6 +18,7 @@ from graft_eval_pipeline.evalset.labeling.session import run_adjudication_sessio
 __all__ = [
     "TARGET_RISK_KAPPA",
     "AgreementReport",
+    "AgreementTally",
     "agreement",
     "agreement_check",
     "apply_label_file",

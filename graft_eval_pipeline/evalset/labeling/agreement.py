@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 
 from pydantic import Field
@@ -166,7 +167,7 @@ def _stat(a: Sequence[Hashable], b: Sequence[Hashable], categories: Sequence[Has
 
 
 def _pair_agreement(
-    pair: tuple[str, str], shared: list[tuple[EvalCase, LabelSet, LabelSet]]
+    pair: tuple[str, str], shared: list[tuple[LabeledCase, LabelSet, LabelSet]]
 ) -> PairAgreement:
     risk_a = [la.risk for _, la, _ in shared]
     risk_b = [lb.risk for _, _, lb in shared]
@@ -175,7 +176,7 @@ def _pair_agreement(
     oos_a: list[bool] = []
     oos_b: list[bool] = []
     for case, la, lb in shared:
-        for path in dict.fromkeys(f.path for f in case.inputs.files):
+        for path in case.paths:
             oos_a.append(path in la.out_of_scope)
             oos_b.append(path in lb.out_of_scope)
     base = _stat(risk_a, risk_b, RISK_CLASSES)
@@ -189,23 +190,59 @@ def _pair_agreement(
     )
 
 
-def agreement(cases: Sequence[EvalCase], min_shared: int = MIN_SHARED_CASES) -> AgreementReport:
-    """Every labeler pair, each using its own label sets (never the adjudication)."""
-    by_labeler: dict[str, dict[str, LabelSet]] = {}
-    for case in cases:
-        for label in case.labels:
-            by_labeler.setdefault(label.labeler, {})[case.id] = label
-    cases_by_id = {c.id: c for c in cases}
-    pairs: list[PairAgreement] = []
-    skipped: list[SkippedPair] = []
-    for pair in combinations(sorted(by_labeler), 2):
-        first, second = (by_labeler[h] for h in pair)
-        shared = [(cases_by_id[i], first[i], second[i]) for i in sorted(first.keys() & second.keys())]
-        if len(shared) < min_shared:
-            skipped.append(SkippedPair(labelers=pair, shared_cases=len(shared)))
+@dataclass(frozen=True, slots=True)
+class LabeledCase:
+    """What agreement needs of a case two or more labelers labeled: its id, each labeler's label
+    set and its distinct file paths (for the out-of-scope decisions); not its inputs."""
+
+    id: str
+    labels: dict[str, LabelSet]
+    paths: tuple[str, ...]
+
+
+class AgreementTally:
+    """`agreement` over cases seen one at a time (a streamed run's first pass): it keeps every
+    labeler's handle and a `LabeledCase` of each case that two or more labelers share, never a
+    case's inputs, so it stays the size of the double-labeled label data."""
+
+    def __init__(self) -> None:
+        self._labelers: set[str] = set()
+        self._shared: dict[str, LabeledCase] = {}
+
+    def add(self, case: EvalCase) -> None:
+        by_labeler = {label.labeler: label for label in case.labels}  # a labeler's last set counts
+        self._labelers.update(by_labeler)
+        if len(by_labeler) >= 2:
+            paths = tuple(dict.fromkeys(f.path for f in case.inputs.files))
+            self._shared[case.id] = LabeledCase(case.id, by_labeler, paths)
         else:
-            pairs.append(_pair_agreement(pair, shared))
-    return AgreementReport(min_shared_cases=min_shared, pairs=pairs, skipped_pairs=skipped)
+            self._shared.pop(case.id, None)
+
+    def report(self, min_shared: int = MIN_SHARED_CASES) -> AgreementReport:
+        """Every labeler pair, each using its own label sets (never the adjudication)."""
+        pairs: list[PairAgreement] = []
+        skipped: list[SkippedPair] = []
+        ordered = [self._shared[i] for i in sorted(self._shared)]
+        for pair in combinations(sorted(self._labelers), 2):
+            first, second = pair
+            shared = [
+                (c, c.labels[first], c.labels[second])
+                for c in ordered
+                if first in c.labels and second in c.labels
+            ]
+            if len(shared) < min_shared:
+                skipped.append(SkippedPair(labelers=pair, shared_cases=len(shared)))
+            else:
+                pairs.append(_pair_agreement(pair, shared))
+        return AgreementReport(min_shared_cases=min_shared, pairs=pairs, skipped_pairs=skipped)
+
+
+def agreement(cases: Iterable[EvalCase], min_shared: int = MIN_SHARED_CASES) -> AgreementReport:
+    """Every labeler pair, each using its own label sets (never the adjudication)."""
+    tally = AgreementTally()
+    for case in cases:
+        tally.add(case)
+    return tally.report(min_shared)
 
 
 def _fmt(value: float | None) -> str:

@@ -19,6 +19,7 @@ from graft_eval_pipeline.evalset.report.files import (
 )
 from graft_eval_pipeline.evalset.report.headline import headline_metadata
 from graft_eval_pipeline.evalset.report.history_table import DEFAULT_LAST, read_history
+from graft_eval_pipeline.evalset.report.html import CaseDetail, case_detail
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
 from graft_eval_pipeline.evalset.report.locate import chosen_report, compare_inputs
 from graft_eval_pipeline.evalset.report.paired_stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_RESAMPLES
@@ -51,6 +52,7 @@ __all__ = [
     "PARQUET_FILE",
     "REPORT_FILE",
     "SUMMARY_METRICS",
+    "CaseDetail",
     "CaseKind",
     "CaseLine",
     "Comparison",
@@ -60,6 +62,7 @@ __all__ = [
     "build_report",
     "calibrate",
     "calibration_markdown",
+    "case_detail",
     "check_baseline_target",
     "chosen_report",
     "compare_inputs",

@@ -2,7 +2,7 @@
 
 Every file goes through the store: 0700 folders (missing parents too, whatever the umask) and
 0600 files, written atomically. pyarrow is imported only when a Parquet file is written, so
-reading reports (summary, sensors) does not pay for it.
+reading reports (summary, sensors) does not pay for it; pandas never is.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import sys
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,16 +131,16 @@ PARQUET_COLUMNS = parquet_columns()
 
 @functools.cache
 def parquet_schema() -> pa.Schema:
-    import pyarrow as pa
-
+    arrow = _pyarrow()
     types_: dict[ColumnKind, pa.DataType] = {
-        "string": pa.string(),
-        "bool": pa.bool_(),
-        "int": pa.int64(),
-        "float": pa.float64(),
-        "string_list": pa.list_(pa.string()),
+        "string": arrow.string(),
+        "bool": arrow.bool_(),
+        "int": arrow.int64(),
+        "float": arrow.float64(),
+        "string_list": arrow.list_(arrow.string()),
     }
-    return pa.schema([(c.name, types_[c.kind]) for c in PARQUET_COLUMNS])
+    schema: pa.Schema = arrow.schema([(c.name, types_[c.kind]) for c in PARQUET_COLUMNS])
+    return schema
 
 
 def flat_row(row: CaseRow) -> dict[str, Any]:
@@ -153,13 +154,50 @@ def flat_row(row: CaseRow) -> dict[str, Any]:
     return record
 
 
+def _pyarrow() -> types.ModuleType:
+    """pyarrow, imported without numpy when this process has not loaded numpy yet.
+
+    pyarrow imports numpy when it can (about 0.1 s), and then every `pa.array` of Python values
+    asks pandas whether they are a DataFrame, which imports pandas (0.25-0.4 s). This file needs
+    neither; a run that writes it would otherwise spend most of its start-up on them. numpy is
+    hidden for pyarrow's first import only (it reads `numpy` from sys.modules once, as optional),
+    and stays importable for anything else afterwards. Where numpy or pyarrow is already loaded
+    (a process that uses pandas), pyarrow is used as it is.
+    """
+    if "pyarrow" not in sys.modules and "numpy" not in sys.modules:
+        sys.modules["numpy"] = None  # type: ignore[assignment]  # import numpy -> ImportError
+        try:
+            import pyarrow
+        finally:
+            if sys.modules.get("numpy", 0) is None:
+                del sys.modules["numpy"]
+        return _module(pyarrow)
+    import pyarrow
+
+    return _module(pyarrow)
+
+
+def _module(module: object) -> types.ModuleType:
+    assert isinstance(module, types.ModuleType)
+    return module
+
+
 def cases_parquet(rows: list[CaseRow]) -> bytes:
-    import pyarrow as pa
+    """The rows as one Parquet table, built column by column from Python values."""
+    arrow = _pyarrow()
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pylist([flat_row(r) for r in rows], schema=parquet_schema())
+    schema = parquet_schema()
+    columns: list[list[Any]] = [[] for _ in PARQUET_COLUMNS]
+    for row in rows:
+        for values, column in zip(columns, PARQUET_COLUMNS, strict=True):
+            value: Any = row
+            for part in column.path:
+                value = None if value is None else getattr(value, part)
+            values.append(value)
+    arrays = [arrow.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)]
     buffer = io.BytesIO()
-    pq.write_table(table, buffer)
+    pq.write_table(arrow.Table.from_arrays(arrays, schema=schema), buffer)
     return buffer.getvalue()
 
 

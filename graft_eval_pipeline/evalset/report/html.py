@@ -35,7 +35,7 @@ from graft_eval_pipeline.evalset.report.render import render_change, render_valu
 from graft_eval_pipeline.evalset.report.svg import bar_chart, heatmap, line_chart
 from graft_eval_pipeline.evalset.report.thresholds import threshold_verdict
 from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, read_cases, to_terminal_safe
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, iter_cases, to_terminal_safe
 
 MAX_CHANGES_SHOWN = 200
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -52,19 +52,21 @@ class CaseDetail:
     risk_reason: str | None = None
 
 
+def case_detail(case: EvalCase, result: CardResult | None) -> CaseDetail:
+    """The case's title and, when it has one, its card; synthetic cases only (render_html checks)."""
+    card = result.card if result is not None else None
+    return CaseDetail(
+        title=case.inputs.pr.title,
+        goal=card.goal if card else None,
+        behavior_changes=tuple(card.behavior_changes) if card else (),
+        out_of_scope=tuple(f"{e.path}: {e.reason}" for e in card.out_of_scope_edits) if card else (),
+        risk_reason=card.risk_reason if card else None,
+    )
+
+
 def case_details(cases: Iterable[EvalCase], results: Mapping[str, CardResult]) -> dict[str, CaseDetail]:
-    """Title and card per case id; the caller passes synthetic cases only (render_html checks)."""
-    details = {}
-    for case in cases:
-        card = results[case.id].card if case.id in results else None
-        details[case.id] = CaseDetail(
-            title=case.inputs.pr.title,
-            goal=card.goal if card else None,
-            behavior_changes=tuple(card.behavior_changes) if card else (),
-            out_of_scope=tuple(f"{e.path}: {e.reason}" for e in card.out_of_scope_edits) if card else (),
-            risk_reason=card.risk_reason if card else None,
-        )
-    return details
+    """Title and card per case id, the cases read one at a time; synthetic cases only."""
+    return {case.id: case_detail(case, results.get(case.id)) for case in cases}
 
 
 def _e(value: object) -> str:
@@ -479,8 +481,12 @@ def set_html(
     report: EvalReport,
     diff: BaselineDiff | None,
     results: Mapping[str, CardResult] | None = None,
+    details: Mapping[str, CaseDetail] | None = None,
 ) -> str:
     """report.html for a run of `cs`: its history from the set's runs/, and for the synthetic set
-    the case titles (read from the set) and the cards in `results`."""
-    details = case_details(read_cases(cs), results or {}) if cs.meta.kind == "synthetic" else None
-    return render_html(report, diff, load_history(cs.dir, report), details)
+    the case titles and cards: `details` when the run kept them as it went, else the titles read
+    from the set (one case at a time) with the cards in `results`."""
+    shown: Mapping[str, CaseDetail] | None = None
+    if cs.meta.kind == "synthetic":
+        shown = details if details is not None else case_details(iter_cases(cs), results or {})
+    return render_html(report, diff, load_history(cs.dir, report), shown)

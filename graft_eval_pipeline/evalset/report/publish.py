@@ -23,7 +23,7 @@ from graft_eval_pipeline.evalset.report.files import (
     load_report,
     write_run_outputs,
 )
-from graft_eval_pipeline.evalset.report.html import set_html
+from graft_eval_pipeline.evalset.report.html import CaseDetail, set_html
 from graft_eval_pipeline.evalset.report.legacy import ReportV1
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.thresholds import (
@@ -154,11 +154,13 @@ def publish_run(
     baseline: Path | None = None,
     out: Path | None = None,
     results: Mapping[str, CardResult] | None = None,
+    details: Mapping[str, CaseDetail] | None = None,
 ) -> PublishedRun:
     """Diff against the baseline (default: the set's own), check, write the run's four files.
 
     The one path from a report to disk, shared by `graft-eval run` and the Dagster report asset.
-    `results` (the run's cards) only serve the synthetic set's report.html.
+    `results` (the run's cards), or `details` (each case's title and card, kept as the run went),
+    only serve the synthetic set's report.html.
     """
     if out is not None:
         check_output_target(out, "--out")
@@ -170,7 +172,7 @@ def publish_run(
         markdown = render_markdown(checked.report, checked.diff, accept, checked.comparison)
         checked = replace(checked, accept=accept, markdown=markdown)
     out_dir = out or default_out_dir(cs.dir, checked.report)
-    html = set_html(cs, checked.report, checked.diff, results)
+    html = set_html(cs, checked.report, checked.diff, results, details)
     write_run_outputs(out_dir, checked.report, checked.markdown, html)
     return PublishedRun(checked, out_dir, baseline_path)
 

@@ -15,6 +15,7 @@ from graft_eval_pipeline.evalset.run.options import (
     generate_options,
 )
 from graft_eval_pipeline.evalset.run.progress_bar import TerminalBar
+from graft_eval_pipeline.evalset.run.results import read_card_results
 
 __all__ = [
     "DEFAULT_MAX_COST_USD",
@@ -29,6 +30,7 @@ __all__ = [
     "collector_policy",
     "fake_result",
     "generate_options",
+    "read_card_results",
     "require_live_env",
     "run_harness",
 ]

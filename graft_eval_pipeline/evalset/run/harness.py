@@ -1,15 +1,20 @@
 """Run the card engine over a case set, fake or live, into per-case rows (spec 5.2, T13, E18-E21).
 
-Fake mode (the default) answers every call from the case's script or the null model: it never
-builds a live client and never reads or writes `cache/`. Live mode prepares every case first
-(cache key and upper-bound estimate), reads the cache, refuses an estimate over the cost cap,
-asks for confirmation, and only then builds the client; during the run each case starts only
-if its estimate still fits both caps (E19). LLM failures are results (the card is unavailable);
-any other exception is a bug and aborts the run naming the case.
+Streamed, in two passes over the set, each holding one case (or one per lane) at a time. The
+first reads and validates every case, so a bad case aborts with its id before any call; in live
+mode it also plans each selected case (cache key, upper-bound estimate), then the run refuses an
+estimate over the cost cap and asks for confirmation (E19). The second reads each selected case
+again when a lane of the pool is free, runs it, reduces it to its report row and its two digests
+for the set hash, writes its card result out (when the run keeps them) and drops it; no step
+holds every case's inputs, prompts or cards. Fake mode (the default) answers every call from the
+case's script or the null model: it never builds a live client and never reads or writes
+`cache/`. LLM failures are results (the card is unavailable); any other exception is a bug and
+aborts the run naming the case.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 
 from graft_eval_pipeline.card.fake_llm import llm_for_case
@@ -17,10 +22,11 @@ from graft_eval_pipeline.card.generate import generate_card
 from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.run.live import run_live
-from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options, select_cases
-from graft_eval_pipeline.evalset.run.pool import collector_paused, run_pool, run_sync
+from graft_eval_pipeline.evalset.run.live import LiveOutcome, run_live
+from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
+from graft_eval_pipeline.evalset.run.pool import collector_paused, run_sync, stream_pool
 from graft_eval_pipeline.evalset.run.progress import CaseProgress
+from graft_eval_pipeline.evalset.run.results import CardResultWriter
 from graft_eval_pipeline.evalset.scoring import (
     BatchInfo,
     CaseRow,
@@ -31,25 +37,65 @@ from graft_eval_pipeline.evalset.scoring import (
     RunInfo,
     build_row,
     set_summary,
+    skipped_row,
 )
-from graft_eval_pipeline.evalset.sets import EvalCase, EvalError, read_cases
+from graft_eval_pipeline.evalset.sets import CaseTally, EvalCase, EvalError, iter_cases
 
 # --- the run ----------------------------------------------------------------------------------
 
 
+def selected_cases(options: RunOptions) -> Iterator[EvalCase]:
+    """Every case of the set read and validated in id order, one at a time; those that --cases
+    and --tag select are yielded (so a bad case fails the pass even when it is not selected)."""
+    keep = options.case_filter
+    return (c for c in iter_cases(options.set) if keep is None or keep(c.id, list(c.tags)))
+
+
+def first_pass(options: RunOptions) -> Iterator[EvalCase]:
+    """`selected_cases` that first shows every case of the set, selected or not, to
+    `options.on_case` (the evaluation keeps what it needs of each: its labels, a title)."""
+    keep, seen = options.case_filter, options.on_case
+    for case in iter_cases(options.set):
+        if seen is not None:
+            seen(case)
+        if keep is None or keep(case.id, list(case.tags)):
+            yield case
+
+
+def check_every_case(options: RunOptions) -> int:
+    """The first pass of a fake run: read and validate every case, keep none (U-HAR-9); returns
+    how many are selected (the progress summaries need the total)."""
+    with collector_paused():
+        return sum(1 for _case in first_pass(options))
+
+
+class RunTally:
+    """What a run keeps of each case: its row (in case order) and its digests for the set hash."""
+
+    def __init__(self) -> None:
+        self.cases = CaseTally()
+        self._rows: list[tuple[int, CaseRow]] = []
+
+    def add(self, index: int, case: EvalCase, row: CaseRow) -> None:
+        self.cases.add(case)
+        self._rows.append((index, row))
+
+    def rows(self) -> list[CaseRow]:
+        return [row for _, row in sorted(self._rows, key=lambda pair: pair[0])]
+
+
 def assemble_run(
     options: RunOptions,
-    cases: list[EvalCase],
-    rows: list[CaseRow],
-    results: dict[str, CardResult],
+    tally: RunTally,
     started_ms: int,
     *,
     limiter: LimiterInfo | None = None,
     batch: BatchInfo | None = None,
 ) -> HarnessRun:
+    rows = tally.rows()
     skipped = sum(r.skipped is not None for r in rows)
     return HarnessRun(
-        set=set_summary(options.set.meta, cases, rows),
+        set=set_summary(options.set.meta, tally.cases, rows),
         prompt=PromptInfo(prompt_version=PROMPT_VERSION, prompt_fingerprint=prompt_fingerprint()),
         models=ModelPair(fast=options.models.fast, strong=options.models.strong),
         llm=options.mode,
@@ -64,7 +110,7 @@ def assemble_run(
         created_at=options.now(),
         git=options.git(),
         rows=rows,
-        results=results,
+        card_results=options.card_results,
     )
 
 
@@ -80,43 +126,53 @@ def fake_result(case: EvalCase, models: Models, timeout_ms: int) -> CardResult:
     return run_sync(fake_card(case, models, timeout_ms))
 
 
+async def _run_fake(options: RunOptions, total: int, tally: RunTally, results: CardResultWriter) -> None:
+    progress = CaseProgress(options, total)
+
+    async def run_one(case: EvalCase) -> CardResult:
+        return await fake_card(case, options.models, options.timeout_ms)
+
+    def done(index: int, case: EvalCase, result: CardResult) -> None:
+        tally.add(index, case, build_row(case, result, cached=False))
+        results.add(case, result)
+        progress.case(case.id, result)
+
+    await stream_pool(selected_cases(options), run_one, options.effective_concurrency, done)
+    progress.finish()
+
+
 async def _run_harness(options: RunOptions) -> HarnessRun:
     started_ms = options.now_ms()
     if options.effective_concurrency < 1:
         raise EvalError("--concurrency must be at least 1")
-    with collector_paused():
-        every_case = read_cases(options.set)
-        if options.on_cases is not None:
-            options.on_cases(every_case)
-        cases = select_cases(every_case, options.case_filter)
-    if options.mode == "live":
-        live = await run_live(options, cases)
-        return assemble_run(
-            options, cases, live.rows, live.results, started_ms, limiter=live.limiter, batch=live.batch
-        )
+    tally = RunTally()
+    limiter: LimiterInfo | None = None
+    batch: BatchInfo | None = None
+    with CardResultWriter(options.set, options.card_results, options.on_result) as results:
+        if options.mode == "live":
 
-    progress = CaseProgress(options, len(cases))
+            def done(index: int, case: EvalCase, outcome: LiveOutcome) -> None:
+                if outcome.result is None:
+                    tally.add(index, case, skipped_row(case, outcome.floor, outcome.skipped or "budget"))
+                else:
+                    tally.add(index, case, build_row(case, outcome.result, cached=outcome.cached))
+                    results.add(case, outcome.result)
 
-    def report_progress(case: EvalCase, result: CardResult) -> None:
-        progress.case(case.id, result)
-
-    async def run_fake(case: EvalCase) -> CardResult:
-        return await fake_card(case, options.models, options.timeout_ms)
-
-    results = await run_pool(cases, run_fake, options.effective_concurrency, report_progress)
-    progress.finish()
-    rows = [build_row(case, result, cached=False) for case, result in zip(cases, results, strict=True)]
-    by_id = {case.id: result for case, result in zip(cases, results, strict=True)}
-    return assemble_run(options, cases, rows, by_id, started_ms)
+            live = await run_live(options, first_pass(options), lambda: selected_cases(options), done)
+            limiter, batch = live.limiter, live.batch
+        else:
+            total = check_every_case(options)
+            await _run_fake(options, total, tally, results)
+    return assemble_run(options, tally, started_ms, limiter=limiter, batch=batch)
 
 
 def collector_policy(options: RunOptions) -> AbstractContextManager[None]:
     """A fake run keeps the collector paused end to end (each restart walks everything the run
-    holds); a live run waits on the network and pauses it only while cases load."""
+    holds); a live run waits on the network and pauses it only while it plans."""
     return collector_paused() if options.mode == "fake" else nullcontext()
 
 
 def run_harness(options: RunOptions) -> HarnessRun:
-    """Load and validate every case (a bad case aborts before any call), then run each one."""
+    """Run every selected case, streamed; the card results go to `options.card_results`, if set."""
     with collector_policy(options):
         return run_sync(_run_harness(options))

@@ -5,8 +5,9 @@ not already cached, refuses one over the cost cap, asks for confirmation, and on
 the client. Interactively, each case starts only if its estimate still fits both caps, and
 every attempt passes the adaptive limiter (limiter.py). With `batch`, every case that fits the
 caps at batch prices is decided up front and the calls go through the Message Batches API in
-phases (batch.py). Both fill the same cache. A case whose prompt text the secret rules flag is
-skipped, not sent (secret_check.py), unless the run allows secrets.
+phases (batch.py). Both fill the same cache, and both hand each case's outcome to the caller as
+it ends (the harness's tally and card-results file). A case whose prompt text the secret rules
+flag is skipped, not sent (secret_check.py), unless the run allows secrets.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -31,18 +32,15 @@ from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_token
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
 from graft_eval_pipeline.evalset.run.limiter import AdaptiveLimiter, limited
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
-from graft_eval_pipeline.evalset.run.pool import run_pool
+from graft_eval_pipeline.evalset.run.pool import collector_paused, stream_pool
 from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.run.secret_check import prompt_secret_kinds
 from graft_eval_pipeline.evalset.scoring import (
     BatchInfo,
-    CaseRow,
     LimiterInfo,
     SkipReason,
-    build_row,
     case_cost,
     price_for,
-    skipped_row,
     upper_bound_estimate,
 )
 from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalError
@@ -93,14 +91,14 @@ def anthropic_llm(
 
 @dataclass(frozen=True, slots=True)
 class CasePlan:
-    """What a live run knows about a case before any call: cache key, cached entry, estimate,
-    and the secret kinds found in its prompt text (the case is skipped when there are any)."""
+    """What a live run knows about a case before any call: cache key, whether it is cached, the
+    estimate, and the secret kinds found in its prompt text (the case is skipped when there are
+    any). It holds neither the case nor a cached card (the run reads both again)."""
 
-    case: EvalCase
     options: GenerateOptions
     floor: FloorResult
     key: str
-    cached: CacheEntry | None
+    cached: bool
     estimate_usd: float
     estimate_tokens: int
     secrets: dict[str, int]
@@ -126,11 +124,10 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
         usd = bound
     check = not case.inputs.too_large and not options.allow_secrets
     return CasePlan(
-        case=case,
         options=opts,
         floor=prepared.floor,
         key=key,
-        cached=read_entry(options.set, key) if options.use_cache else None,
+        cached=options.use_cache and read_entry(options.set, key) is not None,
         estimate_usd=usd,
         estimate_tokens=tokens,
         secrets=prompt_secret_kinds(prepared) if check else {},
@@ -141,7 +138,7 @@ def estimate_of(plans: Sequence[CasePlan], *, batch: bool = False) -> Estimate:
     """8.12 summed over the cases that are neither cached nor skipped for a secret (their
     estimates at batch prices in a batch run)."""
     checked = [p for p in plans if not p.secrets]
-    to_call = [p for p in checked if p.cached is None]
+    to_call = [p for p in checked if not p.cached]
     return Estimate(
         cases_to_call=len(to_call),
         cases_cached=len(checked) - len(to_call),
@@ -161,10 +158,12 @@ async def close_client(client: LlmClient) -> None:
 
 @dataclass(frozen=True, slots=True)
 class LiveOutcome:
-    """One case of a live run: a result (fresh or cached), or None and why it was skipped."""
+    """One case of a live run: a result (fresh or cached), or None and why it was skipped (its
+    row then shows the floor alone)."""
 
     result: CardResult | None
     cached: bool
+    floor: FloorResult
     skipped: SkipReason | None = None
 
 
@@ -190,21 +189,34 @@ async def confirm_estimate(
 
 @dataclass(frozen=True, slots=True)
 class LiveRun:
-    """A live run's rows and card results, and how it paced its calls (report `run` blocks)."""
+    """How a live run paced its calls (report `run` blocks); its rows and card results went to
+    the caller's `on_done` as each case ended."""
 
-    rows: list[CaseRow]
-    results: dict[str, CardResult]
     limiter: LimiterInfo | None
     batch: BatchInfo | None
 
 
-async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
-    """E19-E21: plan, estimate, confirm, then run under the caps and write the cache."""
+OnDone = Callable[[int, EvalCase, LiveOutcome], None]
+
+
+async def run_live(
+    options: RunOptions,
+    plan_pass: Iterable[EvalCase],
+    cases: Callable[[], Iterable[EvalCase]],
+    on_done: OnDone,
+) -> LiveRun:
+    """E19-E21: plan, estimate, confirm, then run under the caps and write the cache.
+
+    `plan_pass` reads the selected cases once to plan every case (a bad case aborts before any
+    call); `cases` reads them afresh to run them, each handed to `on_done` (with its index in
+    case order) as it ends.
+    """
     if options.llm_factory is None or options.confirm is None:
         raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
     require_prices([options.models.fast, options.models.strong])
     fingerprint = prompt_fingerprint()
-    plans = {case.id: plan_case(case, options, fingerprint) for case in cases}
+    with collector_paused():
+        plans = {case.id: plan_case(case, options, fingerprint) for case in plan_pass}
     await confirm_estimate(options, estimate_of(list(plans.values()), batch=options.batch), options.confirm)
     llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
     limiter = AdaptiveLimiter(options.effective_concurrency, clock=options.clock, sleep=options.sleep)
@@ -212,6 +224,12 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
     interactive = functools.cache(lambda: limited(llm(), limiter) if options.adaptive else llm())
     admitted = limiter.admitted if options.adaptive else contextlib.nullcontext
     budget = Budget(options.max_cost_usd, options.max_tokens)
+
+    def plan_of(case: EvalCase) -> CasePlan:
+        plan = plans.get(case.id)
+        if plan is None:
+            raise EvalError(f"case {case.id} was added to set {options.set.set_id} during the run: run again")
+        return plan
 
     async def finish(plan: CasePlan, result: CardResult, reserved: tuple[float, int]) -> LiveOutcome:
         cost = case_cost(result)
@@ -221,24 +239,26 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
             entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
             # sealing and fsync off the event loop: the other cases' calls keep flowing
             await asyncio.to_thread(write_entry, options.set, entry)
-        return LiveOutcome(result=result, cached=False)
+        return LiveOutcome(result=result, cached=False, floor=plan.floor)
 
     async def run_one(case: EvalCase) -> LiveOutcome:
-        plan = plans[case.id]
+        plan = plan_of(case)
         if plan.secrets:
-            return LiveOutcome(result=None, cached=False, skipped="secret_detected")
-        if plan.cached is not None:
-            return LiveOutcome(result=plan.cached.result, cached=True)
+            return LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="secret_detected")
+        entry = read_entry(options.set, plan.key) if plan.cached else None
+        if entry is not None:
+            return LiveOutcome(result=entry.result, cached=True, floor=plan.floor)
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
-            return LiveOutcome(result=None, cached=False, skipped="budget")
+            return LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="budget")
         async with admitted():  # after a throttle, wait here rather than inside the card's timeout
             result = await generate_card(case.inputs, interactive(), plan.options)
         return await finish(plan, result, reserved)
 
-    progress = CaseProgress(options, len(cases))
+    progress = CaseProgress(options, len(plans))
 
-    def report_progress(case: EvalCase, outcome: LiveOutcome) -> None:
+    def done(index: int, case: EvalCase, outcome: LiveOutcome) -> None:
+        on_done(index, case, outcome)
         plan = plans[case.id]
         skipped = (
             f"secret_detected: {', '.join(plan.secrets)}"
@@ -247,113 +267,114 @@ async def run_live(options: RunOptions, cases: list[EvalCase]) -> LiveRun:
         )
         progress.case(case.id, outcome.result, cached=outcome.cached, floor=plan.floor.risk, skipped=skipped)
 
-    batch_info: BatchInfo | None = None
+    batch: BatchInfo | None = None
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
             if options.batch:
-                outcomes, batch_info = await run_batched(
-                    options, cases, plans, llm, interactive, admitted, budget, finish, report_progress
-                )
+                batched = Batched(options, plan_of, llm, interactive, admitted, budget, finish, done)
+                batch = await batched.run(cases())
             else:
-                outcomes = await run_pool(cases, run_one, options.effective_concurrency, report_progress)
+                await stream_pool(cases(), run_one, options.effective_concurrency, done)
         finally:
             if llm.cache_info().currsize:
                 await close_client(llm())
     progress.finish()
-    rows: list[CaseRow] = []
-    results: dict[str, CardResult] = {}
-    for case, outcome in zip(cases, outcomes, strict=True):
-        if outcome.result is None:
-            rows.append(skipped_row(case, plans[case.id].floor, outcome.skipped or "budget"))
-        else:
-            rows.append(build_row(case, outcome.result, cached=outcome.cached))
-            results[case.id] = outcome.result
-    return LiveRun(rows=rows, results=results, limiter=limiter.info(), batch=batch_info)
+    return LiveRun(limiter=limiter.info(), batch=batch)
 
 
 Finish = Callable[[CasePlan, CardResult, tuple[float, int]], Awaitable[LiveOutcome]]
 
 
-async def run_batched(
-    options: RunOptions,
-    cases: list[EvalCase],
-    plans: dict[str, CasePlan],
-    llm: Callable[[], LlmClient],
-    interactive: Callable[[], LlmClient],
-    admitted: Callable[[], contextlib.AbstractAsyncContextManager[None]],
-    budget: Budget,
-    finish: Finish,
-    report: Callable[[EvalCase, LiveOutcome], None],
-) -> tuple[list[LiveOutcome], BatchInfo]:
+@dataclass(slots=True)
+class Batched:
     """`--batch`: every case that is neither cached nor skipped for a secret starts, in case
     order, if its estimate at batch prices fits both caps (decided up front: a phase waits for
     every running case); the others are skipped (budget). All run at once, their calls answered
-    phase by phase through batches.
+    phase by phase through batches, so the cases that run are held until they end (a phase's
+    requests are in memory); each outcome still goes to `done` as its case ends.
 
     An interactive retry of a missed request first widens the case's reservation by its estimate
     (at most the standard price's extra), once per case; without room, no retry.
     """
-    outcomes: dict[str, LiveOutcome] = {}
-    to_run: list[CasePlan] = []
-    for case in cases:
-        plan = plans[case.id]
-        if plan.secrets:
-            outcomes[case.id] = LiveOutcome(result=None, cached=False, skipped="secret_detected")
-        elif plan.cached is not None:
-            outcomes[case.id] = LiveOutcome(result=plan.cached.result, cached=True)
-        elif budget.reserve_now(plan.estimate_usd, plan.estimate_tokens):
-            to_run.append(plan)
-            continue
-        else:
-            outcomes[case.id] = LiveOutcome(result=None, cached=False, skipped="budget")
-        report(case, outcomes[case.id])
-    if not to_run:
-        return [outcomes[case.id] for case in cases], batch_info(BatchCounts())
-    api = llm()
-    if not isinstance(api, BatchLlmClient):
-        raise EvalError("--batch needs a client with the Message Batches API (the Anthropic client)")
-    widened: dict[str, float] = {}
 
-    def may_retry(case_id: str) -> bool:
-        if case_id in widened:
+    options: RunOptions
+    plan_of: Callable[[EvalCase], CasePlan]
+    llm: Callable[[], LlmClient]
+    interactive: Callable[[], LlmClient]
+    admitted: Callable[[], contextlib.AbstractAsyncContextManager[None]]
+    budget: Budget
+    finish: Finish
+    done: OnDone
+
+    async def run(self, cases: Iterable[EvalCase]) -> BatchInfo:
+        to_run: list[tuple[int, EvalCase, CasePlan]] = []
+        for index, case in enumerate(cases):
+            plan = self.plan_of(case)
+            if plan.secrets:
+                outcome = LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="secret_detected")
+            else:
+                entry = read_entry(self.options.set, plan.key) if plan.cached else None
+                if entry is not None:
+                    outcome = LiveOutcome(result=entry.result, cached=True, floor=plan.floor)
+                elif self.budget.reserve_now(plan.estimate_usd, plan.estimate_tokens):
+                    to_run.append((index, case, plan))
+                    continue
+                else:
+                    outcome = LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="budget")
+            self.done(index, case, outcome)
+        if not to_run:
+            return batch_info(BatchCounts())
+        api = self.llm()
+        if not isinstance(api, BatchLlmClient):
+            raise EvalError("--batch needs a client with the Message Batches API (the Anthropic client)")
+        plans = {case.id: plan for _, case, plan in to_run}
+        widened: dict[str, float] = {}
+
+        def may_retry(case_id: str) -> bool:
+            if case_id in widened:
+                return True
+            extra = plans[case_id].estimate_usd
+            if not self.budget.add_now(extra):
+                return False
+            widened[case_id] = extra
             return True
-        extra = plans[case_id].estimate_usd
-        if not budget.add_now(extra):
-            return False
-        widened[case_id] = extra
-        return True
 
-    phases = BatchPhases(
-        options, api, interactive(), cases=len(to_run), may_retry=may_retry, admitted=admitted
-    )
+        phases = BatchPhases(
+            self.options,
+            api,
+            self.interactive(),
+            cases=len(to_run),
+            may_retry=may_retry,
+            admitted=self.admitted,
+        )
 
-    async def run_case(plan: CasePlan) -> None:
-        case_id = plan.case.id
+        async def run_case(index: int, case: EvalCase, plan: CasePlan) -> None:
+            try:
+                card_options = replace(plan.options, timeout_ms=BATCH_CARD_TIMEOUT_MS)
+                result = await generate_card(case.inputs, phases.client_for(case.id), card_options)
+            except EvalError:
+                raise
+            except Exception as exc:
+                raise EvalError(
+                    f"case {case.id}: the card engine raised {type(exc).__name__}; "
+                    "this is a bug, not an LLM failure (run aborted)"
+                ) from exc
+            finally:
+                phases.case_done()
+            reserved = (plan.estimate_usd + widened.get(case.id, 0.0), plan.estimate_tokens)
+            self.done(index, case, await self.finish(plan, result, reserved))
+
         try:
-            card_options = replace(plan.options, timeout_ms=BATCH_CARD_TIMEOUT_MS)
-            result = await generate_card(plan.case.inputs, phases.client_for(case_id), card_options)
-        except EvalError:
-            raise
-        except Exception as exc:
-            raise EvalError(
-                f"case {case_id}: the card engine raised {type(exc).__name__}; "
-                "this is a bug, not an LLM failure (run aborted)"
-            ) from exc
+            async with asyncio.TaskGroup() as group:
+                for index, case, plan in to_run:
+                    group.create_task(run_case(index, case, plan))
+        except BaseExceptionGroup as errors:
+            first = errors.exceptions[0]
+            # an abort (EvalError) or a stop (not an Exception) is the same for every case: say it once
+            raise (
+                first if isinstance(first, EvalError) or not isinstance(first, Exception) else errors
+            ) from None
         finally:
-            phases.case_done()
-        reserved = (plan.estimate_usd + widened.get(case_id, 0.0), plan.estimate_tokens)
-        outcomes[case_id] = await finish(plan, result, reserved)
-        report(plan.case, outcomes[case_id])
-
-    try:
-        async with asyncio.TaskGroup() as group:
-            for plan in to_run:
-                group.create_task(run_case(plan))
-    except BaseExceptionGroup as errors:
-        first = errors.exceptions[0]
-        # an abort (EvalError) or a stop (not an Exception) is the same for every case: say it once
-        raise first if isinstance(first, EvalError) or not isinstance(first, Exception) else errors from None
-    finally:
-        await phases.aclose()
-    await phases.forget_used()
-    return [outcomes[case.id] for case in cases], phases.info()
+            await phases.aclose()
+        await phases.forget_used()
+        return phases.info()

@@ -61,8 +61,10 @@ class RunOptions:
     `progress_bar` (a terminal) shows the cases instead of `progress`, with the same
     failed or skipped case lines above it.
     `on_estimate` sees the live estimate before the confirmation and before any call (Dagster
-    records it as metadata). `on_cases` sees every case of the set once loaded, before the
-    selection (the evaluation measures labeler agreement on them without reading the set twice).
+    records it as metadata). `on_case` sees each case of the set, selected or not, as the first
+    pass reads it (the evaluation keeps their labels to measure labeler agreement, without
+    reading the set again or holding the cases). `on_result` sees each case and its card as it
+    ends (the synthetic set's report.html shows the cards).
     `confirm` is required in live mode.
     `allow_secrets` sends a live case even when the secret rules find a secret in its prompt
     text (by default it is skipped as `secret_detected`).
@@ -84,7 +86,8 @@ class RunOptions:
     case_filter: Callable[[str, list[str]], bool] | None = None
     confirm: Callable[[Estimate], Awaitable[bool]] | None = None
     on_estimate: Callable[[Estimate], None] | None = None
-    on_cases: Callable[[list[EvalCase]], None] | None = None
+    on_case: Callable[[EvalCase], None] | None = None
+    on_result: Callable[[EvalCase, CardResult], None] | None = None
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
     progress: Callable[[str], None] | None = None
@@ -95,16 +98,13 @@ class RunOptions:
     adaptive: bool = True
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    card_results: str | None = None
+    """A path inside the set where each card result is written as its case ends (sealed in a
+    pilot set; the Dagster harness asset keeps them); None keeps none (the CLI's runs)."""
 
     @property
     def effective_concurrency(self) -> int:
         return self.concurrency if self.concurrency is not None else DEFAULT_CONCURRENCY[self.mode]
-
-
-def select_cases(
-    cases: list[EvalCase], case_filter: Callable[[str, list[str]], bool] | None
-) -> list[EvalCase]:
-    return [c for c in cases if case_filter is None or case_filter(c.id, list(c.tags))]
 
 
 def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> GenerateOptions:

@@ -1,4 +1,5 @@
-"""The case pool: at most N cases in flight, results in case order, and the event loop around it.
+"""The case pool: at most N cases in flight, each read only when a lane is free and handed on
+as it ends, and the event loop around it.
 
 Shared by fake and live runs; it knows nothing of models or budgets.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
@@ -22,16 +23,36 @@ async def run_pool(
     concurrency: int,
     on_done: Callable[[EvalCase, T], None],
 ) -> list[T]:
-    """At most `concurrency` cases in flight; results in case order.
-
-    An exception from one case is a bug (LLM failures are results): the pool stops and the
-    error names the case id, never its content.
-    """
+    """At most `concurrency` cases in flight; results in case order (held: small runs, tests)."""
     results: list[T | None] = [None] * len(cases)
-    pending = iter(enumerate(cases))
+
+    def keep(index: int, case: EvalCase, result: T) -> None:
+        results[index] = result
+        on_done(case, result)
+
+    await stream_pool(cases, run_one, concurrency, keep)
+    return cast(list[T], results)  # every slot is filled once the pool ends without an error
+
+
+async def stream_pool(
+    cases: Iterable[EvalCase],
+    run_one: Callable[[EvalCase], Awaitable[T]],
+    concurrency: int,
+    on_done: Callable[[int, EvalCase, T], None],
+) -> int:
+    """At most `concurrency` cases in flight, each taken from `cases` only when a lane is free
+    and handed to `on_done(index, case, result)` as it ends; nothing is kept. Returns the count.
+
+    `cases` may be a lazy reader: a case it cannot read raises when it is reached. An exception
+    from one case is a bug (LLM failures are results): the pool stops and the error names the
+    case id, never its content.
+    """
+    pending = enumerate(cases)  # one shared iterator: each case is taken once, when a lane is free
+    count = 0
 
     async def worker() -> None:
-        for index, case in pending:  # one shared iterator: each case is taken once
+        nonlocal count
+        for index, case in pending:
             try:
                 result = await run_one(case)
             except Exception as exc:
@@ -39,17 +60,17 @@ async def run_pool(
                     f"case {case.id}: the card engine raised {type(exc).__name__}; "
                     "this is a bug, not an LLM failure (run aborted)"
                 ) from exc
-            results[index] = result
-            on_done(case, result)
+            count += 1
+            on_done(index, case, result)
 
     try:
         async with asyncio.TaskGroup() as group:
-            for _ in range(min(concurrency, len(cases))):
+            for _ in range(max(concurrency, 1)):
                 group.create_task(worker())
     except BaseExceptionGroup as errors:
-        first = errors.exceptions[0]
-        raise first if isinstance(first, EvalError) else errors from None
-    return cast(list[T], results)  # every slot is filled once the pool ends without an error
+        first = errors.exceptions[0]  # the case reader's own error (a bad case, a read failure) too
+        raise first if isinstance(first, EvalError) or len(errors.exceptions) == 1 else errors from None
+    return count
 
 
 @contextmanager

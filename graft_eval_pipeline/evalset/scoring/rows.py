@@ -6,6 +6,7 @@ Paths enter a row only as out-of-scope counts (E8); cost is priced per call and 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -28,12 +29,11 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
 )
 from graft_eval_pipeline.evalset.sets import (
     CaseStratum,
+    CaseTally,
     EvalCase,
     PilotSource,
     SetMeta,
-    case_set_hash,
     gold,
-    label_counts,
 )
 
 ROW_COST_DECIMALS = 8
@@ -42,8 +42,9 @@ ROW_COST_DECIMALS = 8
 class HarnessRun(CamelModel):
     """What a harness run hands to scoring and reporting (the Dagster harness asset's value).
 
-    `results` holds model prose, so the sealed IO manager stores it encrypted in a pilot set;
-    everything else is report material (ids, classes, counts, cost).
+    Report material only (ids, classes, counts, cost): one row per case. The card results
+    (model prose) went into the set as each case ended; `card_results` is their file there
+    (sealed in a pilot set), or None when the run kept none.
     """
 
     set: SetSummary
@@ -54,7 +55,7 @@ class HarnessRun(CamelModel):
     created_at: datetime
     git: GitInfo
     rows: list[CaseRow]
-    results: dict[str, CardResult]
+    card_results: str | None = None
 
 
 def case_cost(result: CardResult, purpose: LlmPurpose | None = None) -> float | None:
@@ -179,14 +180,23 @@ def git_info(cwd: Path) -> GitInfo:
     return GitInfo(commit=commit or None, dirty=bool(status.strip()))
 
 
-def set_summary(meta: SetMeta, cases: list[EvalCase], rows: list[CaseRow]) -> SetSummary:
-    counts = label_counts(cases)
+def set_summary(meta: SetMeta, cases: CaseTally | Iterable[EvalCase], rows: list[CaseRow]) -> SetSummary:
+    """`cases`: the run's cases, or the tally a streamed run kept of them."""
+    tally = cases if isinstance(cases, CaseTally) else _tally(cases)
+    counts = tally.counts()
     return SetSummary(
         set_id=meta.set_id,
         kind=meta.kind,
-        case_set_hash=case_set_hash(cases),
+        case_set_hash=tally.case_set_hash(),
         cases=counts.cases,
         scored=sum(r.gold is not None and r.skipped is None for r in rows),
         unlabeled=counts.unlabeled,
         needs_adjudication=counts.needs_adjudication,
     )
+
+
+def _tally(cases: Iterable[EvalCase]) -> CaseTally:
+    tally = CaseTally()
+    for case in cases:
+        tally.add(case)
+    return tally

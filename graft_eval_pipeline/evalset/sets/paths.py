@@ -23,6 +23,7 @@ CACHE_DIR = "cache"  # live results by (prepared inputs, prompt fingerprint)
 BATCHES_FILE = f"{CACHE_DIR}/batches.json"  # a --batch run's submitted batches, until it completes
 RUNS_DIR = "runs"  # runs/<runId>/report.json, report.md, cases.parquet
 ASSETS_DIR = "assets"  # what the Dagster IO manager stores, sealed in a pilot set
+CARD_RESULTS_FILE = f"{ASSETS_DIR}/harness_run.card-results.jsonl"  # the harness asset's card results
 INBOX_DIR = "labels-inbox"  # label files dropped for the label_import asset
 IMPORTED_DIR = f"{INBOX_DIR}/imported"  # where imported label files are moved
 EXPORTS_DIR = "exports"  # one export summary per export run
