@@ -24,6 +24,20 @@ Two lower bounds are printed next to the ideal, since the ideal is out of reach 
 "client CPU" is the process CPU of the live run minus that of the no-HTTP run, per call: what
 the SDK and the HTTP stack cost. "connections" is how many TCP connections the fake API saw
 (the one client's pool is reused, so at most the concurrency).
+
+Two more scenarios (issue 16):
+- 429 storm, two kinds: a sustained rate limit (the fake API admits STORM_RPS requests per
+  second, says how many are left in `anthropic-ratelimit-requests-remaining` and answers the
+  rest 429 with `retry-after: 1`), and an outage (every request answered 429, `retry-after: 1`,
+  for the first OUTAGE_S seconds, then no limit). STORM_CASES cases run at concurrency 16 in
+  each, with the adaptive limiter and without it (fixed concurrency, the SDK's own retries,
+  GRAFT_LLM_MAX_RETRIES=2). Prints wall time, cases/s, 429s, failed cases and the limiter's
+  concurrency range and pause.
+- batch: the same cases through the fake Message Batches API (each batch ends BATCH_LATENCY_S
+  after it is created; the fast writer says logic, so every trivial case escalates: three
+  phases), polling scaled down POLL_SCALE times; then interactively on a copy of the set.
+  Prints calls and requests (identical requests are sent once), phases, batches, wall time,
+  and the cost at batch prices next to the interactive cost of the same answers.
 """
 
 from __future__ import annotations
@@ -31,20 +45,24 @@ from __future__ import annotations
 import asyncio
 import copy
 import heapq
+import json
 import multiprocessing
+import shutil
 import socket
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from graft_eval_pipeline.card.llm import LlmClient, LlmReply, LlmRequest, Usage
@@ -53,6 +71,7 @@ from graft_eval_pipeline.evalset.run.harness import run_harness
 from graft_eval_pipeline.evalset.run.live import anthropic_llm
 from graft_eval_pipeline.evalset.run.options import RunOptions
 from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
+from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
 from graft_eval_pipeline.evalset.sets.case_schema import dump_case
 from graft_eval_pipeline.evalset.sets.env import EvalEnv
 from graft_eval_pipeline.evalset.sets.store import create_set, open_set, read_cases
@@ -64,6 +83,12 @@ LATENCY_S = 0.2
 CONCURRENCY = (4, 8, 16)
 TARGET = 0.90
 NOW = datetime(2026, 10, 15, tzinfo=UTC)
+STORM_CASES = 120
+STORM_CONCURRENCY = 16
+STORM_RPS = 30  # the fake API's requests-per-second limit in the rate-limit storm
+OUTAGE_S = 3.0  # how long every request is answered 429 in the outage storm
+BATCH_LATENCY_S = 1.0
+POLL_SCALE = 50  # batch polling waits 5 s -> 0.1 s against the fake API
 VERIFIER_REPLY = {
     "claims": [{"id": "b1", "status": "supported"}],
     "unexplained_files": [],
@@ -73,35 +98,139 @@ VERIFIER_REPLY = {
 }
 
 
-def answer_for(tool: str) -> dict[str, object]:
-    return copy.deepcopy(VERIFIER_REPLY) if tool == "submit_verification" else writer_reply("trivial")
+def answer_for(tool: str, model: str = "", escalate: bool = False) -> dict[str, object]:
+    """An agreeing verifier, or a trivial card (logic from the fast model when `escalate`)."""
+    if tool == "submit_verification":
+        return copy.deepcopy(VERIFIER_REPLY)
+    return writer_reply("logic" if escalate and model.startswith("claude-haiku") else "trivial")
 
 
 class FakeMessagesApi:
     """POST /v1/messages: a trivial card or an agreeing verifier after LATENCY_S; GET /calls
-    says how many messages it answered, and on how many distinct connections."""
+    says how many messages it answered, on how many distinct connections, and how many it
+    throttled. POST /config sets the storm (requests per second) and the escalation; the
+    Message Batches routes answer batches that end BATCH_LATENCY_S after creation."""
 
     def __init__(self) -> None:
         self.calls = 0
+        self.throttled = 0
         self.peers: set[tuple[str, int]] = set()
+        self.rps: float | None = None
+        self.outage_until = 0.0
+        self.escalate = False
+        self.window: deque[float] = deque()
+        self.batches: dict[str, tuple[float, list[dict[str, Any]]]] = {}
         self.app = Starlette(
             routes=[
                 Route("/v1/messages", self.messages, methods=["POST"]),
+                Route("/v1/messages/batches", self.create_batch, methods=["POST"]),
+                Route("/v1/messages/batches/{batch_id}", self.retrieve_batch, methods=["GET"]),
+                Route("/v1/messages/batches/{batch_id}/results", self.batch_results, methods=["GET"]),
                 Route("/calls", self.count, methods=["GET"]),
+                Route("/config", self.configure, methods=["POST"]),
             ]
         )
 
+    def over_limit(self) -> bool:
+        now = time.monotonic()
+        if now < self.outage_until:
+            return True
+        if self.rps is None:
+            return False
+        while self.window and self.window[0] <= now - 1.0:
+            self.window.popleft()
+        if len(self.window) >= self.rps:
+            return True
+        self.window.append(now)
+        return False
+
+    def limit_headers(self) -> dict[str, str]:
+        """`anthropic-ratelimit-requests-*` as the real API sends them (under a limit only)."""
+        if self.rps is None:
+            return {}
+        reset = datetime.now(UTC) + timedelta(seconds=1)
+        return {
+            "anthropic-ratelimit-requests-limit": str(int(self.rps)),
+            "anthropic-ratelimit-requests-remaining": str(max(int(self.rps) - len(self.window), 0)),
+            "anthropic-ratelimit-requests-reset": reset.isoformat(),
+        }
+
     async def messages(self, request: Request) -> JSONResponse:
         body = await request.json()
-        self.calls += 1
         if request.client is not None:
             self.peers.add((request.client.host, request.client.port))
+        if self.over_limit():
+            self.throttled += 1
+            error = {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}
+            return JSONResponse(error, status_code=429, headers={"retry-after": "1", **self.limit_headers()})
+        self.calls += 1
+        headers = self.limit_headers()  # as the request was admitted
         await asyncio.sleep(LATENCY_S)
         tool = body["tool_choice"]["name"]
-        return JSONResponse(message_json(body["model"], tool, answer_for(tool)))
+        answer = answer_for(tool, body["model"], self.escalate)
+        return JSONResponse(message_json(body["model"], tool, answer), headers=headers)
+
+    def batch_json(self, batch_id: str, base: str) -> dict[str, Any]:
+        created, requests = self.batches[batch_id]
+        ended = time.monotonic() - created >= BATCH_LATENCY_S
+        n = len(requests)
+        return {
+            "id": batch_id,
+            "type": "message_batch",
+            "processing_status": "ended" if ended else "in_progress",
+            "request_counts": {
+                "processing": 0 if ended else n,
+                "succeeded": n if ended else 0,
+                "errored": 0,
+                "canceled": 0,
+                "expired": 0,
+            },
+            "created_at": "2026-10-15T10:00:00Z",
+            "expires_at": "2026-10-16T10:00:00Z",
+            "ended_at": "2026-10-15T10:01:00Z" if ended else None,
+            "archived_at": None,
+            "cancel_initiated_at": None,
+            "results_url": f"{base}/v1/messages/batches/{batch_id}/results" if ended else None,
+        }
+
+    async def create_batch(self, request: Request) -> JSONResponse:
+        requests = (await request.json())["requests"]
+        batch_id = f"msgbatch_{len(self.batches) + 1:04d}"
+        self.batches[batch_id] = (time.monotonic(), requests)
+        return JSONResponse(self.batch_json(batch_id, str(request.base_url).rstrip("/")))
+
+    async def retrieve_batch(self, request: Request) -> JSONResponse:
+        batch_id = request.path_params["batch_id"]
+        return JSONResponse(self.batch_json(batch_id, str(request.base_url).rstrip("/")))
+
+    async def batch_results(self, request: Request) -> Response:
+        _, requests = self.batches[request.path_params["batch_id"]]
+        lines = []
+        for item in requests:
+            params = item["params"]
+            tool = params["tool_choice"]["name"]
+            answer = answer_for(tool, params["model"], self.escalate)
+            result = {"type": "succeeded", "message": message_json(params["model"], tool, answer)}
+            lines.append(json.dumps({"custom_id": item["custom_id"], "result": result}))
+        return Response("\n".join(lines) + "\n", media_type="application/binary")
 
     async def count(self, _request: Request) -> JSONResponse:
-        return JSONResponse({"calls": self.calls, "connections": len(self.peers)})
+        return JSONResponse(
+            {
+                "calls": self.calls,
+                "connections": len(self.peers),
+                "throttled": self.throttled,
+                "batch_requests": sum(len(r) for _, r in self.batches.values()),
+            }
+        )
+
+    async def configure(self, request: Request) -> JSONResponse:
+        config = await request.json()
+        self.rps = config.get("rps")
+        self.outage_until = time.monotonic() + float(config.get("outage_s", 0.0))
+        self.escalate = bool(config.get("escalate", False))
+        self.window.clear()
+        return JSONResponse({"ok": True})
 
 
 class NoHttpLlm:
@@ -160,8 +289,16 @@ def api_stats(base_url: str) -> tuple[int, int]:
     return int(stats["calls"]), int(stats["connections"])
 
 
-def build_set(root: Path) -> Path:
-    """CASES copies of the seed cases under new ids and PR numbers, without fake scripts."""
+def api_counts(base_url: str) -> dict[str, int]:
+    return {k: int(v) for k, v in httpx.get(f"{base_url}/calls", timeout=5).json().items()}
+
+
+def configure_api(base_url: str, **config: object) -> None:
+    httpx.post(f"{base_url}/config", json=config, timeout=5).raise_for_status()
+
+
+def build_set(root: Path, cases: int = CASES) -> Path:
+    """`cases` copies of the seed cases under new ids and PR numbers, without fake scripts."""
     seeds = read_cases(open_set(SYNTHETIC, None))
     set_dir = root / "bench-live"
     create_set(
@@ -174,7 +311,7 @@ def build_set(root: Path) -> Path:
         key=None,
         now=NOW,
     )
-    for n in range(CASES):
+    for n in range(cases):
         seed = seeds[n % len(seeds)]
         pr = seed.inputs.pr.model_copy(update={"number": 1000 + n})
         case = seed.model_copy(
@@ -220,10 +357,112 @@ def timed_run(
     return elapsed, cpu, [r.usage.calls for r in harness.rows if not r.cached]
 
 
-def live_factory(base_url: str) -> Callable[[], LlmClient]:
+def live_factory(base_url: str, max_retries: int = 0) -> Callable[[], LlmClient]:
     """The real client (`create_anthropic_llm` through the harness) pointed at the fake API."""
-    env = EvalEnv.from_environ({"ANTHROPIC_API_KEY": "bench-not-a-key", "GRAFT_LLM_MAX_RETRIES": "0"})
+    env = EvalEnv.from_environ(
+        {"ANTHROPIC_API_KEY": "bench-not-a-key", "GRAFT_LLM_MAX_RETRIES": str(max_retries)}
+    )
     return lambda: anthropic_llm(env, base_url=base_url)
+
+
+def scenario_run(set_dir: Path, base_url: str, concurrency: int, **over: Any) -> tuple[float, HarnessRun]:
+    """One whole live run (no cache reads) with the real client; wall time and what it returned."""
+    max_retries = over.pop("max_retries", 2)
+    options = RunOptions(
+        set=open_set(set_dir, None),
+        mode="live",
+        llm_factory=live_factory(base_url, max_retries),
+        concurrency=concurrency,
+        max_cost_usd=1_000.0,
+        max_tokens=100_000_000,
+        use_cache=False,
+        confirm=yes,
+        now=lambda: NOW,
+        git=lambda: GitInfo(commit=None, dirty=None),
+        **over,
+    )
+    started = time.perf_counter()
+    harness = run_harness(options)
+    return time.perf_counter() - started, harness
+
+
+def failed_cases(harness: HarnessRun) -> int:
+    return sum(r.status == "unavailable" and r.failure_reason != "too_large" for r in harness.rows)
+
+
+def storm(root: Path, base_url: str) -> None:
+    """Runs through a sustained rate limit and through an outage, with and without the limiter."""
+    set_dir = build_set(root / "storm", STORM_CASES)
+    print(
+        f"\n429 storm: {STORM_CASES} cases at concurrency {STORM_CONCURRENCY}, "
+        f"{LATENCY_S * 1000:.0f} ms per answered call, every 429 says retry-after 1 s"
+    )
+    scenarios = [
+        (f"rate limit {STORM_RPS} requests/s", {"rps": STORM_RPS}),
+        (f"outage: all 429 for {OUTAGE_S:.0f} s", {"outage_s": OUTAGE_S}),
+    ]
+    for title, config in scenarios:
+        print(f"  {title}:")
+        for adaptive in (True, False):
+            configure_api(base_url, **config)  # the outage starts with each run
+            before = api_counts(base_url)
+            wall, harness = scenario_run(set_dir, base_url, STORM_CONCURRENCY, adaptive=adaptive)
+            after = api_counts(base_url)
+            answered, throttled = after["calls"] - before["calls"], after["throttled"] - before["throttled"]
+            label = "adaptive limiter" if adaptive else "fixed, SDK retries"
+            line = (
+                f"    {label:<18}: wall {wall:6.2f} s, {STORM_CASES / wall:5.1f} cases/s, "
+                f"{answered} calls answered, {throttled} answered 429, "
+                f"{failed_cases(harness)} case(s) failed"
+            )
+            limiter = harness.run.limiter
+            if limiter is not None:
+                line += (
+                    f"; concurrency {limiter.min_concurrency}-{limiter.max_concurrency} "
+                    f"(final {limiter.final_concurrency}), paused {limiter.paused_ms / 1000:.1f} s"
+                )
+            print(line)
+    configure_api(base_url)
+
+
+def batch(root: Path, base_url: str) -> None:
+    """The same cases through the fake Batches API, then interactively: calls, wall, cost."""
+    set_dir = build_set(root / "batch", STORM_CASES)
+    copy_dir = root / "batch-interactive"
+    shutil.copytree(set_dir, copy_dir)
+    configure_api(base_url, escalate=True)
+
+    async def scaled_sleep(seconds: float) -> None:
+        await asyncio.sleep(seconds / POLL_SCALE)
+
+    print(
+        f"\nbatch: {STORM_CASES} cases, each batch ends {BATCH_LATENCY_S:.1f} s after creation, "
+        f"polling scaled 1/{POLL_SCALE}; the fast writer says logic (escalations)"
+    )
+    before = api_counts(base_url)
+    wall, batched = scenario_run(set_dir, base_url, STORM_CONCURRENCY, batch=True, sleep=scaled_sleep)
+    after = api_counts(base_url)
+    info = batched.run.batch
+    assert info is not None
+    if failed_cases(batched):
+        raise RuntimeError(f"{failed_cases(batched)} batch case(s) failed")
+    batch_cost = sum(r.cost_usd or 0.0 for r in batched.rows)
+    calls = sum(r.usage.calls for r in batched.rows)
+    print(
+        f"  batch      : {calls} calls as {after['batch_requests'] - before['batch_requests']} requests "
+        f"(the copies of a seed share prompts: sent once, each case still priced) in "
+        f"{info.batches} batches over {info.phases} phases, "
+        f"{after['calls'] - before['calls']} interactive calls, wall {wall:5.2f} s "
+        f"(batch wait {info.wait_ms / 1000:.2f} s), cost ${batch_cost:.4f} at batch prices"
+    )
+    wall, interactive = scenario_run(copy_dir, base_url, STORM_CONCURRENCY)
+    live_cost = sum(r.cost_usd or 0.0 for r in interactive.rows)
+    calls = sum(r.usage.calls for r in interactive.rows)
+    print(
+        f"  interactive: {calls} calls, wall {wall:5.2f} s at concurrency {STORM_CONCURRENCY}, "
+        f"cost ${live_cost:.4f}; batch / interactive = {batch_cost / live_cost:.2f}"
+    )
+    configure_api(base_url, escalate=False)
 
 
 def schedule_bound(case_calls: list[int], concurrency: int) -> float:
@@ -276,6 +515,8 @@ def main() -> None:
         before, _ = api_stats(base_url)
         wall, _, _ = timed_run(set_dir, live_factory(base_url), CONCURRENCY[-1], use_cache=True)
         print(f"cached run: {api_stats(base_url)[0] - before} calls (target 0), wall {wall:.2f} s")
+        storm(Path(tmp), base_url)
+        batch(Path(tmp), base_url)
 
 
 if __name__ == "__main__":

@@ -562,6 +562,7 @@ def _run_and_report(
     no_cache: bool = False,
     allow_secrets: bool = False,
     quiet: bool = False,
+    batch: bool = False,
 ) -> None:
     from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
@@ -580,6 +581,8 @@ def _run_and_report(
     )
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
+    if batch and not live:
+        raise EvalError("--batch sends live calls through the Message Batches API: add --live")
     env = _eval_env()
     if live:
         require_live_env(env)  # key and prices before anything else; without --live both are ignored
@@ -615,6 +618,7 @@ def _run_and_report(
         progress_every=ProgressEvery(),
         progress_bar=bar,
         on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
+        batch=batch,
     )
     try:
         evaluation = evaluate(options)
@@ -699,6 +703,12 @@ def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
     is_flag=True,
     help="Live: send a case even when the secret rules find a secret in its prompt text "
     "(default: skip it as secret_detected; clean it with rescan --apply).",
+)
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Live: send the calls through the Message Batches API at half price (answers within 24 h; "
+    "a stopped run resumes its batches when run again).",
 )
 @_run_output_options
 def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **options: Any) -> None:

@@ -157,10 +157,13 @@ class _Run:
             answer = check_reply(request, answer)
         if isinstance(answer, LlmFailure):
             model = answer.model or request.model
-            record = CallRecord(purpose=purpose, model=model, usage=answer.usage, failure=answer.kind)
+            record = CallRecord(
+                purpose=purpose, model=model, usage=answer.usage, failure=answer.kind, batch=answer.batch
+            )
             self.calls.append(record)
             return answer
-        self.calls.append(CallRecord(purpose=purpose, model=answer.model, usage=answer.usage))
+        record = CallRecord(purpose=purpose, model=answer.model, usage=answer.usage, batch=answer.batch)
+        self.calls.append(record)
         return answer.json
 
     def usage(self) -> Usage:

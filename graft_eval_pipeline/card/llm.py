@@ -6,9 +6,9 @@ bug. Only a programming error (for example an unscripted fake call) raises.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field
 
@@ -55,11 +55,15 @@ class LlmRequest:
 
 @dataclass(frozen=True, slots=True)
 class LlmReply:
-    """Parsed JSON answer; `model` is the id the API answered with (may be dated)."""
+    """Parsed JSON answer; `model` is the id the API answered with (may be dated).
+
+    `batch` is true when the Message Batches API answered (billed at its discounted price).
+    """
 
     json: dict[str, Any]
     usage: Usage
     model: str
+    batch: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +77,7 @@ class LlmFailure:
     usage: Usage = field(default_factory=Usage)
     model: str | None = None
     detail: str = ""
+    batch: bool = False
 
     @property
     def retryable(self) -> bool:
@@ -81,6 +86,110 @@ class LlmFailure:
 
 class LlmClient(Protocol):
     async def complete(self, request: LlmRequest) -> LlmReply | LlmFailure: ...
+
+
+# --- pacing: what an attempt said about the rate limits, and the gate every attempt passes ------
+
+THROTTLE_STATUSES = frozenset({429, 529})
+"""Rate limited (429) and overloaded (529): the answer asks the caller to send less."""
+
+
+@dataclass(frozen=True, slots=True)
+class RateSignal:
+    """What one API attempt said about pacing: its HTTP status and rate-limit headers, no content.
+
+    `status` is None when no HTTP answer came (connection error, timeout, cancelled).
+    `tokens_remaining` is the smallest of the token limits' remaining counts; `reset_after_s` is
+    how long until the exhausted limit (requests or tokens, remaining 0) is replenished, measured
+    on the server's clock (its reset time against the reply's `Date`), else None.
+    """
+
+    status: int | None = None
+    retry_after_s: float | None = None
+    requests_remaining: int | None = None
+    tokens_remaining: int | None = None
+    reset_after_s: float | None = None
+
+    @property
+    def throttled(self) -> bool:
+        return self.status in THROTTLE_STATUSES
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+class CallGate(Protocol):
+    """Paces live calls (implemented by the harness's adaptive limiter).
+
+    Every attempt waits in `enter` for a slot (and for any pause a throttle asked for), and hands
+    back what the API said in `leave`, with the ticket `enter` returned. `before_retry` is this
+    request's own wait before it is sent again: its `retry-after` after a throttle, a backoff
+    after a transient failure (5xx, connection error); `attempt` counts from 1.
+    """
+
+    async def enter(self) -> int: ...
+
+    def leave(self, ticket: int, signal: RateSignal) -> None: ...
+
+    async def before_retry(self, signal: RateSignal, attempt: int) -> None: ...
+
+
+@runtime_checkable
+class GatedLlmClient(Protocol):
+    """A client that can send every attempt through a gate (and then retries by itself)."""
+
+    def gated(self, gate: CallGate) -> LlmClient: ...
+
+
+# --- the Message Batches API: one request per custom id, answered within 24 hours ---------------
+
+BatchProcessing = Literal["in_progress", "canceling", "ended"]
+BatchResultType = Literal["errored", "expired", "canceled", "missing"]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchStatus:
+    """A submitted batch as the API reports it: processing status and request counts."""
+
+    batch_id: str
+    processing: BatchProcessing
+    processing_count: int = 0
+    succeeded: int = 0
+    errored: int = 0
+    canceled: int = 0
+    expired: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BatchMiss:
+    """A batch request that brought no answer: errored, expired, canceled, or missing from the
+    results. `failure` is what the call becomes when it is not retried; `retry` says an
+    interactive call may succeed (expired, canceled, missing, or a transient error type)."""
+
+    result: BatchResultType
+    failure: LlmFailure
+    retry: bool
+
+
+class BatchApiError(Exception):
+    """A Message Batches API operation failed (after the client's retries); the text names the
+    operation, status and error type only, never a request."""
+
+
+@runtime_checkable
+class BatchLlmClient(Protocol):
+    """A client that can also send requests through the Message Batches API (`--batch`)."""
+
+    async def submit_batch(self, requests: Sequence[tuple[str, LlmRequest]]) -> str: ...
+
+    async def batch_status(self, batch_id: str) -> BatchStatus: ...
+
+    async def batch_outcomes(
+        self, batch_id: str, requests: Mapping[str, LlmRequest]
+    ) -> dict[str, LlmReply | LlmFailure | BatchMiss]: ...
+
+    async def after_refusal(self, request: LlmRequest, refused: LlmFailure) -> LlmReply | LlmFailure: ...
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -147,4 +256,6 @@ def check_reply(request: LlmRequest, reply: LlmReply) -> LlmReply | LlmFailure:
     problem = schema_violation(request.output_schema, reply.json)
     if problem is None:
         return reply
-    return LlmFailure(kind="invalid_output", usage=reply.usage, model=reply.model, detail=problem)
+    return LlmFailure(
+        kind="invalid_output", usage=reply.usage, model=reply.model, detail=problem, batch=reply.batch
+    )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from graft_eval_pipeline.card.llm import Usage
 from graft_eval_pipeline.card.models import CamelModel, ContentModel, FailureKind, LlmPurpose, RiskClass
 
@@ -74,12 +76,17 @@ class VerifierResult(ContentModel):
 
 
 class CallRecord(CamelModel):
-    """One model call, priced per model by the harness; failures count too."""
+    """One model call, priced per model by the harness; failures count too.
+
+    `batch` marks a call the Message Batches API answered (half price); it is written only when
+    true, so an interactive result reads and writes as before.
+    """
 
     purpose: LlmPurpose
     model: str
     usage: Usage
     failure: FailureKind | None = None
+    batch: bool = Field(default=False, exclude_if=lambda batch: not batch)
 
 
 class CardResult(CamelModel):

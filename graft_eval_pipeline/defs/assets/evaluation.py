@@ -142,6 +142,11 @@ class HarnessConfig(dg.Config):
         description="Live: send a case even when the secret rules find a secret in its prompt text "
         "(default: skip it as secret_detected).",
     )
+    batch: bool = Field(
+        default=False,
+        description="Live: calls through the Message Batches API at half price (answers within 24 h; "
+        "a stopped run resumes its batches when materialized again).",
+    )
 
 
 def live_cap(config: HarnessConfig, env: EvalEnv) -> float:
@@ -170,12 +175,38 @@ def estimate_metadata(estimate: Estimate) -> dict[str, int | float]:
     }
 
 
+def pacing_metadata(harness: HarnessRun) -> dict[str, int | bool]:
+    """How a live run paced its calls: the limiter's range and waits, the batches' counts."""
+    meta: dict[str, int | bool] = {}
+    limiter = harness.run.limiter
+    if limiter is not None:
+        meta |= {
+            "concurrency_min": limiter.min_concurrency,
+            "concurrency_max": limiter.max_concurrency,
+            "throttled": limiter.throttled,
+            "limiter_waiting_ms": limiter.waiting_ms,
+        }
+    batch = harness.run.batch
+    if batch is not None:
+        meta |= {
+            "batch": True,
+            "batch_phases": batch.phases,
+            "batches": batch.batches,
+            "batches_resumed": batch.resumed_batches,
+            "batch_requests": batch.requests,
+            "batch_retried_interactively": batch.retried_interactively,
+        }
+    return meta
+
+
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[loaded_case_set])
 def harness_run(
     context: dg.AssetExecutionContext, config: HarnessConfig, case_sets: CaseSetsResource
 ) -> dg.Output[HarnessRun]:
     """The card engine over every selected case, streamed; each card result is written to the
     set's assets/harness_run.card-results.jsonl as its case ends (sealed in a pilot set)."""
+    if config.batch and config.mode != "live":
+        raise dg.Failure("`batch: true` sends live calls through the Message Batches API: set `mode: live`")
     cs = case_sets.open(context.partition_key)
     env = case_sets.env()
     live = config.mode == "live"
@@ -196,6 +227,7 @@ def harness_run(
         on_estimate=estimates.append,
         progress=context.log.info,
         progress_every=ProgressEvery(),  # a Dagster log line is an event: summaries, not one per case
+        batch=config.batch,
         card_results=CARD_RESULTS_FILE,
     )
     harness = run_harness(options)
@@ -217,6 +249,7 @@ def harness_run(
             if None in fresh_costs
             else round(sum(c or 0.0 for c in fresh_costs), 6),
             **(estimate_metadata(estimates[0]) if estimates else {}),
+            **pacing_metadata(harness),
             "prompt_version": harness.prompt.prompt_version,
             "prompt_fingerprint": harness.prompt.prompt_fingerprint,
             "models": models_label(harness.models.fast, harness.models.strong),

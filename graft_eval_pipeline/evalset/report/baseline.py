@@ -32,12 +32,15 @@ from graft_eval_pipeline.evalset.sets import (
 # and pass are derived from the baseline itself, so comparing them would be circular.
 # Whether a result came from the cache is the run's, not the result's: the cached count, each
 # row's flag and the money this run spent (the results' cost is compared) are left out too.
+# How a live run paced its calls (limiter, batches) is timing, not a result.
 IGNORED_PATHS = (
     "runId",
     "createdAt",
     "git",
     "run.durationMs",
     "run.cachedResults",
+    "run.limiter",
+    "run.batch",
     "metrics.costUsdThisRun",
     "thresholds",
     "pass",

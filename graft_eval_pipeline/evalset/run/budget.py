@@ -22,6 +22,7 @@ class Estimate:
     cases_cached: int
     estimated_tokens: int
     upper_bound_usd: float
+    batch: bool = False
     cases_skipped_secret: int = 0
     """Cases left out because the secret rules found a secret in their prompt text."""
 
@@ -29,9 +30,10 @@ class Estimate:
         skipped = (
             f", {self.cases_skipped_secret} skipped (secret detected)" if self.cases_skipped_secret else ""
         )
+        prices = ", at batch prices: half of standard" if self.batch else ""
         return (
             f"estimate: {self.cases_to_call} case(s) to call, {self.cases_cached} cached{skipped}; at most "
-            f"{self.estimated_tokens:,} tokens and ${self.upper_bound_usd:.2f} (upper bound)"
+            f"{self.estimated_tokens:,} tokens and ${self.upper_bound_usd:.2f} (upper bound{prices})"
         )
 
 
@@ -58,6 +60,23 @@ class Budget:
 
     def fits(self, usd: float, tokens: int) -> bool:
         return self.spent_usd + usd <= self.max_cost_usd and self.tokens + tokens <= self.max_tokens
+
+    def reserve_now(self, usd: float, tokens: int) -> bool:
+        """Reserve without waiting (a batch run decides every case before its first phase)."""
+        if not self.fits(usd, tokens):
+            return False
+        self.spent_usd += usd
+        self.tokens += tokens
+        self.in_flight += 1
+        return True
+
+    def add_now(self, usd: float) -> bool:
+        """Widen a running case's reservation by `usd` if it still fits (an interactive retry
+        of a batch request costs up to twice its batch price)."""
+        if not self.fits(usd, 0):
+            return False
+        self.spent_usd += usd
+        return True
 
     async def reserve(self, usd: float, tokens: int) -> bool:
         async with self._changed:

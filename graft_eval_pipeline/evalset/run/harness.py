@@ -28,8 +28,10 @@ from graft_eval_pipeline.evalset.run.pool import collector_paused, run_sync, str
 from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.run.results import CardResultWriter
 from graft_eval_pipeline.evalset.scoring import (
+    BatchInfo,
     CaseRow,
     HarnessRun,
+    LimiterInfo,
     ModelPair,
     PromptInfo,
     RunInfo,
@@ -82,7 +84,14 @@ class RunTally:
         return [row for _, row in sorted(self._rows, key=lambda pair: pair[0])]
 
 
-def assemble_run(options: RunOptions, tally: RunTally, started_ms: int) -> HarnessRun:
+def assemble_run(
+    options: RunOptions,
+    tally: RunTally,
+    started_ms: int,
+    *,
+    limiter: LimiterInfo | None = None,
+    batch: BatchInfo | None = None,
+) -> HarnessRun:
     rows = tally.rows()
     skipped = sum(r.skipped is not None for r in rows)
     return HarnessRun(
@@ -95,6 +104,8 @@ def assemble_run(options: RunOptions, tally: RunTally, started_ms: int) -> Harne
             skipped_budget=sum(r.skipped == "budget" for r in rows),
             cached_results=sum(r.cached for r in rows),
             duration_ms=max(options.now_ms() - started_ms, 0),
+            limiter=limiter,
+            batch=batch,
         ),
         created_at=options.now(),
         git=options.git(),
@@ -135,6 +146,8 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
     if options.effective_concurrency < 1:
         raise EvalError("--concurrency must be at least 1")
     tally = RunTally()
+    limiter: LimiterInfo | None = None
+    batch: BatchInfo | None = None
     with CardResultWriter(options.set, options.card_results, options.on_result) as results:
         if options.mode == "live":
 
@@ -145,11 +158,12 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
                     tally.add(index, case, build_row(case, outcome.result, cached=outcome.cached))
                     results.add(case, outcome.result)
 
-            await run_live(options, first_pass(options), lambda: selected_cases(options), done)
+            live = await run_live(options, first_pass(options), lambda: selected_cases(options), done)
+            limiter, batch = live.limiter, live.batch
         else:
             total = check_every_case(options)
             await _run_fake(options, total, tally, results)
-    return assemble_run(options, tally, started_ms)
+    return assemble_run(options, tally, started_ms, limiter=limiter, batch=batch)
 
 
 def collector_policy(options: RunOptions) -> AbstractContextManager[None]:

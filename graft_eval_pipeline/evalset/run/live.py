@@ -2,34 +2,47 @@
 
 Every case is planned before any call: the run prints the upper-bound estimate for the cases
 not already cached, refuses one over the cost cap, asks for confirmation, and only then builds
-the client; during the run each case starts only if its estimate still fits both caps. A case
-whose prompt text the secret rules flag is skipped, not sent (secret_check.py), unless the run
-allows secrets.
+the client. Interactively, each case starts only if its estimate still fits both caps, and
+every attempt passes the adaptive limiter (limiter.py). With `batch`, every case that fits the
+caps at batch prices is decided up front and the calls go through the Message Batches API in
+phases (batch.py). Both fill the same cache, and both hand each case's outcome to the caller as
+it ends (the harness's tally and card-results file). A case whose prompt text the secret rules
+flag is skipped, not sent (secret_check.py), unless the run allows secrets.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from graft_eval_pipeline.card.floor import FloorResult
 from graft_eval_pipeline.card.generate import generate_card
-from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card.llm import BatchLlmClient, LlmClient
 from graft_eval_pipeline.card.log_guard import llm_logs_quiet
 from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, GenerateOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.run.batch import BATCH_CARD_TIMEOUT_MS, BatchCounts, BatchPhases, batch_info
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
+from graft_eval_pipeline.evalset.run.limiter import AdaptiveLimiter, limited
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
 from graft_eval_pipeline.evalset.run.pool import collector_paused, stream_pool
 from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.run.secret_check import prompt_secret_kinds
-from graft_eval_pipeline.evalset.scoring import SkipReason, case_cost, price_for, upper_bound_estimate
+from graft_eval_pipeline.evalset.scoring import (
+    BatchInfo,
+    LimiterInfo,
+    SkipReason,
+    case_cost,
+    price_for,
+    upper_bound_estimate,
+)
 from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalError
 
 if TYPE_CHECKING:
@@ -103,7 +116,9 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
     tokens, usd = 0, 0.0
     if not case.inputs.too_large:
         tokens = prepared.estimated_tokens
-        bound = upper_bound_estimate(prepared.floor.risk, tokens, opts.models.strong, MAX_OUTPUT_TOKENS)
+        bound = upper_bound_estimate(
+            prepared.floor.risk, tokens, opts.models.strong, MAX_OUTPUT_TOKENS, batch=options.batch
+        )
         if bound is None:  # run_live checks the prices before planning
             raise EvalError(f"no price for model {opts.models.strong}")
         usd = bound
@@ -119,8 +134,9 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
     )
 
 
-def estimate_of(plans: Sequence[CasePlan]) -> Estimate:
-    """8.12 summed over the cases that are neither cached nor skipped for a secret."""
+def estimate_of(plans: Sequence[CasePlan], *, batch: bool = False) -> Estimate:
+    """8.12 summed over the cases that are neither cached nor skipped for a secret (their
+    estimates at batch prices in a batch run)."""
     checked = [p for p in plans if not p.secrets]
     to_call = [p for p in checked if not p.cached]
     return Estimate(
@@ -128,6 +144,7 @@ def estimate_of(plans: Sequence[CasePlan]) -> Estimate:
         cases_cached=len(checked) - len(to_call),
         estimated_tokens=sum(p.estimate_tokens for p in to_call),
         upper_bound_usd=sum(p.estimate_usd for p in to_call),
+        batch=batch,
         cases_skipped_secret=len(plans) - len(checked),
     )
 
@@ -170,16 +187,29 @@ async def confirm_estimate(
         raise EvalAbort("declined", "declined at the cost confirmation: no model was called")
 
 
+@dataclass(frozen=True, slots=True)
+class LiveRun:
+    """How a live run paced its calls (report `run` blocks); its rows and card results went to
+    the caller's `on_done` as each case ended."""
+
+    limiter: LimiterInfo | None
+    batch: BatchInfo | None
+
+
+OnDone = Callable[[int, EvalCase, LiveOutcome], None]
+
+
 async def run_live(
     options: RunOptions,
     plan_pass: Iterable[EvalCase],
     cases: Callable[[], Iterable[EvalCase]],
-    on_done: Callable[[int, EvalCase, LiveOutcome], None],
-) -> None:
+    on_done: OnDone,
+) -> LiveRun:
     """E19-E21: plan, estimate, confirm, then run under the caps and write the cache.
 
     `plan_pass` reads the selected cases once to plan every case (a bad case aborts before any
-    call); `cases` reads them afresh to run them, each handed to `on_done` as it ends.
+    call); `cases` reads them afresh to run them, each handed to `on_done` (with its index in
+    case order) as it ends.
     """
     if options.llm_factory is None or options.confirm is None:
         raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
@@ -187,8 +217,12 @@ async def run_live(
     fingerprint = prompt_fingerprint()
     with collector_paused():
         plans = {case.id: plan_case(case, options, fingerprint) for case in plan_pass}
-    await confirm_estimate(options, estimate_of(list(plans.values())), options.confirm)
+    await confirm_estimate(options, estimate_of(list(plans.values()), batch=options.batch), options.confirm)
     llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
+    limiter = AdaptiveLimiter(options.effective_concurrency, clock=options.clock, sleep=options.sleep)
+    # every interactive attempt through the limiter (unless `adaptive` is off, to compare)
+    interactive = functools.cache(lambda: limited(llm(), limiter) if options.adaptive else llm())
+    admitted = limiter.admitted if options.adaptive else contextlib.nullcontext
     budget = Budget(options.max_cost_usd, options.max_tokens)
 
     def plan_of(case: EvalCase) -> CasePlan:
@@ -196,6 +230,16 @@ async def run_live(
         if plan is None:
             raise EvalError(f"case {case.id} was added to set {options.set.set_id} during the run: run again")
         return plan
+
+    async def finish(plan: CasePlan, result: CardResult, reserved: tuple[float, int]) -> LiveOutcome:
+        cost = case_cost(result)
+        # an answering model without a price (never expected) counts as its whole reservation
+        await budget.settle(reserved, (reserved[0] if cost is None else cost, total_tokens(result.usage)))
+        if is_cacheable(result):
+            entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
+            # sealing and fsync off the event loop: the other cases' calls keep flowing
+            await asyncio.to_thread(write_entry, options.set, entry)
+        return LiveOutcome(result=result, cached=False, floor=plan.floor)
 
     async def run_one(case: EvalCase) -> LiveOutcome:
         plan = plan_of(case)
@@ -207,17 +251,9 @@ async def run_live(
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
             return LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="budget")
-        result = await generate_card(case.inputs, llm(), plan.options)
-        cost = case_cost(result)
-        # an answering model without a price (never expected) counts as its whole estimate
-        await budget.settle(
-            reserved, (plan.estimate_usd if cost is None else cost, total_tokens(result.usage))
-        )
-        if is_cacheable(result):
-            entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
-            # sealing and fsync off the event loop: the other cases' calls keep flowing
-            await asyncio.to_thread(write_entry, options.set, entry)
-        return LiveOutcome(result=result, cached=False, floor=plan.floor)
+        async with admitted():  # after a throttle, wait here rather than inside the card's timeout
+            result = await generate_card(case.inputs, interactive(), plan.options)
+        return await finish(plan, result, reserved)
 
     progress = CaseProgress(options, len(plans))
 
@@ -231,10 +267,114 @@ async def run_live(
         )
         progress.case(case.id, outcome.result, cached=outcome.cached, floor=plan.floor.risk, skipped=skipped)
 
+    batch: BatchInfo | None = None
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
-            await stream_pool(cases(), run_one, options.effective_concurrency, done)
+            if options.batch:
+                batched = Batched(options, plan_of, llm, interactive, admitted, budget, finish, done)
+                batch = await batched.run(cases())
+            else:
+                await stream_pool(cases(), run_one, options.effective_concurrency, done)
         finally:
             if llm.cache_info().currsize:
                 await close_client(llm())
     progress.finish()
+    return LiveRun(limiter=limiter.info(), batch=batch)
+
+
+Finish = Callable[[CasePlan, CardResult, tuple[float, int]], Awaitable[LiveOutcome]]
+
+
+@dataclass(slots=True)
+class Batched:
+    """`--batch`: every case that is neither cached nor skipped for a secret starts, in case
+    order, if its estimate at batch prices fits both caps (decided up front: a phase waits for
+    every running case); the others are skipped (budget). All run at once, their calls answered
+    phase by phase through batches, so the cases that run are held until they end (a phase's
+    requests are in memory); each outcome still goes to `done` as its case ends.
+
+    An interactive retry of a missed request first widens the case's reservation by its estimate
+    (at most the standard price's extra), once per case; without room, no retry.
+    """
+
+    options: RunOptions
+    plan_of: Callable[[EvalCase], CasePlan]
+    llm: Callable[[], LlmClient]
+    interactive: Callable[[], LlmClient]
+    admitted: Callable[[], contextlib.AbstractAsyncContextManager[None]]
+    budget: Budget
+    finish: Finish
+    done: OnDone
+
+    async def run(self, cases: Iterable[EvalCase]) -> BatchInfo:
+        to_run: list[tuple[int, EvalCase, CasePlan]] = []
+        for index, case in enumerate(cases):
+            plan = self.plan_of(case)
+            if plan.secrets:
+                outcome = LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="secret_detected")
+            else:
+                entry = read_entry(self.options.set, plan.key) if plan.cached else None
+                if entry is not None:
+                    outcome = LiveOutcome(result=entry.result, cached=True, floor=plan.floor)
+                elif self.budget.reserve_now(plan.estimate_usd, plan.estimate_tokens):
+                    to_run.append((index, case, plan))
+                    continue
+                else:
+                    outcome = LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="budget")
+            self.done(index, case, outcome)
+        if not to_run:
+            return batch_info(BatchCounts())
+        api = self.llm()
+        if not isinstance(api, BatchLlmClient):
+            raise EvalError("--batch needs a client with the Message Batches API (the Anthropic client)")
+        plans = {case.id: plan for _, case, plan in to_run}
+        widened: dict[str, float] = {}
+
+        def may_retry(case_id: str) -> bool:
+            if case_id in widened:
+                return True
+            extra = plans[case_id].estimate_usd
+            if not self.budget.add_now(extra):
+                return False
+            widened[case_id] = extra
+            return True
+
+        phases = BatchPhases(
+            self.options,
+            api,
+            self.interactive(),
+            cases=len(to_run),
+            may_retry=may_retry,
+            admitted=self.admitted,
+        )
+
+        async def run_case(index: int, case: EvalCase, plan: CasePlan) -> None:
+            try:
+                card_options = replace(plan.options, timeout_ms=BATCH_CARD_TIMEOUT_MS)
+                result = await generate_card(case.inputs, phases.client_for(case.id), card_options)
+            except EvalError:
+                raise
+            except Exception as exc:
+                raise EvalError(
+                    f"case {case.id}: the card engine raised {type(exc).__name__}; "
+                    "this is a bug, not an LLM failure (run aborted)"
+                ) from exc
+            finally:
+                phases.case_done()
+            reserved = (plan.estimate_usd + widened.get(case.id, 0.0), plan.estimate_tokens)
+            self.done(index, case, await self.finish(plan, result, reserved))
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for index, case, plan in to_run:
+                    group.create_task(run_case(index, case, plan))
+        except BaseExceptionGroup as errors:
+            first = errors.exceptions[0]
+            # an abort (EvalError) or a stop (not an Exception) is the same for every case: say it once
+            raise (
+                first if isinstance(first, EvalError) or not isinstance(first, Exception) else errors
+            ) from None
+        finally:
+            await phases.aclose()
+        await phases.forget_used()
+        return phases.info()

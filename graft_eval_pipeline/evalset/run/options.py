@@ -6,6 +6,7 @@ comes from here.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -67,6 +68,9 @@ class RunOptions:
     `confirm` is required in live mode.
     `allow_secrets` sends a live case even when the secret rules find a secret in its prompt
     text (by default it is skipped as `secret_detected`).
+    `batch` sends live calls through the Message Batches API (half price, answers within 24 h);
+    `adaptive` paces interactive calls with the adaptive limiter (off only to compare, in the
+    bench). `clock` (monotonic seconds) and `sleep` pace the limiter and the batch polling.
     """
 
     set: CaseSet
@@ -90,6 +94,10 @@ class RunOptions:
     progress_every: ProgressEvery | None = None
     progress_bar: ProgressBar | None = None
     git: Callable[[], GitInfo] = field(default=lambda: git_info(CODE_DIR))
+    batch: bool = False
+    adaptive: bool = True
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     card_results: str | None = None
     """A path inside the set where each card result is written as its case ends (sealed in a
     pilot set; the Dagster harness asset keeps them); None keeps none (the CLI's runs)."""

@@ -126,11 +126,54 @@ class GitInfo(CamelModel):
     dirty: bool | None
 
 
+class ConcurrencyPoint(CamelModel):
+    """The limiter's concurrency from `atMs` (since the run's first call) on."""
+
+    at_ms: int = Field(ge=0)
+    concurrency: int = Field(ge=1)
+
+
+class LimiterInfo(CamelModel):
+    """A live run's adaptive concurrency (issue 16): between 1 and `ceiling` (--concurrency),
+    lowered on 429/529, raised while calls succeed. `waitingMs` sums, over attempts, the time spent
+    waiting for a slot or a pause; `pausedMs` is the wall time no attempt could start (retry-after,
+    exhausted limits); `timeline` holds the changes (at most 64 points)."""
+
+    ceiling: int = Field(ge=1)
+    min_concurrency: int = Field(ge=1)
+    max_concurrency: int = Field(ge=1)
+    final_concurrency: int = Field(ge=1)
+    attempts: int = Field(ge=0)
+    throttled: int = Field(ge=0)
+    waiting_ms: int = Field(ge=0)
+    paused_ms: int = Field(ge=0)
+    timeline: list[ConcurrencyPoint]
+
+
+class BatchInfo(CamelModel):
+    """A `--batch` run: the Message Batches API requests by phase outcome, counts only."""
+
+    phases: int = Field(ge=0)
+    batches: int = Field(ge=0)
+    resumed_batches: int = Field(ge=0)
+    requests: int = Field(ge=0)
+    succeeded: int = Field(ge=0)
+    errored: int = Field(ge=0)
+    expired: int = Field(ge=0)
+    canceled: int = Field(ge=0)
+    retried_interactively: int = Field(ge=0)
+    wait_ms: int = Field(ge=0)
+
+
 class RunInfo(CamelModel):
+    """`limiter` and `batch` are set by live runs only (absent or null in fake runs)."""
+
     complete: bool
     skipped_budget: int = Field(ge=0)
     cached_results: int = Field(ge=0)
     duration_ms: int = Field(ge=0)
+    limiter: LimiterInfo | None = None
+    batch: BatchInfo | None = None
 
 
 class ClassScores(CamelModel):

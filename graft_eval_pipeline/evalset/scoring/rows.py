@@ -59,9 +59,13 @@ class HarnessRun(CamelModel):
 
 
 def case_cost(result: CardResult, purpose: LlmPurpose | None = None) -> float | None:
-    """Each call (of `purpose`, or all) priced at its own model's rates; None when a model has no
-    price."""
-    costs = [cost(call.model, call.usage) for call in result.calls if purpose in (None, call.purpose)]
+    """Each call (of `purpose`, or all) priced at its own model's rates (batch calls at batch
+    prices); None when a model has no price."""
+    costs = [
+        cost(call.model, call.usage, batch=call.batch)
+        for call in result.calls
+        if purpose in (None, call.purpose)
+    ]
     if any(c is None for c in costs):
         return None
     return round(sum(c for c in costs if c is not None), ROW_COST_DECIMALS)

@@ -34,6 +34,7 @@ from graft_eval_pipeline.evalset.sets.errors import CheckFailed, EvalAbort, Eval
 from graft_eval_pipeline.evalset.sets.paths import (
     ASSETS_DIR,
     BASELINE_FILE,
+    BATCHES_FILE,
     CACHE_DIR,
     CARD_RESULTS_FILE,
     EXPORTS_DIR,
@@ -91,6 +92,7 @@ from graft_eval_pipeline.evalset.sets.untrusted import (
 __all__ = [
     "ASSETS_DIR",
     "BASELINE_FILE",
+    "BATCHES_FILE",
     "CACHE_DIR",
     "CARD_RESULTS_FILE",
     "CASE_ID_PATTERN",

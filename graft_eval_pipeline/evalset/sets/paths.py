@@ -20,6 +20,7 @@ THRESHOLDS_FILE = EVAL_DIR / "thresholds.json"
 SET_FILE = "set.json"  # plaintext metadata: set id, kind, key id, consent
 CASES_DIR = "cases"  # one case per file, sealed in a pilot set
 CACHE_DIR = "cache"  # live results by (prepared inputs, prompt fingerprint)
+BATCHES_FILE = f"{CACHE_DIR}/batches.json"  # a --batch run's submitted batches, until it completes
 RUNS_DIR = "runs"  # runs/<runId>/report.json, report.md, cases.parquet
 ASSETS_DIR = "assets"  # what the Dagster IO manager stores, sealed in a pilot set
 CARD_RESULTS_FILE = f"{ASSETS_DIR}/harness_run.card-results.jsonl"  # the harness asset's card results
