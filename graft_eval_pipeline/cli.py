@@ -563,6 +563,7 @@ def _run_and_report(
     allow_secrets: bool = False,
     quiet: bool = False,
     batch: bool = False,
+    trials: int = 1,
 ) -> None:
     from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
@@ -583,6 +584,8 @@ def _run_and_report(
 
     if batch and not live:
         raise EvalError("--batch sends live calls through the Message Batches API: add --live")
+    if batch and trials > 1:
+        raise EvalError("--batch runs one trial of each case: drop --trials or --batch")
     env = _eval_env()
     if live:
         require_live_env(env)  # key and prices before anything else; without --live both are ignored
@@ -619,6 +622,7 @@ def _run_and_report(
         progress_bar=bar,
         on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
         batch=batch,
+        trials=trials,
     )
     try:
         evaluation = evaluate(options)
@@ -709,6 +713,14 @@ def _run_output_options(command: Callable[..., None]) -> Callable[..., None]:
     is_flag=True,
     help="Live: send the calls through the Message Batches API at half price (answers within 24 h; "
     "a stopped run resumes its batches when run again).",
+)
+@click.option(
+    "--trials",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Run each case N times (live: each trial cached on its own; not with --batch); the report "
+    "adds agreement between trials, flaky cases and rates with intervals clustered by case.",
 )
 @_run_output_options
 def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **options: Any) -> None:

@@ -147,6 +147,12 @@ class HarnessConfig(dg.Config):
         description="Live: calls through the Message Batches API at half price (answers within 24 h; "
         "a stopped run resumes its batches when materialized again).",
     )
+    trials: int = Field(
+        default=1,
+        ge=1,
+        description="Runs of each case (live: each trial cached on its own; not with batch); the "
+        "report adds agreement between trials, flaky cases and clustered intervals.",
+    )
 
 
 def live_cap(config: HarnessConfig, env: EvalEnv) -> float:
@@ -228,6 +234,7 @@ def harness_run(
         progress=context.log.info,
         progress_every=ProgressEvery(),  # a Dagster log line is an event: summaries, not one per case
         batch=config.batch,
+        trials=config.trials,
         card_results=CARD_RESULTS_FILE,
     )
     harness = run_harness(options)

@@ -106,6 +106,9 @@ def _column_kind(annotation: Any, where: str) -> ColumnKind:
     raise TypeError(f"{where}: no Parquet column type for {annotation!r}; extend report_files.py")
 
 
+NOT_IN_PARQUET = frozenset({"trial"})  # the file holds the report's cases: trial 0 only
+
+
 def parquet_columns(
     model: type[BaseModel] = CaseRow, prefix: str = "", path: tuple[str, ...] = ()
 ) -> list[ParquetColumn]:
@@ -116,6 +119,8 @@ def parquet_columns(
     """
     columns = []
     for name, info in model.model_fields.items():
+        if model is CaseRow and name in NOT_IN_PARQUET:
+            continue
         annotation = _without_none(info.annotation)
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             inner = prefix if name in UNPREFIXED_PARTS else f"{prefix}{name}_"

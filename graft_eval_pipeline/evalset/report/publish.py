@@ -38,6 +38,8 @@ from graft_eval_pipeline.evalset.scoring import (
     HarnessRun,
     LabelAgreement,
     Metrics,
+    total_cost,
+    trials_summary,
 )
 from graft_eval_pipeline.evalset.sets import (
     BASELINE_FILE,
@@ -80,6 +82,15 @@ def build_report(
         cases=sorted(harness.rows, key=lambda r: r.id),
         thresholds=[],
         passed=True,
+        trials=(
+            trials_summary(
+                [*harness.rows, *harness.trial_rows],
+                harness.trials,
+                total_cost([*harness.rows, *harness.trial_rows]),
+            )
+            if harness.trials > 1
+            else None
+        ),
     )
 
 

@@ -32,9 +32,12 @@ class CacheEntry(CamelModel):
     result: CardResult
 
 
-def cache_key(input_hash: str, fingerprint: str | None = None) -> str:
-    """`fingerprint` defaults to the prompts of the running code."""
-    parts = [input_hash, fingerprint or prompt_fingerprint(), LIVE_MODE]
+def cache_key(input_hash: str, fingerprint: str | None = None, trial: int = 0) -> str:
+    """`fingerprint` defaults to the prompts of the running code; trial 0 keeps the key it had
+    before --trials existed, each other trial has its own."""
+    parts: list[object] = [input_hash, fingerprint or prompt_fingerprint(), LIVE_MODE]
+    if trial:
+        parts.append(trial)
     return hashlib.sha256(canonical_json(parts).encode("utf-8")).hexdigest()
 
 

@@ -24,7 +24,13 @@ from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.live import LiveOutcome, run_live
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
-from graft_eval_pipeline.evalset.run.pool import collector_paused, run_sync, stream_pool
+from graft_eval_pipeline.evalset.run.pool import (
+    TrialCase,
+    collector_paused,
+    run_sync,
+    stream_pool,
+    trial_items,
+)
 from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.run.results import CardResultWriter
 from graft_eval_pipeline.evalset.scoring import (
@@ -77,11 +83,20 @@ class RunTally:
         self._rows: list[tuple[int, CaseRow]] = []
 
     def add(self, index: int, case: EvalCase, row: CaseRow) -> None:
-        self.cases.add(case)
+        if row.trial == 0:  # a case counts once for the set hash, whatever its trials
+            self.cases.add(case)
         self._rows.append((index, row))
 
-    def rows(self) -> list[CaseRow]:
+    def all_rows(self) -> list[CaseRow]:
         return [row for _, row in sorted(self._rows, key=lambda pair: pair[0])]
+
+    def rows(self) -> list[CaseRow]:
+        """Trial 0's rows: the report's cases and standard metrics."""
+        return [row for row in self.all_rows() if row.trial == 0]
+
+    def trial_rows(self) -> list[CaseRow]:
+        """The rows of trials 1 to N-1 (none for a single trial)."""
+        return [row for row in self.all_rows() if row.trial > 0]
 
 
 def assemble_run(
@@ -111,6 +126,8 @@ def assemble_run(
         git=options.git(),
         rows=rows,
         card_results=options.card_results,
+        trials=options.trials,
+        trial_rows=tally.trial_rows(),
     )
 
 
@@ -126,18 +143,25 @@ def fake_result(case: EvalCase, models: Models, timeout_ms: int) -> CardResult:
     return run_sync(fake_card(case, models, timeout_ms))
 
 
+def trial_row(item: TrialCase, row: CaseRow) -> CaseRow:
+    return row if item.trial == 0 else row.model_copy(update={"trial": item.trial})
+
+
 async def _run_fake(options: RunOptions, total: int, tally: RunTally, results: CardResultWriter) -> None:
-    progress = CaseProgress(options, total)
+    progress = CaseProgress(options, total * options.trials)
 
-    async def run_one(case: EvalCase) -> CardResult:
-        return await fake_card(case, options.models, options.timeout_ms)
+    async def run_one(item: TrialCase) -> CardResult:
+        return await fake_card(item.case, options.models, options.timeout_ms)
 
-    def done(index: int, case: EvalCase, result: CardResult) -> None:
-        tally.add(index, case, build_row(case, result, cached=False))
-        results.add(case, result)
+    def done(index: int, item: TrialCase, result: CardResult) -> None:
+        case = item.case
+        tally.add(index, case, trial_row(item, build_row(case, result, cached=False)))
+        if item.trial == 0:  # the card results file keeps trial 0's cards
+            results.add(case, result)
         progress.case(case.id, result)
 
-    await stream_pool(selected_cases(options), run_one, options.effective_concurrency, done)
+    items = trial_items(selected_cases(options), options.trials)
+    await stream_pool(items, run_one, options.effective_concurrency, done)
     progress.finish()
 
 
@@ -145,18 +169,25 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
     started_ms = options.now_ms()
     if options.effective_concurrency < 1:
         raise EvalError("--concurrency must be at least 1")
+    if options.trials < 1:
+        raise EvalError("--trials must be at least 1")
     tally = RunTally()
     limiter: LimiterInfo | None = None
     batch: BatchInfo | None = None
     with CardResultWriter(options.set, options.card_results, options.on_result) as results:
         if options.mode == "live":
 
-            def done(index: int, case: EvalCase, outcome: LiveOutcome) -> None:
+            def done(index: int, item: TrialCase, outcome: LiveOutcome) -> None:
+                case = item.case
                 if outcome.result is None:
-                    tally.add(index, case, skipped_row(case, outcome.floor, outcome.skipped or "budget"))
+                    row = skipped_row(case, outcome.floor, outcome.skipped or "budget")
+                    tally.add(index, case, trial_row(item, row))
                 else:
-                    tally.add(index, case, build_row(case, outcome.result, cached=outcome.cached))
-                    results.add(case, outcome.result)
+                    tally.add(
+                        index, case, trial_row(item, build_row(case, outcome.result, cached=outcome.cached))
+                    )
+                    if item.trial == 0:
+                        results.add(case, outcome.result)
 
             live = await run_live(options, first_pass(options), lambda: selected_cases(options), done)
             limiter, batch = live.limiter, live.batch

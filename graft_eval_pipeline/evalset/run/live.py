@@ -32,7 +32,7 @@ from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_token
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
 from graft_eval_pipeline.evalset.run.limiter import AdaptiveLimiter, limited
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
-from graft_eval_pipeline.evalset.run.pool import collector_paused, stream_pool
+from graft_eval_pipeline.evalset.run.pool import TrialCase, collector_paused, stream_pool, trial_items
 from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.run.secret_check import prompt_secret_kinds
 from graft_eval_pipeline.evalset.scoring import (
@@ -102,6 +102,18 @@ class CasePlan:
     estimate_usd: float
     estimate_tokens: int
     secrets: dict[str, int]
+    key_input: str = ""  # the prepared input hash (each trial's key derives from it)
+
+
+def trial_plans(case: EvalCase, options: RunOptions, fingerprint: str) -> list[CasePlan]:
+    """The case's plan for each trial: one preparation, a cache key (and entry) per trial."""
+    plan = plan_case(case, options, fingerprint)
+    plans = [plan]
+    for trial in range(1, options.trials):
+        key = cache_key(plan.key_input, fingerprint, trial)
+        cached = options.use_cache and read_entry(options.set, key) is not None
+        plans.append(replace(plan, key=key, cached=cached))
+    return plans
 
 
 def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan:
@@ -131,6 +143,7 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
         estimate_usd=usd,
         estimate_tokens=tokens,
         secrets=prompt_secret_kinds(prepared) if check else {},
+        key_input=prepared.input_hash,
     )
 
 
@@ -196,7 +209,7 @@ class LiveRun:
     batch: BatchInfo | None
 
 
-OnDone = Callable[[int, EvalCase, LiveOutcome], None]
+OnDone = Callable[[int, TrialCase, LiveOutcome], None]
 
 
 async def run_live(
@@ -213,10 +226,16 @@ async def run_live(
     """
     if options.llm_factory is None or options.confirm is None:
         raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
+    if options.batch and options.trials > 1:
+        raise EvalError("--batch runs one trial of each case: drop --trials or --batch")
     require_prices([options.models.fast, options.models.strong])
     fingerprint = prompt_fingerprint()
     with collector_paused():
-        plans = {case.id: plan_case(case, options, fingerprint) for case in plan_pass}
+        plans = {
+            (case.id, trial): plan
+            for case in plan_pass
+            for trial, plan in enumerate(trial_plans(case, options, fingerprint))
+        }
     await confirm_estimate(options, estimate_of(list(plans.values()), batch=options.batch), options.confirm)
     llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
     limiter = AdaptiveLimiter(options.effective_concurrency, clock=options.clock, sleep=options.sleep)
@@ -225,8 +244,8 @@ async def run_live(
     admitted = limiter.admitted if options.adaptive else contextlib.nullcontext
     budget = Budget(options.max_cost_usd, options.max_tokens)
 
-    def plan_of(case: EvalCase) -> CasePlan:
-        plan = plans.get(case.id)
+    def plan_of(case: EvalCase, trial: int = 0) -> CasePlan:
+        plan = plans.get((case.id, trial))
         if plan is None:
             raise EvalError(f"case {case.id} was added to set {options.set.set_id} during the run: run again")
         return plan
@@ -241,8 +260,9 @@ async def run_live(
             await asyncio.to_thread(write_entry, options.set, entry)
         return LiveOutcome(result=result, cached=False, floor=plan.floor)
 
-    async def run_one(case: EvalCase) -> LiveOutcome:
-        plan = plan_of(case)
+    async def run_one(item: TrialCase) -> LiveOutcome:
+        case = item.case
+        plan = plan_of(case, item.trial)
         if plan.secrets:
             return LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="secret_detected")
         entry = read_entry(options.set, plan.key) if plan.cached else None
@@ -257,9 +277,10 @@ async def run_live(
 
     progress = CaseProgress(options, len(plans))
 
-    def done(index: int, case: EvalCase, outcome: LiveOutcome) -> None:
-        on_done(index, case, outcome)
-        plan = plans[case.id]
+    def done(index: int, item: TrialCase, outcome: LiveOutcome) -> None:
+        on_done(index, item, outcome)
+        case = item.case
+        plan = plans[(case.id, item.trial)]
         skipped = (
             f"secret_detected: {', '.join(plan.secrets)}"
             if outcome.skipped == "secret_detected"
@@ -274,7 +295,9 @@ async def run_live(
                 batched = Batched(options, plan_of, llm, interactive, admitted, budget, finish, done)
                 batch = await batched.run(cases())
             else:
-                await stream_pool(cases(), run_one, options.effective_concurrency, done)
+                await stream_pool(
+                    trial_items(cases(), options.trials), run_one, options.effective_concurrency, done
+                )
         finally:
             if llm.cache_info().currsize:
                 await close_client(llm())
@@ -321,7 +344,7 @@ class Batched:
                     continue
                 else:
                     outcome = LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="budget")
-            self.done(index, case, outcome)
+            self.done(index, TrialCase(case, 0), outcome)
         if not to_run:
             return batch_info(BatchCounts())
         api = self.llm()
@@ -362,7 +385,7 @@ class Batched:
             finally:
                 phases.case_done()
             reserved = (plan.estimate_usd + widened.get(case.id, 0.0), plan.estimate_tokens)
-            self.done(index, case, await self.finish(plan, result, reserved))
+            self.done(index, TrialCase(case, 0), await self.finish(plan, result, reserved))
 
         try:
             async with asyncio.TaskGroup() as group:

@@ -98,6 +98,8 @@ class RunOptions:
     adaptive: bool = True
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    trials: int = 1
+    """Runs of each case (--trials): each trial has its own cache entry; rows carry the trial."""
     card_results: str | None = None
     """A path inside the set where each card result is written as its case ends (sealed in a
     pilot set; the Dagster harness asset keeps them); None keeps none (the CLI's runs)."""

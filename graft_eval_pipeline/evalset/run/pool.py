@@ -10,11 +10,39 @@ import asyncio
 import gc
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar, cast
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, cast
 
 from graft_eval_pipeline.evalset.sets import EvalCase, EvalError
 
 T = TypeVar("T")
+
+
+class HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+C = TypeVar("C", bound=HasId)
+
+
+@dataclass(frozen=True, slots=True)
+class TrialCase:
+    """One run of a case (--trials N runs each case N times; trial 0 is the usual run)."""
+
+    case: EvalCase
+    trial: int
+
+    @property
+    def id(self) -> str:
+        return self.case.id
+
+
+def trial_items(cases: Iterable[EvalCase], trials: int) -> Iterator[TrialCase]:
+    """Each case's trials one after another, the case read once."""
+    for case in cases:
+        for trial in range(trials):
+            yield TrialCase(case, trial)
 
 
 async def run_pool(
@@ -35,10 +63,10 @@ async def run_pool(
 
 
 async def stream_pool(
-    cases: Iterable[EvalCase],
-    run_one: Callable[[EvalCase], Awaitable[T]],
+    cases: Iterable[C],
+    run_one: Callable[[C], Awaitable[T]],
     concurrency: int,
-    on_done: Callable[[int, EvalCase, T], None],
+    on_done: Callable[[int, C, T], None],
 ) -> int:
     """At most `concurrency` cases in flight, each taken from `cases` only when a lane is free
     and handed to `on_done(index, case, result)` as it ends; nothing is kept. Returns the count.

@@ -14,6 +14,7 @@ from graft_eval_pipeline.evalset.scoring.metrics import (
     metric_stats,
     metric_values,
     model_derived,
+    total_cost,
 )
 from graft_eval_pipeline.evalset.scoring.pricing import price_for, upper_bound_estimate
 from graft_eval_pipeline.evalset.scoring.report_schema import (
@@ -49,6 +50,7 @@ from graft_eval_pipeline.evalset.scoring.rows import (
     set_summary,
     skipped_row,
 )
+from graft_eval_pipeline.evalset.scoring.trials import trials_summary
 
 __all__ = [
     "REPORT_RULES_NOT_IN_SCHEMA",
@@ -88,6 +90,8 @@ __all__ = [
     "round_up",
     "set_summary",
     "skipped_row",
+    "total_cost",
+    "trials_summary",
     "upper_bound",
     "upper_bound_estimate",
 ]

@@ -99,6 +99,8 @@ class CaseRow(CamelModel):
     writer: RiskClass | None = None
     verifier: RiskClass | None = None
     verifier_cost_usd: float | None = None  # the verifier's calls alone; null when unpriced
+    # Which run of the case this is (--trials N): 0 for the first, left out of the JSON when 0.
+    trial: int = Field(default=0, ge=0, exclude_if=lambda value: value == 0)
 
 
 class SetSummary(CamelModel):
@@ -359,6 +361,41 @@ class LabelAgreement(CamelModel):
     skipped_pairs: int = Field(ge=0, description="pairs sharing too few cases to compare")
 
 
+class TrialRate(CamelModel):
+    """A headline rate over repeated trials: `k` of `n` (case, trial) pairs, their mean, the 95%
+    interval clustered by case (the trials of one case are not independent), and each trial's
+    own value."""
+
+    k: int = Field(ge=0)
+    n: int = Field(ge=0)
+    mean: float | None
+    ci95: tuple[float, float] | None
+    per_trial: list[float | None]
+
+
+class TrialCase(CamelModel):
+    """One case over its trials: the final class of each (null: it did not run), the share of
+    scored trials in which it was under-classified, and whether every trial that ran agreed."""
+
+    id: str
+    finals: list[RiskClass | None]
+    under_share: float | None
+    agreed: bool
+
+
+class TrialsSummary(CamelModel):
+    """`--trials N` with N > 1: the standard metrics and `cases` hold trial 0; this holds the
+    other trials' rows and what the trials say together."""
+
+    trials: int = Field(ge=2)
+    rates: dict[str, TrialRate]
+    cases: list[TrialCase]
+    flaky_cases: list[str] = Field(description="ids whose final class differs between trials")
+    under_any_trial: RateStat = Field(description="cases under-classified in at least one trial")
+    cost_usd: float | None = Field(description="every trial's cost; null when a call had no price")
+    rows: list[CaseRow] = Field(description="the rows of trials 1 to N-1 (trial 0's are `cases`)")
+
+
 class EvalReport(CamelModel):
     schema_version: Literal[2]
     run_id: Annotated[str, StringConstraints(pattern=RUN_ID_PATTERN)]
@@ -374,6 +411,9 @@ class EvalReport(CamelModel):
     cases: list[CaseRow]
     thresholds: list[ThresholdResult]
     passed: bool = Field(alias="pass")
+    trials: TrialsSummary | None = Field(
+        default=None, exclude_if=lambda value: value is None, description="absent for a single trial"
+    )
 
 
 # Rules JSON Schema cannot express; listed in the generated schema's description.

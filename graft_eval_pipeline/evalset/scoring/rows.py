@@ -11,6 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
+
 from graft_eval_pipeline.card.floor import FloorResult
 from graft_eval_pipeline.card.models import CamelModel, LlmPurpose, max_risk
 from graft_eval_pipeline.card.result import CardResult
@@ -56,6 +58,10 @@ class HarnessRun(CamelModel):
     git: GitInfo
     rows: list[CaseRow]
     card_results: str | None = None
+    trials: int = 1
+    trial_rows: list[CaseRow] = Field(
+        default_factory=list
+    )  # --trials N: the rows of trials 1 to N-1 (`rows` is trial 0)
 
 
 def case_cost(result: CardResult, purpose: LlmPurpose | None = None) -> float | None:
