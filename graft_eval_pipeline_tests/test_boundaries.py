@@ -54,11 +54,11 @@ CONTENT_NAMES = {
 CONTENT_ALLOWED = {"evalset/sets/terminal.py", "evalset/labeling/session.py"}
 
 # evalset/ stage packages -> the stages each may import (through their public __init__).
-# sets <- scoring <- run, report; sets <- export; sets <- labeling. evaluate.py composes them all.
+# sets <- scoring <- run, report, labeling (kappa); sets <- export. evaluate.py composes them all.
 STAGES = {
     "sets": set(),
     "export": {"sets"},
-    "labeling": {"sets"},
+    "labeling": {"sets", "scoring"},
     "scoring": {"sets"},
     "run": {"sets", "scoring"},
     "report": {"sets", "scoring"},

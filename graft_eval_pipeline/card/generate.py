@@ -68,7 +68,7 @@ _FAILURE_REASON: dict[FailureKind, FailureReason] = {
 
 
 class _Output(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _OosEdit(_Output):

@@ -2,61 +2,15 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-import pytest
-from statsmodels.stats.inter_rater import cohens_kappa
-
-from graft_eval_pipeline.card.models import RISK_CLASSES
 from graft_eval_pipeline.evalset.evaluate import report_agreement
 from graft_eval_pipeline.evalset.labeling.agreement import (
     agreement,
     agreement_check,
-    cohen_kappa,
-    kappa_interval,
     render_agreement,
 )
 from graft_eval_pipeline_tests.builders import make_case, make_label
 
 T, L, S = "trivial", "logic", "sensitive"
-
-
-def _table(a: Sequence[str], b: Sequence[str]) -> Any:
-    index: dict[str, int] = {c: i for i, c in enumerate(RISK_CLASSES)}
-    table = [[0] * 3 for _ in range(3)]
-    for x, y in zip(a, b, strict=True):
-        table[index[x]][index[y]] += 1
-    return np.array(table, dtype=float)
-
-
-def test_kappa_interval_matches_statsmodels_on_random_label_pairs() -> None:
-    rng = random.Random(13)
-    compared = 0
-    for _ in range(300):
-        n = rng.randint(5, 200)
-        agree = rng.random()
-        a = [rng.choice(RISK_CLASSES) for _ in range(n)]
-        b = [x if rng.random() < agree else rng.choice(RISK_CLASSES) for x in a]
-        bounds = kappa_interval(a, b, RISK_CLASSES)
-        if cohen_kappa(a, b, RISK_CLASSES) is None:
-            assert bounds is None
-            continue
-        oracle = cohens_kappa(_table(a, b))
-        assert cohen_kappa(a, b, RISK_CLASSES) == pytest.approx(oracle.kappa, abs=1e-12)
-        expected = (max(-1.0, oracle.kappa_low), min(1.0, oracle.kappa_upp))
-        assert bounds == pytest.approx(expected, abs=1e-9), (n, agree)
-        compared += 1
-    assert compared > 250
-
-
-def test_textbook_kappa_0_4_has_its_published_asymptotic_interval() -> None:
-    a = [T] * 20 + [T] * 5 + [L] * 10 + [L] * 15
-    b = [T] * 20 + [L] * 5 + [T] * 10 + [L] * 15
-    lo, hi = kappa_interval(a, b, RISK_CLASSES) or (None, None)
-    assert (lo, hi) == pytest.approx((0.1511, 0.6489), abs=1e-4)
 
 
 def test_one_class_each_is_undefined_not_one() -> None:

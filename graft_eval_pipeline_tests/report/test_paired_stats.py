@@ -9,16 +9,11 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.inter_rater import cohens_kappa
-from statsmodels.stats.proportion import proportion_confint
 
 from graft_eval_pipeline.evalset.report.paired_stats import (
-    cohen_kappa,
-    kappa_interval,
     mcnemar_exact_p,
     paired_rate_differences,
     percentile_interval,
-    wilson_interval,
 )
 
 EDGE_PAIRS = [(0, 0), (0, 1), (1, 0), (0, 7), (7, 0), (5, 5), (0, 40), (40, 40), (3, 60), (430, 500)]
@@ -135,36 +130,3 @@ def test_large_sets_are_resampled_in_chunks_with_the_same_result_as_small_ones()
     finally:
         paired_stats.CHUNK_CELLS = original
     assert chunked == pytest.approx(whole, abs=0.01)
-
-
-@pytest.mark.parametrize("k, n", [(0, 1), (0, 30), (30, 30), (1, 30), (15, 30), (7, 200), (199, 200)])
-def test_wilson_interval_matches_statsmodels(k: int, n: int) -> None:
-    interval = wilson_interval(k, n)
-    assert interval is not None
-    low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
-    assert (interval.low, interval.high) == pytest.approx((low, high), abs=1e-9)
-    assert wilson_interval(0, 0) is None
-
-
-def test_cohen_kappa_matches_statsmodels_and_is_none_when_undefined() -> None:
-    rng = np.random.default_rng(5)
-    for _ in range(20):
-        table = rng.integers(0, 15, size=(3, 3))
-        table[0, 0] += 1
-        assert cohen_kappa(table) == pytest.approx(cohens_kappa(table).kappa, abs=1e-12)
-    assert cohen_kappa([[5, 0], [0, 5]]) == pytest.approx(1.0)
-    assert cohen_kappa([[0, 0], [0, 0]]) is None
-    assert cohen_kappa([[7, 0], [0, 0]]) is None  # both always say the same one class
-
-
-def test_kappa_interval_brackets_the_estimate() -> None:
-    rng = np.random.default_rng(8)
-    gold = rng.integers(0, 3, size=120)
-    rater = np.where(rng.random(120) < 0.7, gold, rng.integers(0, 3, size=120))
-    table = np.zeros((3, 3))
-    np.add.at(table, (rater, gold), 1)
-    kappa = cohen_kappa(table)
-    interval = kappa_interval(list(rater), list(gold), 3, resamples=2_000, seed=2)
-    assert kappa is not None and interval is not None
-    assert interval.low < kappa < interval.high and interval.high - interval.low < 0.35
-    assert kappa_interval([], [], 3) is None

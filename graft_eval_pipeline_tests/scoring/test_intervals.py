@@ -6,9 +6,12 @@ import math
 import random
 
 import pytest
+from scipy.special import betainc, betaincinv
 from statsmodels.stats.proportion import proportion_confint
 
 from graft_eval_pipeline.evalset.scoring.intervals import (
+    beta_cdf,
+    beta_quantile,
     clopper_pearson,
     error_free_cases_needed,
     upper_bound,
@@ -32,6 +35,35 @@ def test_clopper_pearson_matches_statsmodels_beta(seed: int) -> None:
     for k, n in random_counts(seed):
         lo, hi = proportion_confint(k, n, alpha=0.05, method="beta")
         assert clopper_pearson(k, n) == pytest.approx((lo, hi), abs=1e-10), (k, n)
+
+
+def random_shapes(seed: int, draws: int = 400) -> list[tuple[float, float, float]]:
+    """Random (a, b, q): shapes below 1 (non-integer counts), small, large and huge integers,
+    quantiles at the interval ends, uniform ones and far tails."""
+    rng = random.Random(seed)
+
+    def shape() -> float:
+        return rng.choice(
+            [rng.uniform(0.05, 1), rng.uniform(1, 30), rng.uniform(30, 5000), float(rng.randint(1, 20_000))]
+        )
+
+    def quantile() -> float:
+        return rng.choice([0.025, 0.05, 0.95, 0.975, rng.random(), 1e-6, 1 - 1e-6])
+
+    return [(shape(), shape(), quantile()) for _ in range(draws)] + [(1.0, 1.0, 0.5), (1.0, 30.0, 0.95)]
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_beta_quantile_and_cdf_match_scipy(seed: int) -> None:
+    for a, b, q in random_shapes(seed):
+        x = beta_quantile(q, a, b)
+        assert x == pytest.approx(float(betaincinv(a, b, q)), abs=1e-11), (a, b, q)
+        assert beta_cdf(x, a, b) == pytest.approx(float(betainc(a, b, x)), abs=1e-9), (a, b, q)
+
+
+def test_beta_quantile_of_probability_0_and_1_is_the_support_edge() -> None:
+    assert beta_quantile(0.0, 2.0, 3.0) == 0.0 and beta_quantile(1.0, 2.0, 3.0) == 1.0
+    assert beta_cdf(0.0, 2.0, 3.0) == 0.0 and beta_cdf(1.0, 2.0, 3.0) == 1.0
 
 
 @pytest.mark.parametrize("seed", [4, 5, 6])

@@ -4,8 +4,7 @@ fetch, redaction).
 What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from graft_eval_pipeline.evalset.export.defaults import (
     DEFAULT_MAX_CANDIDATES,
@@ -13,6 +12,7 @@ from graft_eval_pipeline.evalset.export.defaults import (
     DEFAULT_SAMPLE,
     DEFAULT_SEED,
 )
+from graft_eval_pipeline.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from graft_eval_pipeline.evalset.export.redact import RedactOptions
@@ -32,18 +32,29 @@ if TYPE_CHECKING:
         run_export,
     )
 
-# Loaded on first use (PEP 562): the CLI imports this package at start for the defaults above,
-# and a command that never exports must not pay for the GitHub client and httpx (~0.1 s).
-_LAZY = {"RedactOptions": "redact", "RescanResult": "rescan", "rescan_set": "rescan"}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in __all__ or name.startswith("DEFAULT_"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{_LAZY.get(name, 'stages')}"), name)
-    globals()[name] = value
-    return value
-
+# Loaded on first use (graft_eval_pipeline/lazy.py): the CLI imports this package at start for
+# the defaults above, and a command that never exports must not pay for the GitHub client and
+# httpx (~0.1 s).
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "RedactOptions": "redact",
+        "RescanResult": "rescan",
+        "rescan_set": "rescan",
+        "CandidateList": "stages",
+        "ExportOptions": "stages",
+        "ExportResult": "stages",
+        "ExportSample": "stages",
+        "check_export_allowed": "stages",
+        "check_repository": "stages",
+        "choose_sample": "stages",
+        "collect_candidates": "stages",
+        "export_sampled": "stages",
+        "github_client": "stages",
+        "merge_bound": "stages",
+        "run_export": "stages",
+    },
+)
 
 __all__ = [
     "DEFAULT_MAX_CANDIDATES",

@@ -4,7 +4,9 @@ On scored cases whose verifier answered: how often it raised the class when the 
 (floor, writer, instructions in data) was below gold — a true catch —, how often it raised a
 class that was already right or high — a false alarm —, and how often it let an
 under-classification through; each with a Wilson interval, beside Cohen's kappa of the
-verifier's own class (and, for reference, the writer's) against gold. The same for the flag
+verifier's own class (and, for reference, the writer's) against gold, with its large-sample
+interval (the one labeler agreement uses; it was a case bootstrap, which cost every run numpy's
+import for a few numbers). The same for the flag
 (a disagreeing verifier) against the gold should-flag. And what the verifier's calls cost.
 Computed from report rows (ids, classes, counts and cost only).
 """
@@ -14,13 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER, CamelModel, RiskClass, max_risk
-from graft_eval_pipeline.evalset.report.paired_stats import (
-    DEFAULT_SEED,
-    cohen_kappa,
-    kappa_interval,
-    wilson_interval,
-)
-from graft_eval_pipeline.evalset.scoring import CaseRow
+from graft_eval_pipeline.evalset.scoring import CaseRow, cohen_kappa, kappa_interval, wilson
 
 DECIMALS = 4
 
@@ -75,29 +71,26 @@ class Calibration(CamelModel):
 
 
 def share(k: int, n: int) -> Share:
-    interval = wilson_interval(k, n)
+    interval = wilson(k, n)
     return Share(
         k=k,
         n=n,
         rate=round(k / n, DECIMALS) if n else None,
-        low=round(interval.low, DECIMALS) if interval else None,
-        high=round(interval.high, DECIMALS) if interval else None,
+        low=round(interval[0], DECIMALS) if interval else None,
+        high=round(interval[1], DECIMALS) if interval else None,
     )
 
 
-def kappa_of(pairs: list[tuple[int, int]], classes: int, seed: int) -> Kappa:
-    table = [[0] * classes for _ in range(classes)]
-    for a, b in pairs:
-        table[a][b] += 1
-    value = cohen_kappa(table) if pairs else None
-    interval = (
-        kappa_interval([a for a, _ in pairs], [b for _, b in pairs], classes, seed=seed) if pairs else None
-    )
+def kappa_of(pairs: list[tuple[int, int]], classes: int) -> Kappa:
+    """Kappa of the pairs (class indices) with its large-sample 95% interval."""
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    value = cohen_kappa(a, b, range(classes))
+    interval = kappa_interval(a, b, range(classes))
     return Kappa(
         n=len(pairs),
         kappa=round(value, DECIMALS) if value is not None else None,
-        low=round(interval.low, DECIMALS) if interval and value is not None else None,
-        high=round(interval.high, DECIMALS) if interval and value is not None else None,
+        low=round(interval[0], DECIMALS) if interval else None,
+        high=round(interval[1], DECIMALS) if interval else None,
     )
 
 
@@ -110,7 +103,7 @@ def _answered(rows: Iterable[CaseRow]) -> list[CaseRow]:
     return [r for r in rows if r.skipped is None and r.gold is not None and r.status == "ok"]
 
 
-def risk_calibration(rows: list[CaseRow], seed: int) -> RiskCalibration:
+def risk_calibration(rows: list[CaseRow]) -> RiskCalibration:
     judged = [r for r in _answered(rows) if r.verifier is not None and r.writer is not None]
     below: list[tuple[CaseRow, RiskClass]] = []
     at_or_above: list[tuple[CaseRow, RiskClass]] = []
@@ -136,15 +129,14 @@ def risk_calibration(rows: list[CaseRow], seed: int) -> RiskCalibration:
         verifier_kappa=kappa_of(
             [(gold_index[r.verifier], gold_index[r.gold.risk]) for r in judged if r.verifier and r.gold],
             3,
-            seed,
         ),
         writer_kappa=kappa_of(
-            [(gold_index[r.writer], gold_index[r.gold.risk]) for r in judged if r.writer and r.gold], 3, seed
+            [(gold_index[r.writer], gold_index[r.gold.risk]) for r in judged if r.writer and r.gold], 3
         ),
     )
 
 
-def flag_calibration(rows: list[CaseRow], seed: int) -> FlagCalibration:
+def flag_calibration(rows: list[CaseRow]) -> FlagCalibration:
     judged = [r for r in _answered(rows) if r.flag in ("tp", "fp", "fn", "tn")]
     count = {kind: sum(r.flag == kind for r in judged) for kind in ("tp", "fp", "fn", "tn")}
     should = count["tp"] + count["fn"]
@@ -154,7 +146,7 @@ def flag_calibration(rows: list[CaseRow], seed: int) -> FlagCalibration:
         catches=share(count["tp"], should),
         missed=share(count["fn"], should),
         false_alarms=share(count["fp"], count["fp"] + count["tn"]),
-        kappa=kappa_of([(int(r.flag in ("tp", "fp")), int(r.flag in ("tp", "fn"))) for r in judged], 2, seed),
+        kappa=kappa_of([(int(r.flag in ("tp", "fp")), int(r.flag in ("tp", "fn"))) for r in judged], 2),
     )
 
 
@@ -172,9 +164,9 @@ def verifier_cost(rows: list[CaseRow], catches: int) -> VerifierCost:
     )
 
 
-def calibrate(rows: list[CaseRow], seed: int = DEFAULT_SEED) -> Calibration:
-    risk = risk_calibration(rows, seed)
-    flags = flag_calibration(rows, seed)
+def calibrate(rows: list[CaseRow]) -> Calibration:
+    risk = risk_calibration(rows)
+    flags = flag_calibration(rows)
     return Calibration(
         rows_have_classes=any(r.writer is not None or r.verifier is not None for r in rows),
         risk=risk,

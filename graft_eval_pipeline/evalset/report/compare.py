@@ -14,8 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-
 from graft_eval_pipeline.card.models import RISK_ORDER, CamelModel, RiskClass
 from graft_eval_pipeline.evalset.report.paired_stats import (
     DEFAULT_RESAMPLES,
@@ -212,6 +210,8 @@ def compare_rates(
     base: list[CaseRow], new: list[CaseRow], *, resamples: int, seed: int
 ) -> list[RateComparison]:
     """Every headline rate over paired rows (same ids, same order)."""
+    import numpy as np
+
     outcomes = [[spec.outcome(row) for spec in HEADLINE_RATES] for row in base]
     new_outcomes = [[spec.outcome(row) for spec in HEADLINE_RATES] for row in new]
     shape = (len(base), len(HEADLINE_RATES))

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING
 
 from graft_eval_pipeline.card.fake_llm import llm_for_case
 from graft_eval_pipeline.card.generate import generate_card
 from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.run.live import LiveOutcome, run_live
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
 from graft_eval_pipeline.evalset.run.pool import (
     TrialCase,
@@ -46,6 +46,9 @@ from graft_eval_pipeline.evalset.scoring import (
     skipped_row,
 )
 from graft_eval_pipeline.evalset.sets import CaseTally, EvalCase, EvalError, iter_cases
+
+if TYPE_CHECKING:
+    from graft_eval_pipeline.evalset.run.live import LiveOutcome
 
 # --- the run ----------------------------------------------------------------------------------
 
@@ -176,6 +179,7 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
     batch: BatchInfo | None = None
     with CardResultWriter(options.set, options.card_results, options.on_result) as results:
         if options.mode == "live":
+            from graft_eval_pipeline.evalset.run.live import run_live  # the SDK: live runs only
 
             def done(index: int, item: TrialCase, outcome: LiveOutcome) -> None:
                 case = item.case

@@ -8,6 +8,13 @@ from graft_eval_pipeline.evalset.scoring.intervals import (
     round_down,
     round_up,
     upper_bound,
+    wilson,
+)
+from graft_eval_pipeline.evalset.scoring.kappa import (
+    cohen_kappa,
+    kappa_interval,
+    raw_agreement,
+    weighted_kappa,
 )
 from graft_eval_pipeline.evalset.scoring.metrics import (
     compute_metrics,
@@ -79,13 +86,16 @@ __all__ = [
     "ThresholdResult",
     "build_row",
     "case_cost",
+    "cohen_kappa",
     "compute_metrics",
     "error_free_cases_needed",
     "git_info",
+    "kappa_interval",
     "metric_stats",
     "metric_values",
     "model_derived",
     "price_for",
+    "raw_agreement",
     "round_down",
     "round_up",
     "set_summary",
@@ -94,4 +104,6 @@ __all__ = [
     "trials_summary",
     "upper_bound",
     "upper_bound_estimate",
+    "weighted_kappa",
+    "wilson",
 ]

@@ -4,6 +4,8 @@ terminal-safe view and the seeded sampling helpers every other stage builds on.
 What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
 """
 
+from typing import TYPE_CHECKING
+
 from graft_eval_pipeline.evalset.sets.case_schema import (
     CASE_ID_PATTERN,
     CASE_RULES_NOT_IN_SCHEMA,
@@ -60,7 +62,6 @@ from graft_eval_pipeline.evalset.sets.sample import (
     size_stratum,
     stratum_key,
 )
-from graft_eval_pipeline.evalset.sets.secrets import SECRET_KINDS, kept_spans, secret_kinds, secret_spans
 from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
     assert_private_location,
@@ -87,6 +88,17 @@ from graft_eval_pipeline.evalset.sets.untrusted import (
     decode_utf8,
     load_json,
     lone_surrogate_at,
+)
+from graft_eval_pipeline.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from graft_eval_pipeline.evalset.sets.secrets import SECRET_KINDS, kept_spans, secret_kinds, secret_spans
+
+# The secret rules compile a catalogue of regexes (~30 ms): loaded on first use
+# (graft_eval_pipeline/lazy.py), so a run that never redacts or checks a prompt skips them.
+__getattr__ = lazy_exports(
+    __name__,
+    {name: "secrets" for name in ("SECRET_KINDS", "kept_spans", "secret_kinds", "secret_spans")},
 )
 
 __all__ = [
