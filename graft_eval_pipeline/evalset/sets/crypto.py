@@ -4,6 +4,7 @@ The AAD is `<setId>/<path relative to the set dir>`, so a sealed file cannot be 
 set or case. A wrong key is caught before any decryption by comparing it with set.json's key id
 (`store.open_set`); an envelope whose own `kid` differs is a damaged or foreign file. Every error
 names the file (the AAD's path) and holds neither plaintext nor anything else read from the file.
+cryptography is imported by the functions that seal and open (a synthetic set needs neither).
 """
 
 from __future__ import annotations
@@ -14,9 +15,6 @@ import hashlib
 import json
 import os
 from typing import Any
-
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError
 
@@ -68,6 +66,8 @@ def format_envelope(kid: str, iv: bytes, tag: bytes, ct: bytes) -> str:
 
 def seal(plaintext: str, key: bytes, aad: str) -> str:
     """Encrypt with a fresh random IV; returns the envelope JSON."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # pilot sets only: not at start-up
+
     iv = os.urandom(IV_BYTES)
     sealed = AESGCM(key).encrypt(iv, plaintext.encode("utf-8"), aad.encode("utf-8"))
     return format_envelope(key_id(key), iv, sealed[-TAG_BYTES:], sealed[:-TAG_BYTES])
@@ -92,6 +92,9 @@ def open_envelope_bytes(envelope: str | bytes, key: bytes, aad: bytes) -> bytes:
     envelope that is not the key's means a damaged file or one sealed elsewhere: `open_set`
     has already compared the key with set.json's key id, so it is not a wrong GRAFT_EVAL_KEY.
     """
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     where = _file_of(aad)
     fields = _parse_envelope(envelope, where)
     if fields["kid"] != key_id(key):
