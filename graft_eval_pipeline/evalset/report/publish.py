@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -132,11 +132,14 @@ def check_run(
     baseline: EvalReport | ReportV1 | None,
     thresholds: dict[str, ThresholdBlock],
     strict: bool,
+    accept_if_changed: str | None = None,
 ) -> CheckedRun:
     """Diff against the baseline, check the thresholds, render report.md (CLI and main job).
 
     A live run is also compared with the baseline case by case: its answers vary from run to run,
-    so its baseline gate is the comparison's verdict rather than equality.
+    so its baseline gate is the comparison's verdict rather than equality. `accept_if_changed`,
+    the command that would make these results the baseline, is shown when they differ from it
+    (or there is none).
     """
     diff = diff_reports(baseline, report) if baseline is not None else None
     comparison = None
@@ -146,7 +149,8 @@ def check_run(
         except EvalError:  # no case in common: the gate falls back to equality, which fails
             comparison = None
     checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict, comparison))
-    return CheckedRun(checked, diff, render_markdown(checked, diff, comparison=comparison), comparison)
+    accept = accept_if_changed if diff is None or not diff.equal else None
+    return CheckedRun(checked, diff, render_markdown(checked, diff, accept, comparison), comparison, accept)
 
 
 @dataclass(frozen=True)
@@ -177,11 +181,8 @@ def publish_run(
         check_output_target(out, "--out")
     baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
     previous = load_any_report(baseline_path) if baseline_path.is_file() else None
-    checked = check_run(report, previous, thresholds, strict)
-    if checked.diff is None or not checked.diff.equal:
-        accept = accept_command(cs.dir, baseline_path, live=report.llm == "live")
-        markdown = render_markdown(checked.report, checked.diff, accept, checked.comparison)
-        checked = replace(checked, accept=accept, markdown=markdown)
+    accept = accept_command(cs.dir, baseline_path, live=report.llm == "live")
+    checked = check_run(report, previous, thresholds, strict, accept)
     out_dir = out or default_out_dir(cs.dir, checked.report)
     html = set_html(cs, checked.report, checked.diff, results, details)
     write_run_outputs(out_dir, checked.report, checked.markdown, html)
