@@ -5,6 +5,7 @@ Every builder returns a valid object by default; keyword arguments override sing
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -21,6 +22,7 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
     SyntheticSource,
 )
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import CaseSet, create_set
 
 REPO = "fictional-org/shop-demo"
@@ -179,3 +181,15 @@ def run_options(cs: CaseSet, **over: Any) -> RunOptions:
     }
     fields.update(over)
     return RunOptions(**fields)
+
+
+def copy_synthetic(tmp_path: Path, *, baseline: bool = False) -> Path:
+    """eval/synthetic copied to `tmp_path/eval/synthetic` without its runs, cache, assets and
+    tools: a set a test may run and write into. With `baseline`, eval/baselines goes beside it,
+    as in the repository (the set's default baseline)."""
+    root = tmp_path / "eval"
+    ignore = shutil.ignore_patterns("runs", "cache", "assets", "tools")
+    shutil.copytree(SYNTHETIC_DIR, root / "synthetic", ignore=ignore)
+    if baseline:
+        shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
+    return root / "synthetic"

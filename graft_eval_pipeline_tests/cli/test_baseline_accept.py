@@ -9,7 +9,7 @@ import pytest
 
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.sets.paths import REPO_ROOT, SYNTHETIC_BASELINE
-from graft_eval_pipeline_tests.cli.test_compare import copy_synthetic
+from graft_eval_pipeline_tests.builders import copy_synthetic
 from graft_eval_pipeline_tests.prompt_edit import edit_writer_prompt
 
 pytestmark = pytest.mark.usefixtures("clean_env")
@@ -59,7 +59,7 @@ def test_changed_decisions_fail_ci_with_the_accepting_command(
 def test_the_accepting_command_makes_the_baseline_match_and_a_rerun_leaves_it_untouched(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    synthetic = copy_synthetic(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     baseline = synthetic.parent / "baselines" / "synthetic.json"
     monkeypatch.chdir(synthetic.parent.parent)
     edit_writer_prompt(monkeypatch)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +16,10 @@ from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
 from graft_eval_pipeline.evalset.scoring.report_schema import ModelPair, PromptInfo, RunInfo
 from graft_eval_pipeline.evalset.scoring.rows import HarnessRun, git_info
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import write_case
 from graft_eval_pipeline_tests.builders import (
     FIXED_TIME,
+    copy_synthetic,
     make_file,
     make_inputs,
     make_label,
@@ -47,16 +46,6 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def synthetic_copy(tmp_path: Path) -> Path:
-    """eval/synthetic and its baseline side by side, without runs or cache."""
-    root = tmp_path / "eval"
-    shutil.copytree(
-        SYNTHETIC_DIR, root / "synthetic", ignore=shutil.ignore_patterns("runs", "cache", "assets")
-    )
-    shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
-    return root / "synthetic"
-
-
 def cases_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
     capsys.readouterr()
     assert main(["cases", *argv, "--json"]) == 0
@@ -66,7 +55,7 @@ def cases_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
 def test_cases_lists_every_case_of_the_latest_run_with_why_to_look(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["run", "--set", str(synthetic)]) == 0
     (run_dir,) = (synthetic / "runs").iterdir()
 
@@ -127,7 +116,7 @@ def test_cases_lists_every_case_of_the_latest_run_with_why_to_look(
 def test_cases_only_changed_lists_the_cases_that_differ_from_the_baseline(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     baseline = synthetic.parent / "baselines" / "synthetic.json"
     data = json.loads(baseline.read_text())
     for row in data["cases"]:
@@ -184,7 +173,7 @@ def test_cases_on_a_pilot_set_finds_the_under_classified_case_and_prints_no_cont
 def test_cases_refuses_an_unknown_or_malformed_run_id(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["run", "--set", str(synthetic)]) == 0
     capsys.readouterr()
     assert main(["cases", "--set", str(synthetic), "--run", "20200101T000000Z-abcd"]) == 2
@@ -197,7 +186,7 @@ def test_cases_refuses_an_unknown_or_malformed_run_id(
 
 
 def test_show_points_to_cases_for_an_unknown_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["show", "--set", str(synthetic), "--case", "syn-999-nope"]) == 2
     assert f"list the ids with `graft-eval cases --set {synthetic}`" in capsys.readouterr().err
 
@@ -205,7 +194,7 @@ def test_show_points_to_cases_for_an_unknown_id(tmp_path: Path, capsys: pytest.C
 def test_show_with_result_derives_the_fake_card_when_nothing_is_cached(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["show", "--set", str(synthetic), "--case", "syn-022-oos-flagged", "--with-result"]) == 0
     out = capsys.readouterr().out
     assert out.rstrip().endswith("note: the card above is the fake model's, derived again; no cached result")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,20 +10,11 @@ import pytest
 
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.report.runs import run_dirs
-from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE
 from graft_eval_pipeline.evalset.sets.store import open_set, read_cases
+from graft_eval_pipeline_tests.builders import copy_synthetic
 
 pytestmark = pytest.mark.usefixtures("clean_env")
-
-
-def copy_synthetic(tmp_path: Path) -> Path:
-    """eval/synthetic and eval/baselines side by side in a tmp dir (the baseline beside the set)."""
-    root = tmp_path / "eval"
-    shutil.copytree(
-        SYNTHETIC_DIR, root / "synthetic", ignore=shutil.ignore_patterns("runs", "cache", "assets")
-    )
-    shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
-    return root / "synthetic"
 
 
 def baseline_data() -> dict[str, Any]:
@@ -40,7 +30,7 @@ def write(path: Path, data: dict[str, Any]) -> Path:
 def test_two_runs_of_the_synthetic_set_by_run_id_and_by_default(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    synthetic = copy_synthetic(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["run", "--set", str(synthetic)]) == 0
     assert main(["run", "--set", str(synthetic)]) == 0
     first, second = (p.name for p in run_dirs(synthetic))  # in the order they ran
@@ -174,7 +164,7 @@ def test_unusable_input_exits_2_naming_the_option(tmp_path: Path, capsys: pytest
     assert main(["compare", "--base", base, "--new", str(write(tmp_path / "other.json", other))]) == 2
     assert "share no case that ran in both: nothing to compare" in capsys.readouterr().err
 
-    synthetic = copy_synthetic(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["compare", "--set", str(synthetic), "--base", base, "--new", "20261015T100000Z-abcd"]) == 2
     assert "--new: no run 20261015T100000Z-abcd in" in capsys.readouterr().err
     assert main(["compare", "--set", str(synthetic)]) == 2

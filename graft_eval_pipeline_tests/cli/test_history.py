@@ -13,8 +13,8 @@ import pytest
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.report.runs import run_dirs
-from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import open_set, read_cases
+from graft_eval_pipeline_tests.builders import copy_synthetic
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 
@@ -22,17 +22,9 @@ SUBSET = ["syn-027-writer-down", "syn-029-pure-rename", "syn-001-docs-typo"]
 LEGACY = Path(__file__).resolve().parent.parent / "report" / "data" / "report-v1.json"
 
 
-def synthetic_copy(tmp_path: Path) -> Path:
-    root = tmp_path / "eval"
-    ignore = shutil.ignore_patterns("runs", "cache", "assets")
-    shutil.copytree(SYNTHETIC_DIR, root / "synthetic", ignore=ignore)
-    shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
-    return root / "synthetic"
-
-
 def three_runs(tmp_path: Path) -> tuple[Path, list[Path]]:
     """All cases, a subset (other rates, another case-set hash), all cases again."""
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["run", "-q", "--set", str(synthetic)]) == 0
     assert main(["run", "-q", "--set", str(synthetic), "--cases", ",".join(SUBSET)]) == 0
     assert main(["run", "-q", "--set", str(synthetic)]) == 0
@@ -113,7 +105,7 @@ def test_history_last_and_json_hold_every_headline_rate_of_each_run(
 def test_history_leaves_out_an_unreadable_report_and_reads_a_version_1_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     legacy = json.loads(LEGACY.read_text())
     (synthetic / "runs" / legacy["runId"]).mkdir(parents=True)
     shutil.copy(LEGACY, synthetic / "runs" / legacy["runId"] / "report.json")
@@ -135,7 +127,7 @@ def test_history_leaves_out_an_unreadable_report_and_reads_a_version_1_report(
 def test_history_of_a_set_without_runs_says_so_and_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["history", "--set", str(synthetic)]) == 0
     out, err = capsys.readouterr()
     assert out == "" and "set synthetic has no run yet" in err

@@ -10,10 +10,10 @@ import dagster as dg
 import pytest
 
 from graft_eval_pipeline.evalset.report.files import load_report
+from graft_eval_pipeline_tests.builders import copy_synthetic
 from graft_eval_pipeline_tests.conftest import InstanceWith
 from graft_eval_pipeline_tests.defs.test_definitions import (
     check_results,
-    copy_repo_eval,
     materialize_synthetic,
 )
 from graft_eval_pipeline_tests.prompt_edit import edit_writer_prompt
@@ -32,7 +32,7 @@ def comparison_metadata(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
 def test_a_prompt_edit_leaves_decisions_green_and_shows_the_usage_change(
     tmp_path: Path, instance_with: InstanceWith, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     edit_writer_prompt(monkeypatch)
     result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     assert result.success  # usage differs: a warning, not a failure
@@ -63,7 +63,7 @@ def test_usage_blocks_where_thresholds_json_says_so(
     thresholds["synthetic"]["matchBaselineUsage"] = True
     (tmp_path / "thresholds.json").write_text(json.dumps(thresholds))
     monkeypatch.setattr(evaluation, "THRESHOLDS_FILE", tmp_path / "thresholds.json")
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     edit_writer_prompt(monkeypatch)
     result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     assert not result.success
@@ -75,7 +75,7 @@ def test_usage_blocks_where_thresholds_json_says_so(
 def test_changed_decisions_fail_the_match_and_the_comparison_still_explains_them(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     baseline = synthetic.parent / "baselines" / "synthetic.json"
     data = json.loads(baseline.read_text())
     row = next(r for r in data["cases"] if r["id"] == "syn-004-ci-workflow")
@@ -103,7 +103,7 @@ def test_changed_decisions_fail_the_match_and_the_comparison_still_explains_them
 def test_without_a_baseline_the_comparison_uses_the_previous_report(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     (synthetic.parent / "baselines" / "synthetic.json").unlink()
     instance = instance_with("synthetic")
     first = materialize_synthetic(synthetic, tmp_path, instance)

@@ -5,7 +5,6 @@ schedule, the export dependency, progress logging, and a run with each step in i
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,23 +20,13 @@ from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES, snake_name
-from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import open_set, read_case, read_cases, write_case
-from graft_eval_pipeline_tests.builders import make_synthetic_set
+from graft_eval_pipeline_tests.builders import copy_synthetic, make_synthetic_set
 from graft_eval_pipeline_tests.conftest import meta_value
 from graft_eval_pipeline_tests.defs.multiprocess_job import EVAL_DIR_VAR, SYNTHETIC_DIR_VAR, evaluation_job
 
 PARTITION = "synthetic"
-
-
-def synthetic_copy(tmp_path: Path, *, baseline: bool = True) -> Path:
-    root = tmp_path / "eval"
-    shutil.copytree(
-        SYNTHETIC_DIR, root / "synthetic", ignore=shutil.ignore_patterns("runs", "cache", "assets")
-    )
-    if baseline:
-        shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
-    return root / "synthetic"
 
 
 def materialize(
@@ -74,7 +63,7 @@ def check_evaluation(instance: dg.DagsterInstance, name: str) -> dg.AssetCheckEv
 
 
 def test_every_headline_rate_is_numeric_metadata_and_the_report_files_are_paths(tmp_path: Path) -> None:
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     instance = materialize(synthetic, tmp_path)
     (run_dir,) = (synthetic / "runs").iterdir()
     report = load_report(run_dir / "report.json")
@@ -118,7 +107,7 @@ def test_every_headline_rate_is_numeric_metadata_and_the_report_files_are_paths(
 
 
 def test_failed_checks_say_what_failed_and_no_baseline_is_not_compared(tmp_path: Path) -> None:
-    synthetic = synthetic_copy(tmp_path, baseline=False)
+    synthetic = copy_synthetic(tmp_path)
     cs = open_set(synthetic, None)
     case = read_case(cs, "syn-001-docs-typo")  # the fake model keeps it trivial: now under-classified
     write_case(
@@ -154,7 +143,7 @@ def test_failed_checks_say_what_failed_and_no_baseline_is_not_compared(tmp_path:
 
 
 def test_a_changed_baseline_lists_the_changed_cases(tmp_path: Path) -> None:
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     path = synthetic.parent / "baselines" / "synthetic.json"
     text = path.read_text()
     marker = '"id": "syn-004-ci-workflow"'
@@ -224,7 +213,7 @@ def test_multiprocess_executor_runs_the_synthetic_partition_step_by_step(
 ) -> None:
     """The README's scale-out claim: steps in separate processes share only the set folder and
     the IO manager's files, as with the k8s or celery executors."""
-    synthetic = synthetic_copy(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     monkeypatch.setenv(EVAL_DIR_VAR, str(tmp_path / "pilots"))
     monkeypatch.setenv(SYNTHETIC_DIR_VAR, str(synthetic))
     assert evaluation_job().executor_def.name == "multiprocess"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import cast
@@ -33,12 +32,12 @@ from graft_eval_pipeline.defs.sensors import case_set_registry_sensor
 from graft_eval_pipeline.evalset.report.baseline import diff_reports
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE
 from graft_eval_pipeline.evalset.sets.store import list_case_ids, open_set, read_case
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
-from graft_eval_pipeline_tests.builders import NOW, make_pilot_set
+from graft_eval_pipeline_tests.builders import NOW, copy_synthetic, make_pilot_set
 from graft_eval_pipeline_tests.conftest import InstanceWith, meta_value
 from graft_eval_pipeline_tests.fake_github import FakeGitHub, agent_pull
 
@@ -53,18 +52,6 @@ EVALUATION = [
 ]
 EXPORT = [export_candidates, export_sample, exported_cases]
 EXPORT_WINDOW = {"repo": "fictional-org/shop-demo", "merged_from": "2026-06-01", "merged_to": "2026-06-30"}
-
-
-def copy_repo_eval(tmp_path: Path) -> Path:
-    """eval/synthetic and eval/baselines side by side, as in the repo (the baseline sits beside the set)."""
-    root = tmp_path / "eval"
-    shutil.copytree(
-        SYNTHETIC_DIR,
-        root / "synthetic",
-        ignore=shutil.ignore_patterns("runs", "cache", "assets"),
-    )
-    shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
-    return root / "synthetic"
 
 
 def resources(sets: CaseSetsResource, github: GitHubResource | None = None) -> dict[str, object]:
@@ -98,7 +85,7 @@ def test_definitions_load_and_validate() -> None:
 def test_synthetic_partition_materializes_and_every_check_passes(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     assert result.success
     # the synthetic set has one labeler: agreement is not measured, so its (warning) check fails
@@ -136,7 +123,7 @@ def test_synthetic_partition_materializes_and_every_check_passes(
 def test_a_changed_baseline_makes_the_blocking_check_fail(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     baseline = synthetic.parent / "baselines" / "synthetic.json"
     data = json.loads(baseline.read_text())
     data["cases"][0]["final"] = "sensitive" if data["cases"][0]["final"] != "sensitive" else "trivial"
@@ -149,7 +136,7 @@ def test_a_changed_baseline_makes_the_blocking_check_fail(
 
 
 def test_metadata_carries_no_case_content(tmp_path: Path, instance_with: InstanceWith) -> None:
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     cases = [read_case(open_set(synthetic, None), i) for i in list_case_ids(open_set(synthetic, None))]
     secrets = {c.inputs.pr.title for c in cases} | {
@@ -166,7 +153,7 @@ def test_metadata_carries_no_case_content(tmp_path: Path, instance_with: Instanc
 
 
 def test_export_assets_refuse_the_synthetic_partition(tmp_path: Path, instance_with: InstanceWith) -> None:
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic))
     result = dg.materialize(
         EXPORT,
@@ -245,7 +232,7 @@ def test_export_assets_write_sealed_cases_into_a_pilot_partition(
 def test_registry_sensor_adds_new_sets_and_forgets_purged_ones(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     key = parse_key(generate_key())
     for set_id in ("pilot-a", "pilot-b"):
         make_pilot_set(tmp_path / "pilots" / set_id, key=key)
@@ -277,7 +264,7 @@ def test_report_checks_are_blocking(check: str) -> None:
 def test_label_inbox_flows_into_the_cases_and_low_kappa_warns(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
-    synthetic = copy_repo_eval(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     cs = open_set(synthetic, None)
     ids = list_case_ids(cs)[:6]
     # a second labeler who calls everything sensitive: agreement with graft-synthetic is poor

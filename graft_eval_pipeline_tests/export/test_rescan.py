@@ -7,7 +7,6 @@ export with older rules would have left them. Every secret is made up and built 
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.secrets import secret_kinds
 from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, open_set, read_case, write_case
 from graft_eval_pipeline_tests.builders import (
+    copy_synthetic,
     make_file,
     make_inputs,
     make_label,
@@ -147,12 +147,6 @@ def test_apply_keeps_a_label_saved_between_the_scan_and_the_rewrite(pilot: CaseS
     rescan_set(pilot, apply=True, progress=label_meanwhile)
     case = read_case(pilot, OLD)
     assert case.labels == [label] and STRIPE not in (case.inputs.files[0].patch or "")
-
-
-def copy_synthetic(tmp_path: Path) -> Path:
-    synthetic = tmp_path / "synthetic"
-    shutil.copytree(SYNTHETIC_DIR, synthetic, ignore=shutil.ignore_patterns("runs", "cache", "assets"))
-    return synthetic
 
 
 def test_rescan_apply_refuses_the_synthetic_set_but_may_scan_it(

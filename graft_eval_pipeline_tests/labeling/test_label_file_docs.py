@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.labeling.inbox import import_label_inbox
-from graft_eval_pipeline.evalset.sets.paths import REPO_ROOT, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.paths import REPO_ROOT
 from graft_eval_pipeline.evalset.sets.store import open_set, read_case
+from graft_eval_pipeline_tests.builders import copy_synthetic
 
 GUIDE = REPO_ROOT / "docs" / "labeling-guide.md"
 
@@ -24,8 +24,7 @@ def guide_examples() -> list[dict[str, Any]]:
 
 def test_the_guide_examples_apply_and_import(tmp_path: Path) -> None:
     apply_example, inbox_example = guide_examples()
-    synthetic = tmp_path / "synthetic"
-    shutil.copytree(SYNTHETIC_DIR, synthetic, ignore=shutil.ignore_patterns("runs", "cache", "assets"))
+    synthetic = copy_synthetic(tmp_path)
 
     (tmp_path / "labels.json").write_text(json.dumps(apply_example))
     assert (

@@ -15,8 +15,7 @@ from graft_eval_pipeline.evalset.report.render import render_markdown
 from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import open_set
-from graft_eval_pipeline_tests.builders import run_options
-from graft_eval_pipeline_tests.cli.test_compare import copy_synthetic
+from graft_eval_pipeline_tests.builders import copy_synthetic, run_options
 from graft_eval_pipeline_tests.row_builders import make_row
 
 
@@ -130,7 +129,7 @@ def test_cli_calibration_of_a_run_by_default_and_as_json(
 ) -> None:
     import json
 
-    synthetic = copy_synthetic(tmp_path)
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["calibration", "--set", str(synthetic)]) == 2
     assert "set synthetic has no run yet" in capsys.readouterr().err
     assert main(["run", "--set", str(synthetic)]) == 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,9 +21,10 @@ from graft_eval_pipeline.evalset.report.headline import (
 )
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE
 from graft_eval_pipeline.evalset.sets.store import write_case
 from graft_eval_pipeline_tests.builders import (
+    copy_synthetic,
     make_file,
     make_inputs,
     make_label,
@@ -57,12 +57,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def synthetic_with_history(tmp_path: Path) -> tuple[Path, Path]:
     """A synthetic copy with three runs (all cases, a subset, all cases); the last run's folder."""
-    root = tmp_path / "eval"
-    shutil.copytree(
-        SYNTHETIC_DIR, root / "synthetic", ignore=shutil.ignore_patterns("runs", "cache", "assets")
-    )
-    shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
-    synthetic = root / "synthetic"
+    synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["run", "--set", str(synthetic)]) == 0
     assert main(["run", "--set", str(synthetic), "--cases", ",".join([*OVER, "syn-001-docs-typo"])]) == 0
     assert main(["run", "--set", str(synthetic)]) == 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-import shutil
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -29,7 +28,7 @@ from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, FloorConfig
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR, THRESHOLDS_FILE
 from graft_eval_pipeline.evalset.sets.store import open_set, read_case
-from graft_eval_pipeline_tests.builders import NOW, make_case, run_options
+from graft_eval_pipeline_tests.builders import NOW, copy_synthetic, make_case, run_options
 from graft_eval_pipeline_tests.row_builders import gold_risk
 
 SYNTHETIC = SYNTHETIC_DIR
@@ -42,12 +41,6 @@ def options(set_dir: Path, **over: Any) -> RunOptions:
 
 def run(opts: RunOptions) -> EvalReport:
     return run_eval(opts)
-
-
-def copy_synthetic(tmp_path: Path) -> Path:
-    target = tmp_path / "synthetic"
-    shutil.copytree(SYNTHETIC, target, ignore=shutil.ignore_patterns("runs", "cache", "tools", "assets"))
-    return target
 
 
 @pytest.fixture(scope="module")

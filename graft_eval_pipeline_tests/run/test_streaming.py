@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import sys
 import weakref
@@ -33,6 +32,7 @@ from graft_eval_pipeline.evalset.sets.paths import CARD_RESULTS_FILE, SYNTHETIC_
 from graft_eval_pipeline.evalset.sets.records import RecordWriter, read_records
 from graft_eval_pipeline.evalset.sets.store import iter_cases, open_set, read_cases, write_case
 from graft_eval_pipeline_tests.builders import (
+    copy_synthetic,
     make_case,
     make_label,
     make_pilot_case,
@@ -53,12 +53,6 @@ def options(set_dir: Path, key: bytes | None = None, **over: object) -> RunOptio
     }
     fields.update(over)
     return RunOptions(**fields)  # type: ignore[arg-type]
-
-
-def copy_synthetic(tmp_path: Path) -> Path:
-    target = tmp_path / "synthetic"
-    shutil.copytree(SYNTHETIC_DIR, target, ignore=shutil.ignore_patterns("runs", "cache", "assets"))
-    return target
 
 
 # --- the pool and the harness hold a bounded number of cases ---------------------------------
