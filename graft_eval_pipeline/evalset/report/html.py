@@ -34,6 +34,7 @@ from graft_eval_pipeline.evalset.report.history import HistoryPoint, load_histor
 from graft_eval_pipeline.evalset.report.render import render_change, render_value
 from graft_eval_pipeline.evalset.report.svg import bar_chart, heatmap, line_chart
 from graft_eval_pipeline.evalset.report.thresholds import threshold_verdict
+from graft_eval_pipeline.evalset.report.trials_render import trials_html
 from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
 from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, iter_cases, to_terminal_safe
 
@@ -454,6 +455,7 @@ def render_html(
         [
             _header(report, diff),
             _headline(report, diff),
+            trials_html(report.trials) if report.trials is not None else "",
             _verdict_section(report, diff),
             _cases_section(report, diff, shown),
             _confusion_section(report),

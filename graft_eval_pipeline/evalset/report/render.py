@@ -17,6 +17,7 @@ from graft_eval_pipeline.evalset.report.case_kinds import markdown_cases_section
 from graft_eval_pipeline.evalset.report.compare import Comparison
 from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, verdict_line
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, threshold_verdict
+from graft_eval_pipeline.evalset.report.trials_render import trials_markdown
 from graft_eval_pipeline.evalset.scoring import (
     EvalReport,
     LabelAgreement,
@@ -325,7 +326,7 @@ def render_markdown(
     accept: str | None = None,
     comparison: Comparison | None = None,
 ) -> str:
-    """report.md: header, metric table with evidence, label quality, population estimates,
+    """report.md: header, metric table with evidence, repeated trials, label quality, population estimates,
     confusion matrices, per-tag UC, thresholds, the verifier calibration, changes (with the
     command that accepts them), the comparison of a live run, and the cases to look at."""
     s, r = report.set, report.run
@@ -355,6 +356,9 @@ def render_markdown(
         ["metric", "k/n", "value", "95% CI", "upper95", "basis", "baseline", "Δ"], _metric_rows(report, diff)
     )
     lines += ["", WITH_CARD_NOTE + "."]
+    if report.trials is not None:
+        lines += ["", f"## Repeated trials ({report.trials.trials} per case)", ""]
+        lines += trials_markdown(report.trials)
     quality = report.metrics.label_quality
     lines += ["", "## Label quality", "", f"- {label_quality_line(quality)}"]
     lines.append(

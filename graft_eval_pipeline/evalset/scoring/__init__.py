@@ -48,6 +48,8 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     SetSummary,
     SkipReason,
     ThresholdResult,
+    TrialRate,
+    TrialsSummary,
 )
 from graft_eval_pipeline.evalset.scoring.rows import (
     HarnessRun,
@@ -84,6 +86,8 @@ __all__ = [
     "SetSummary",
     "SkipReason",
     "ThresholdResult",
+    "TrialRate",
+    "TrialsSummary",
     "build_row",
     "case_cost",
     "cohen_kappa",
