@@ -30,7 +30,10 @@ PARTITION = "synthetic"
 
 
 def materialize(
-    synthetic_dir: Path, tmp_path: Path, selection: list[Any] | None = None
+    synthetic_dir: Path,
+    tmp_path: Path,
+    selection: list[Any] | None = None,
+    run_config: dict[str, Any] | None = None,
 ) -> dg.DagsterInstance:
     """The evaluation group on the synthetic partition of a fresh instance (failures allowed)."""
     instance = dg.DagsterInstance.ephemeral()
@@ -44,6 +47,7 @@ def materialize(
         instance=instance,
         resources={"case_sets": sets, "github": GitHubResource(), "io_manager": SealedIOManager(sets=sets)},
         raise_on_error=False,
+        run_config=run_config,
     )
     return instance
 
@@ -104,6 +108,23 @@ def test_every_headline_rate_is_numeric_metadata_and_the_report_files_are_paths(
     assert baseline.passed and meta_value(baseline.metadata, "compared") is True
     assert meta_value(baseline.metadata, "verdict") == "matches"
     assert "accept_command" not in baseline.metadata
+
+
+def test_repeated_trials_are_numbers_on_the_report_asset(tmp_path: Path) -> None:
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    instance = materialize(
+        synthetic, tmp_path, run_config={"ops": {"harness_run": {"config": {"trials": 2}}}}
+    )
+    (run_dir,) = (synthetic / "runs").iterdir()
+    report = load_report(run_dir / "report.json")
+    assert report.trials is not None
+    metadata = latest_metadata(instance, eval_report)
+    assert isinstance(metadata["trials"], dg.IntMetadataValue) and metadata["trials"].value == 2
+    assert isinstance(metadata["flaky_cases"], dg.IntMetadataValue) and metadata["flaky_cases"].value == 0
+    under_any = metadata["under_any_trial"]
+    assert isinstance(under_any, dg.FloatMetadataValue)
+    assert under_any.value == report.trials.under_any_trial.value
+    assert "## Repeated trials (2 per case)" in (run_dir / "report.md").read_text(encoding="utf-8")
 
 
 def test_failed_checks_say_what_failed_and_no_baseline_is_not_compared(tmp_path: Path) -> None:

@@ -50,6 +50,7 @@ from graft_eval_pipeline.evalset.report import (
     new_run_id,
     publish_run,
     threshold_verdict,
+    trials_metadata,
 )
 from graft_eval_pipeline.evalset.run import (
     DEFAULT_MAX_COST_USD,
@@ -522,7 +523,8 @@ def eval_report(
     case_sets: CaseSetsResource,
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
     """report.json, report.md, report.html and cases.parquet under the set's runs/, diffed and
-    checked; each is a path in the metadata, beside a one-screen brief of the run."""
+    checked; each is a path in the metadata, beside a one-screen brief of the run and, for
+    repeated trials, the flaky cases and the worst-case share as numbers."""
     cs = case_sets.open(context.partition_key)
     thresholds = load_thresholds(THRESHOLDS_FILE)
     report = build_report(
@@ -554,6 +556,7 @@ def eval_report(
             "llm": report.llm,
             "model_numbers": model_numbers(report.llm),
             "changed_cases": 0 if diff is None else len({c.where for c in diff.case_changes}),
+            **trials_metadata(report.trials),
         },
         check_results=[
             thresholds_check(report.thresholds, context.partition_key),

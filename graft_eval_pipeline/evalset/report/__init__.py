@@ -38,6 +38,7 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     load_thresholds,
     threshold_verdict,
 )
+from graft_eval_pipeline.evalset.report.trials_render import trials_metadata
 from graft_eval_pipeline.evalset.report.views import open_run
 
 __all__ = [
@@ -84,4 +85,5 @@ __all__ = [
     "run_dirs",
     "save_baseline",
     "threshold_verdict",
+    "trials_metadata",
 ]

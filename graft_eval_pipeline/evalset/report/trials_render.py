@@ -85,3 +85,15 @@ def trials_html(summary: TrialsSummary) -> str:
         f'<li id="flaky">Flaky cases (the final class differs between trials): {escape(_flaky(summary))}</li>'
         f"<li>Cost of every trial: {escape(_cost(summary))}</li></ul></section>"
     )
+
+
+def trials_metadata(summary: TrialsSummary | None) -> dict[str, int | float | None]:
+    """Numbers for the Dagster report asset (plotted over runs): trials per case, flaky cases and
+    the share of cases under-classified in at least one trial (only the count for one trial)."""
+    if summary is None:
+        return {"trials": 1}
+    return {
+        "trials": summary.trials,
+        "flaky_cases": len(summary.flaky_cases),
+        "under_any_trial": summary.under_any_trial.value,
+    }
