@@ -578,7 +578,7 @@ def _run_and_report(
         publish_run,
         save_baseline,
     )
-    from graft_eval_pipeline.evalset.run import ProgressEvery, RunOptions, case_filter_for
+    from graft_eval_pipeline.evalset.run import ProgressEvery, RunOptions, case_filter_for, collector_policy
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
     if batch and not live:
@@ -629,20 +629,21 @@ def _run_and_report(
         batch=batch,
         trials=trials,
     )
-    try:
-        evaluation = evaluate(options)
-    finally:
-        if bar is not None:
-            bar.finish()  # also when the run stops early: the terminal gets its cursor back
-    published = publish_run(
-        cs,
-        evaluation.report,
-        thresholds=thresholds,
-        strict=strict,
-        baseline=baseline,
-        out=out,
-        details=evaluation.details,
-    )
+    with collector_policy(options):  # a fake run keeps the collector paused through its files too
+        try:
+            evaluation = evaluate(options)
+        finally:
+            if bar is not None:
+                bar.finish()  # also when the run stops early: the terminal gets its cursor back
+        published = publish_run(
+            cs,
+            evaluation.report,
+            thresholds=thresholds,
+            strict=strict,
+            baseline=baseline,
+            out=out,
+            details=evaluation.details,
+        )
     checked = published.checked
     saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None
     click.echo(checked.summary(), nl=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,3 +145,24 @@ def test_pilot_run_uses_the_set_baseline_and_refuses_a_baseline_inside_git(
     monkeypatch.delenv("GRAFT_EVAL_KEY")
     assert main(["run", "--set", str(set_dir)]) == 2
     assert "GRAFT_EVAL_KEY is not set" in capsys.readouterr().err
+
+
+def test_a_fake_run_writes_its_report_files_with_the_collector_paused_and_restores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every automatic full collection would walk all rows a large run holds (issue 16)."""
+    import gc
+
+    from graft_eval_pipeline.evalset import report
+
+    real = report.publish_run
+    seen: list[bool] = []
+
+    def publish(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(report, "publish_run", publish)
+    assert gc.isenabled()
+    assert main(["run", "-q", "--set", str(SYNTHETIC), "--out", str(tmp_path / "out")]) == 0
+    assert seen == [False] and gc.isenabled()
