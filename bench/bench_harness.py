@@ -3,11 +3,15 @@ real-sized diffs, the whole-process start-up of `graft-eval run`, and the synthe
 `dagster asset materialize`.
 
 Run: .venv/bin/python bench/bench_harness.py [--skip-materialize] [--sizes 1000,10000]
+     [--only generated|real|startup] [--before 722182c [--pairs 2]]
 
 Targets (issue 16): generated set >= 1,500 cases/s; real-sized diffs (mean >= 30 kB of patch per
 case, bench/real_diffs.py) peak resident memory < 500 MB at 10,000 cases, time ratio 10k/1k
 <= 10.5, and >= 2x the throughput measured before the streaming harness; `graft-eval run --set
-eval/synthetic` < 0.5 s wall as a whole process; the materialize < 20 s.
+eval/synthetic` < 0.5 s wall as a whole process; the materialize < 20 s. `--before REV` measures
+the 2x: `run_eval` of commit REV (722182c is the harness before streaming, checked out in a
+temporary git worktree) and of this code, back to back on the largest real-diff set, in pairs
+(the host's load moves both alike).
 
 Each timed run is a child process of its own (so its peak memory is its own), which imports the
 code first and then times what `graft-eval run` does after parsing its flags: load and validate
@@ -279,12 +283,76 @@ def report_sizes(name: str, results: dict[int, dict[str, float]], patch_kb: floa
         )
 
 
+BEFORE_SCRIPT = """
+import json, sys, time
+from datetime import UTC, datetime
+from pathlib import Path
+from graft_eval_pipeline.evalset.evaluate import run_eval
+from graft_eval_pipeline.evalset.run import RunOptions
+from graft_eval_pipeline.evalset.scoring import GitInfo
+from graft_eval_pipeline.evalset.sets import open_set
+options = RunOptions(
+    set=open_set(Path(sys.argv[1]), None),
+    now=lambda: datetime(2026, 10, 15, tzinfo=UTC),
+    git=lambda: GitInfo(commit=None, dirty=None),
+)
+started = time.perf_counter()
+run_eval(options)
+print(json.dumps({"run_s": time.perf_counter() - started}))
+"""
+
+
+def run_eval_seconds(set_dir: Path, code_dir: Path) -> float:
+    """`run_eval` alone over the set, in a child process importing the package from `code_dir`
+    (a checkout of another commit, or this one): the like-for-like figure of a before/after pair.
+    Both versions' `run_eval(RunOptions(set=..., now=..., git=...))` have this signature."""
+    os.sync()
+    done = subprocess.run(
+        [sys.executable, "-c", BEFORE_SCRIPT, str(set_dir)],
+        capture_output=True,
+        text=True,
+        cwd=code_dir,
+        env={**os.environ, "PYTHONPATH": str(code_dir)},
+    )
+    if done.returncode != 0:
+        sys.exit(f"run_eval in {code_dir} failed:\n{done.stderr[-3000:]}")
+    seconds: float = json.loads(done.stdout.strip().splitlines()[-1])["run_s"]
+    return seconds
+
+
+def before_after(set_dir: Path, size: int, before: str, pairs: int) -> None:
+    """Back-to-back pairs of `run_eval` on the same set: the commit `before` (checked out in a
+    temporary git worktree), then this code; prints each pair and the speed-ups."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "before"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), before], cwd=REPO, check=True)
+        try:
+            ratios = []
+            for _ in range(pairs):
+                old, new = run_eval_seconds(set_dir, tree), run_eval_seconds(set_dir, REPO)
+                ratios.append(old / new)
+                print(
+                    f"  run_eval on {size} real-diff cases: {before} {old:.2f} s ({size / old:.0f} cases/s), "
+                    f"now {new:.2f} s ({size / new:.0f} cases/s): {old / new:.2f}x"
+                )
+            print(f"  speed-up over {before}: {min(ratios):.2f}-{max(ratios):.2f}x (target >= 2x)")
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, check=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--skip-materialize", action="store_true")
     parser.add_argument("--only", choices=["generated", "real", "startup"], default=None)
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        default=None,
+        help="also time run_eval of commit REV against this code on the largest real-diff set, in pairs",
+    )
+    parser.add_argument("--pairs", type=int, default=2, help="before/after pairs with --before")
     args = parser.parse_args()
     if args.child:
         child_run(*args.child)
@@ -302,10 +370,13 @@ def main() -> None:
             for size in sizes:
                 set_dir, patch_kb = build_real_set(Path(tmp), size, texts)
                 real[size] = timed_run(set_dir)
-                shutil.rmtree(set_dir)
+                if args.before is None or size != max(sizes):
+                    shutil.rmtree(set_dir)
             print(f"real-diff set: {len(texts)} PRs cycled, mean {patch_kb:.1f} kB of patch per case")
             report_sizes("real-diff", real, patch_kb)
             print("  targets: peak < 500 MB at 10k, ratio 10k/1k <= 10.5, >= 2x the throughput before")
+            if args.before is not None:
+                before_after(Path(tmp) / f"real-{max(sizes)}", max(sizes), args.before, args.pairs)
     if args.only in (None, "startup"):
         best, median = startup_seconds()
         print(
