@@ -110,6 +110,20 @@ def three_rows() -> list[CaseRow]:
     ]
 
 
+def test_report_json_is_what_json_dumps_indented_would_write_up_to_small_float_spelling() -> None:
+    """dump_report uses pydantic's serializer for speed; the layout, key order and values are
+    those of `json.dumps(indent=2, ensure_ascii=False)`, tiny costs included."""
+    rows = [make_row("syn-901-a", gold="trivial", cost_usd=3e-05), *three_rows()[1:]]
+    report = make_report(rows)
+    text = dump_report(report)
+    reference = json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+    assert json.loads(text) == json.loads(reference)
+    assert [line.split(":")[0] for line in text.splitlines()] == [
+        line.split(":")[0] for line in reference.splitlines()
+    ]
+    assert '"costUsd": 0.00003' in text and '"costUsd": 3e-05' in reference
+
+
 def test_new_run_id_and_report_json_round_trip(tmp_path: Path) -> None:
     run_id = new_run_id(NOW)
     assert re.fullmatch(RUN_ID_PATTERN, run_id) and run_id.startswith("20261015T100000Z-")
