@@ -6,9 +6,9 @@ class that was already right or high — a false alarm —, and how often it let
 under-classification through; each with a Wilson interval, beside Cohen's kappa of the
 verifier's own class (and, for reference, the writer's) against gold, with its large-sample
 interval (the one labeler agreement uses; it was a case bootstrap, which cost every run numpy's
-import for a few numbers). The same for the flag
-(a disagreeing verifier) against the gold should-flag. And what the verifier's calls cost.
-Computed from report rows (ids, classes, counts and cost only).
+import for a few numbers). The same for the flag (a disagreeing verifier) against the gold
+should-flag. And what the verifier's calls cost. Computed from report rows (ids, classes,
+counts and cost only).
 """
 
 from __future__ import annotations
