@@ -134,28 +134,54 @@ _ASCII = bytes(range(0x80))
 _NOT_ASCII = bytes(range(0x80, 0x100))
 
 
-def _ascii_view(text: str) -> bytes:
-    """NFKD, then every non-ASCII character dropped, lower-cased (C speed, no per-character work).
+class _GivesNoLetter(dict[str, bool]):
+    """Non-ASCII character -> True when its NFKC form holds no ASCII letter.
 
-    A keyword that `normalize_text(text)` holds is in this view too. Its letters are ASCII letters
-    of NFKC(text) with only Cf characters between them; NFKC composes only into non-ASCII
+    Filled per character when first met (as `_FormatChars`); a patch has a few dozen distinct
+    non-ASCII characters.
+    """
+
+    def __missing__(self, char: str) -> bool:
+        normal = unicodedata.normalize("NFKC", char)
+        gives_none = not any(c.isascii() and c.isalpha() for c in normal)
+        self[char] = gives_none
+        return gives_none
+
+
+_GIVES_NO_LETTER = _GivesNoLetter()
+
+
+def _ascii_view(text: str) -> bytes:
+    """The text's ASCII characters alone, lower-cased, when that provably holds every keyword
+    `normalize_text(text)` holds; otherwise NFKD with every non-ASCII character dropped,
+    lower-cased. Both are C speed, with no per-character work on the ASCII part.
+
+    The NFKD view holds every keyword of the normal form: its letters are ASCII letters of
+    NFKC(text) with only Cf characters between them; NFKC composes only into non-ASCII
     characters, so each of those letters is in NFKD(text) too, with nothing between them but
     non-ASCII characters, which the view drops. Lower-casing maps no non-ASCII character of an
     NFKD text to ASCII (only U+0130 and U+212A would, and NFKD decomposes both). The view may
     hold more (accents split off, other scripts dropped): then the exact path decides.
 
-    Its ASCII characters alone hold as much in two cases, tested in this order. Text whose
-    non-ASCII characters decompose to no ASCII letter (other scripts, punctuation, spaces) gains
-    no letter from NFKD, and dropping what NFKD would add (spaces, digits, dots) only joins
-    letters; only its non-ASCII characters (a few % of a typical patch) are normalised to find
-    out. Text already in NFKC (the quick check is C speed) has its keyword letters as its own
-    ASCII letters with only Cf characters between them (U+0130 lower-cases to "i" and a combining
-    dot, which no keyword can hold, and U+212A is not NFKC).
+    The ASCII characters alone hold as much when no non-ASCII character of the text gives an
+    ASCII letter under NFKC (tested per distinct character; the first test, on the NFKD of all
+    of them at once, settles other scripts and punctuation in one call). Then every ASCII letter
+    of NFKC(text) is one of the text's own: normalisation never reorders or adds ASCII
+    characters; composition never yields an ASCII character nor takes one as its second part;
+    and a letter that NFKC(c) composes away is composed away in any context too, since a mark
+    that canonical ordering moves before c's own has a lower combining class, so it composes
+    first or does not block. What lies between two of those letters in the text is then non-ASCII
+    (an ASCII character there would stay, or compose into a non-Cf character), and the view drops
+    it. Lower-casing the normal form gives an ASCII letter from a non-ASCII character only for
+    U+0130 ("i" and a combining dot, which no keyword can hold: each "i" in one is followed by a
+    letter), since U+212A is not NFKC. Testing the whole non-ASCII part under NFKC at once would
+    not do: a mark joined to an ASCII letter in the text could compose, in that part alone, with
+    a full-width letter from elsewhere and hide it.
     """
     raw = text.encode("utf-8", "surrogatepass")
     others = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")  # a few % of a patch
     letters = unicodedata.normalize("NFKD", others).encode("ascii", "ignore")
-    if letters.lower() == letters.upper() or unicodedata.is_normalized("NFKC", text):
+    if letters.lower() == letters.upper() or all(_GIVES_NO_LETTER[c] for c in set(others)):
         return raw.translate(None, _NOT_ASCII).lower()
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").lower()
 

@@ -311,3 +311,84 @@ def test_label_counts_count_an_adjudication_as_labeled_and_a_disagreement_as_ope
     unlabeled = make_case("syn-904-d", labels=[])
     counts = label_counts([agreed, open_pair, adjudicated_only, unlabeled])
     assert counts == (4, 3, 2, 1) and counts.unlabeled == 1
+
+
+# --- the fast parse path (issue 16) ---------------------------------------------------------------
+
+# Values of every JSON type and of the shapes the schema expects, put in place of each field.
+MUTATIONS: list[Any] = [
+    True, False, 0, 1, -1, 1.0, 1.5, 1e300, 2**70, "", "1", "true", "x", "2026-10-15",
+    "2026-10-15T00:00:00Z", "trivial", "modified", None, [], [1], ["a"], {}, {"a": 1},
+]  # fmt: skip
+
+
+def _paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [at] if at else []
+    children = (
+        value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    )
+    for key, child in children:
+        found += _paths(child, (*at, key))
+    return found
+
+
+def _replaced(document: Any, at: tuple[Any, ...], value: Any) -> Any:
+    copy = json.loads(json.dumps(document))
+    parent = copy
+    for key in at[:-1]:
+        parent = parent[key]
+    parent[at[-1]] = value
+    return copy
+
+
+def _parsed(text: str) -> Any:
+    """The case's JSON form, or None when parse_case refuses the document."""
+    try:
+        return parse_case(text, "x.case.json").to_json_dict()
+    except CaseFormatError:
+        return None
+
+
+def _reference(text: str) -> Any:
+    """Before orjson: pydantic's own JSON parser, and json.loads then validation for what it
+    refuses (an int beyond 64 bits; the mutations hold no surrogate and nest nothing deep)."""
+    try:
+        return EvalCase.model_validate_json(text).to_json_dict()
+    except ValidationError:
+        pass
+    try:
+        return EvalCase.model_validate(json.loads(text)).to_json_dict()
+    except ValidationError:
+        return None
+
+
+def test_fast_parse_path_gives_the_verdict_and_values_of_pydantics_json_parser() -> None:
+    """Every field of a few synthetic cases replaced by each mutation: orjson + validation
+    accepts exactly what `model_validate_json` accepts, with the same values."""
+    compared = 0
+    for path in synthetic_files()[::6]:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for at in _paths(document):
+            for value in MUTATIONS:
+                text = json.dumps(_replaced(document, at, value))
+                assert _parsed(text) == _reference(text), (path.name, at, value)
+                compared += 1
+    assert compared > 5_000
+
+
+@pytest.mark.parametrize(("levels", "loads"), [(61, True), (62, False), (300, False)])
+def test_a_scripted_reply_nested_past_the_limit_is_refused_on_the_fast_path_too(
+    levels: int, loads: bool
+) -> None:
+    """root, fakeLlm, writer, then `levels` objects: 64 levels load, 65 are refused, as json.loads's."""
+    document = json.loads(synthetic_files()[0].read_text(encoding="utf-8"))
+    nested: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        nested = {"a": nested}
+    document["fakeLlm"] = {"writer": {"json": nested}}
+    text = json.dumps(document)
+    if loads:
+        assert parse_case(text, "x.case.json").fake_llm is not None
+    else:
+        with pytest.raises(CaseFormatError, match=r"^x\.case\.json: JSON nested more than 64 levels deep"):
+            parse_case(text, "x.case.json")

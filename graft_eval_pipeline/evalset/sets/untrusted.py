@@ -48,12 +48,12 @@ def load_json(text: str, where: str) -> Any:
         raise UntrustedInputError(f"{where}: not valid JSON ({where_in})") from None
     except RecursionError:
         raise too_deep from None
-    if _depth(data) > MAX_JSON_DEPTH:
+    if json_depth(data) > MAX_JSON_DEPTH:
         raise too_deep
     return data
 
 
-def _depth(data: Any) -> int:
+def json_depth(data: Any) -> int:
     """Nesting depth of parsed JSON, without recursion (a scalar is 0, `[]` is 1)."""
     deepest, stack = 0, [(data, 1)]
     while stack:
