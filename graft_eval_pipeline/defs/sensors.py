@@ -12,8 +12,9 @@ from pydantic import Field
 from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
-from graft_eval_pipeline.defs.assets.evaluation import eval_report, models_label
+from graft_eval_pipeline.defs.assets.evaluation import eval_report
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
+from graft_eval_pipeline.defs.metadata import models_label
 from graft_eval_pipeline.defs.partitions import CASE_SET_PARTITIONS
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.sets import LIVE_RERUN_FILE

@@ -11,13 +11,8 @@ import dagster as dg
 import pytest
 
 from graft_eval_pipeline.definitions import defs
-from graft_eval_pipeline.defs.assets.evaluation import (
-    eval_comparison,
-    eval_metrics,
-    eval_report,
-    harness_run,
-    loaded_case_set,
-)
+from graft_eval_pipeline.defs.assets.comparison import eval_comparison
+from graft_eval_pipeline.defs.assets.evaluation import eval_metrics, eval_report, harness_run, loaded_case_set
 from graft_eval_pipeline.defs.assets.export import (
     export_candidates,
     export_sample,

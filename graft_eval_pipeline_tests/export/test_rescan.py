@@ -14,7 +14,8 @@ import dagster as dg
 import pytest
 
 from graft_eval_pipeline.cli import main
-from graft_eval_pipeline.defs.assets.export import RESCAN_CHECK, rescanned_cases
+from graft_eval_pipeline.defs.assets.export import rescanned_cases
+from graft_eval_pipeline.defs.checks import RESCAN_CHECK
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text

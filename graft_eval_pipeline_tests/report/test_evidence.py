@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from graft_eval_pipeline.defs.assets.evaluation import metric_table, thresholds_check
+from graft_eval_pipeline.defs.checks import thresholds_check
+from graft_eval_pipeline.defs.metadata import metric_table
 from graft_eval_pipeline.evalset.report.baseline import LEGACY_WARNING, diff_reports
 from graft_eval_pipeline.evalset.report.files import load_any_report, load_report
 from graft_eval_pipeline.evalset.report.legacy import ReportV1, values_only

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
+from graft_eval_pipeline.defs.checks import RESCAN_CHECKS, rescan_check
 from graft_eval_pipeline.defs.jobs import EXPORT_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
@@ -35,8 +36,6 @@ from graft_eval_pipeline.evalset.export import (
     merge_bound,
     rescan_set,
 )
-
-RESCAN_CHECK = "no_unredacted_secrets"
 
 
 class CandidatesConfig(dg.Config):
@@ -204,16 +203,7 @@ def rescan_metadata(result: RescanResult) -> dict[str, Any]:
     partitions_def=case_set_partitions,
     group_name=EXPORT_GROUP,
     deps=[exported_cases],
-    check_specs=[
-        dg.AssetCheckSpec(
-            RESCAN_CHECK,
-            asset="rescanned_cases",
-            description=(
-                "No stored case holds a secret that today's rules would redact; fails while findings "
-                "remain unapplied (materialize with `apply: true` to rewrite them)."
-            ),
-        )
-    ],
+    check_specs=RESCAN_CHECKS,
 )
 def rescanned_cases(
     context: dg.AssetExecutionContext, config: RescanConfig, case_sets: CaseSetsResource
@@ -225,12 +215,5 @@ def rescanned_cases(
     result = rescan_set(cs, apply=config.apply)
     return dg.MaterializeResult(
         metadata=rescan_metadata(result),
-        check_results=[
-            dg.AssetCheckResult(
-                check_name=RESCAN_CHECK,
-                passed=result.applied or not result.affected,
-                severity=dg.AssetCheckSeverity.ERROR,
-                metadata={"affected_cases": len(result.affected), "applied": result.applied},
-            )
-        ],
+        check_results=[rescan_check(result)],
     )

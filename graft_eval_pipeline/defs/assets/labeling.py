@@ -10,14 +10,13 @@ from typing import Any
 import dagster as dg
 
 from graft_eval_pipeline.defs.assets.export import case_files
+from graft_eval_pipeline.defs.checks import KAPPA_CHECKS, kappa_check
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.labeling import (
-    TARGET_RISK_KAPPA,
     AgreementReport,
     agreement,
-    agreement_check,
     import_label_inbox,
 )
 from graft_eval_pipeline.evalset.sets import iter_cases
@@ -62,14 +61,7 @@ AGREEMENT_COLUMNS = dg.TableSchema(
     partitions_def=case_set_partitions,
     group_name=EVALUATION_GROUP,
     deps=[label_import],
-    check_specs=[
-        dg.AssetCheckSpec(
-            "risk_kappa_meets_target",
-            asset="labeler_agreement",
-            description=f"Cohen's kappa on the risk class is at least {TARGET_RISK_KAPPA} for every labeler "
-            "pair (a warning): below it, revise the labeling guide and relabel before trusting metrics.",
-        )
-    ],
+    check_specs=KAPPA_CHECKS,
 )
 def labeler_agreement(
     context: dg.AssetExecutionContext, case_sets: CaseSetsResource
@@ -104,14 +96,4 @@ def labeler_agreement(
             "agreement": dg.MetadataValue.table(rows, schema=AGREEMENT_COLUMNS),
         },
     )
-    passed, low = agreement_check(report)
-    yield dg.AssetCheckResult(
-        check_name="risk_kappa_meets_target",
-        passed=passed,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={
-            "target": TARGET_RISK_KAPPA,
-            "pairs_compared": len(report.pairs),
-            "pairs_below_target": dg.MetadataValue.json(low),
-        },
-    )
+    yield kappa_check(report)
