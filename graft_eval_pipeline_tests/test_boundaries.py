@@ -121,7 +121,7 @@ def _stage_offences(rel: str, own: str | None, imports: list[tuple[str, list[str
             continue
         if stage == "evaluate":
             if own is not None:
-                offences.append(f"{rel}: stage {own} imports evaluate (only cli.py and defs/ may)")
+                offences.append(f"{rel}: stage {own} imports evaluate (only cli/ and defs/ may)")
         elif stage not in STAGES:
             offences.append(f"{rel} imports {module}")
         elif own is not None and stage not in STAGES[own]:
@@ -138,7 +138,7 @@ def _stage_offences(rel: str, own: str | None, imports: list[tuple[str, list[str
 
 def test_stages_import_only_the_stages_below_them_and_only_through_their_public_surface() -> None:
     """A stage imports its own modules directly and other stages only by their package's
-    `__all__`; anything outside evalset/ (defs/, cli.py) and evaluate.py the same way."""
+    `__all__`; anything outside evalset/ (defs/, cli/) and evaluate.py the same way."""
     assert set(STAGES) == {p.name for p in (PACKAGE / "evalset").iterdir() if (p / "__init__.py").is_file()}
     offences = []
     for path in sorted(PACKAGE.rglob("*.py")):

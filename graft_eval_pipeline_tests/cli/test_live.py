@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from graft_eval_pipeline import cli
 from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.cli import main
+from graft_eval_pipeline.cli import run as cli_run
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.run.live import anthropic_llm
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
@@ -55,7 +55,7 @@ class CountingFactory:
 @pytest.fixture
 def factory(monkeypatch: pytest.MonkeyPatch) -> CountingFactory:
     fake = CountingFactory()
-    monkeypatch.setattr(cli, "LLM_FACTORY", fake)
+    monkeypatch.setattr(cli_run, "LLM_FACTORY", fake)
     return fake
 
 
@@ -191,7 +191,7 @@ def test_live_run_end_to_end_through_the_anthropic_client(
         pools.append(httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
         return anthropic_llm(env, http_client=pools[-1], base_url=BASE_URL)
 
-    monkeypatch.setattr(cli, "LLM_FACTORY", factory)
+    monkeypatch.setattr(cli_run, "LLM_FACTORY", factory)
     logging.getLogger("anthropic").setLevel(logging.DEBUG)  # as ANTHROPIC_LOG=debug would
     caplog.set_level(logging.DEBUG)
     try:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from graft_eval_pipeline import cli
 from graft_eval_pipeline.cli import main
+from graft_eval_pipeline.cli import run as cli_run
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
 from graft_eval_pipeline_tests.live_fakes import GOAL_MARK, FakeLive, live_set
 
@@ -21,7 +21,7 @@ def fake_terminal(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
     """Make the run believe stderr is a terminal: the bar is drawn on the returned stream."""
     screen = io.StringIO()
     console = Console(file=screen, force_terminal=True, width=160, color_system=None)
-    monkeypatch.setattr(cli, "TERMINAL_CONSOLE", lambda: console)
+    monkeypatch.setattr(cli_run, "TERMINAL_CONSOLE", lambda: console)
     return screen
 
 
@@ -76,7 +76,7 @@ def test_a_quiet_live_run_still_prints_the_estimate_and_never_case_content(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
     client = FakeLive()
-    monkeypatch.setattr(cli, "LLM_FACTORY", lambda _env: client)
+    monkeypatch.setattr(cli_run, "LLM_FACTORY", lambda _env: client)
     cs = live_set(tmp_path, 3)
     assert main(["run", "--set", str(cs.dir), "--live", "--yes", "--quiet"]) == 0
     out, err = capsys.readouterr()

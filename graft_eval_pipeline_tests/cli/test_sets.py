@@ -169,7 +169,7 @@ def test_manual_check_3_show_syn_019_has_no_escape_sequences(capsys: pytest.Capt
 def test_purge_stopped_partway_is_finished_by_running_it_again(
     tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import graft_eval_pipeline.cli as cli_module
+    from graft_eval_pipeline.cli import sets as cli_sets
     from graft_eval_pipeline.evalset.sets.store import purge_set
 
     folder = _pilot_demo(tmp_path, env, make_pilot_case("pilot-demo"))
@@ -178,7 +178,7 @@ def test_purge_stopped_partway_is_finished_by_running_it_again(
         (Path(path) / "set.json").unlink()
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(cli_module, "purge_set", functools.partial(purge_set, _rmtree=stops_partway))
+    monkeypatch.setattr(cli_sets, "purge_set", functools.partial(purge_set, _rmtree=stops_partway))
     capsys.readouterr()
     assert main(["purge", "--set", str(folder), "--confirm", "pilot-demo"]) == 2
     err = capsys.readouterr().err
@@ -196,12 +196,12 @@ def test_purge_stopped_partway_is_finished_by_running_it_again(
 def test_a_stray_os_error_is_one_line_with_exit_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import graft_eval_pipeline.cli as cli_module
+    from graft_eval_pipeline.cli import sets as cli_sets
 
     def broken() -> str:
         raise PermissionError(13, "Permission denied", "/somewhere/key")
 
-    monkeypatch.setattr(cli_module, "generate_key", broken)
+    monkeypatch.setattr(cli_sets, "generate_key", broken)
     assert main(["keygen"]) == 2
     err = capsys.readouterr().err
     assert err == "error: Permission denied (/somewhere/key): check the path, free space and permissions\n"

@@ -15,8 +15,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from graft_eval_pipeline import cli
 from graft_eval_pipeline.cli import main
+from graft_eval_pipeline.cli import run as cli_run
 from graft_eval_pipeline.defs.assets import evaluation
 from graft_eval_pipeline.evalset.evaluate import run_eval
 from graft_eval_pipeline.evalset.report import load_report
@@ -389,7 +389,7 @@ def test_cli_live_batch_end_to_end(
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     cs = live_set(tmp_path, 2)
     api = BatchesApi(polls_before_end=0)  # ended at the first poll: no real wait
-    monkeypatch.setattr(cli, "LLM_FACTORY", lambda env: batch_client(api, env))
+    monkeypatch.setattr(cli_run, "LLM_FACTORY", lambda env: batch_client(api, env))
     assert main(["run", "--set", str(cs.dir), "--live", "--batch", "--yes"]) == 0
     err = capsys.readouterr().err
     assert "upper bound, at batch prices: half of standard" in err

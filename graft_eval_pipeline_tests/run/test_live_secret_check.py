@@ -15,11 +15,11 @@ import dagster as dg
 import httpx2
 import pytest
 
-from graft_eval_pipeline import cli
 from graft_eval_pipeline.card.models import IssueInfo
 from graft_eval_pipeline.card.options import PrepareOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.cli import main
+from graft_eval_pipeline.cli import run as cli_run
 from graft_eval_pipeline.defs.assets import evaluation
 from graft_eval_pipeline.defs.assets.evaluation import harness_run
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
@@ -130,7 +130,7 @@ def test_live_run_skips_the_case_with_a_secret_and_allow_secrets_sends_it(
         pools.append(httpx2.AsyncClient(transport=httpx2.MockTransport(api)))
         return anthropic_llm(env, http_client=pools[-1], base_url=BASE_URL)
 
-    monkeypatch.setattr(cli, "LLM_FACTORY", factory)
+    monkeypatch.setattr(cli_run, "LLM_FACTORY", factory)
     assert main(["run", "--set", str(cs.dir), "--live", "--yes"]) == 0
     out, err = capsys.readouterr()
     users = [body["messages"][0]["content"] for body in api.bodies]

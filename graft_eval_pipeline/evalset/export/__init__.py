@@ -1,7 +1,7 @@
 """Export: merged agent PRs from GitHub to sealed cases (candidates, stratified sample, stage-2
 fetch, redaction).
 
-What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
+What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """
 
 from typing import TYPE_CHECKING

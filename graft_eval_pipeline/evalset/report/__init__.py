@@ -1,7 +1,7 @@
 """Report: build and publish report.json / .md / cases.parquet, the baseline diff, the thresholds
 and the JSON Schemas.
 
-What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
+What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """
 
 from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline

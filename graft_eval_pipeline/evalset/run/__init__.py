@@ -1,7 +1,7 @@
 """Run: the card engine over a case set, fake or live (options, case pool, live planning with
 budget and cache), into per-case rows.
 
-What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
+What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """
 
 from typing import TYPE_CHECKING

@@ -1,6 +1,6 @@
 """Scoring: the report schema, one row per case (priced per call) and the metrics over rows.
 
-What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
+What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """
 
 from graft_eval_pipeline.evalset.scoring.intervals import (

@@ -1,7 +1,7 @@
 """Case sets: the case format, sealing, the store on disk, environment, errors, paths, the
 terminal-safe view and the seeded sampling helpers every other stage builds on.
 
-What other stages, `defs/` and `cli.py` may use; everything else is internal to the stage.
+What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """
 
 from typing import TYPE_CHECKING
