@@ -93,6 +93,12 @@ _INJECTION = re.compile(
 )
 
 
+_MAX_CACHED_CHARACTERS = 65_536
+"""Per-character caches stop growing here (a few MB each). Real text meets a few hundred
+distinct non-ASCII characters, a CJK translation a few thousand; one hostile case holding
+every code point would otherwise keep ~240 MB for the life of the process."""
+
+
 class _FormatChars(dict[int, int | None]):
     """Unicode category Cf (zero-width, bidi controls, tags) -> deleted, for str.translate.
 
@@ -102,7 +108,8 @@ class _FormatChars(dict[int, int | None]):
 
     def __missing__(self, code_point: int) -> int | None:
         kept = None if unicodedata.category(chr(code_point)) == "Cf" else code_point
-        self[code_point] = kept
+        if len(self) < _MAX_CACHED_CHARACTERS:
+            self[code_point] = kept
         return kept
 
 
@@ -137,14 +144,15 @@ _NOT_ASCII = bytes(range(0x80, 0x100))
 class _GivesNoLetter(dict[str, bool]):
     """Non-ASCII character -> True when its NFKC form holds no ASCII letter.
 
-    Filled per character when first met (as `_FormatChars`); a patch has a few dozen distinct
-    non-ASCII characters.
+    Filled per character when first met, up to `_MAX_CACHED_CHARACTERS` (as `_FormatChars`); a
+    patch has a few dozen distinct non-ASCII characters.
     """
 
     def __missing__(self, char: str) -> bool:
         normal = unicodedata.normalize("NFKC", char)
         gives_none = not any(c.isascii() and c.isalpha() for c in normal)
-        self[char] = gives_none
+        if len(self) < _MAX_CACHED_CHARACTERS:
+            self[char] = gives_none
         return gives_none
 
 
