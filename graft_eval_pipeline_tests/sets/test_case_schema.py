@@ -392,3 +392,32 @@ def test_a_scripted_reply_nested_past_the_limit_is_refused_on_the_fast_path_too(
     else:
         with pytest.raises(CaseFormatError, match=r"^x\.case\.json: JSON nested more than 64 levels deep"):
             parse_case(text, "x.case.json")
+
+
+def test_a_scripted_reply_is_the_only_free_form_json_in_a_case() -> None:
+    """What lets parse_case's fast path measure the depth of `fakeLlm` alone: every other field
+    has a schema, so a deep value there fails validation and takes the json.loads path."""
+    from typing import get_args
+
+    from pydantic import BaseModel
+
+    free_form: set[str] = set()
+    seen: set[type] = set()
+
+    def walk(model: type[BaseModel]) -> None:
+        if model in seen:
+            return
+        seen.add(model)
+        for name, field in model.model_fields.items():
+            stack: list[Any] = [field.annotation]
+            while stack:
+                kind = stack.pop()
+                if kind is Any:
+                    free_form.add(f"{model.__name__}.{name}")
+                elif isinstance(kind, type) and issubclass(kind, BaseModel):
+                    walk(kind)
+                stack.extend(get_args(kind))
+
+    walk(EvalCase)
+    assert len(seen) > 8  # the walk reaches the nested models
+    assert free_form == {"FakeJson.json_"}
