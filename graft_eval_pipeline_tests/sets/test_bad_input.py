@@ -463,3 +463,52 @@ def test_an_unreadable_inbox_file_is_named_and_left_in_place(
     result = label_inbox.import_label_inbox(cs, now=FIXED_TIME)
     assert result.bad_files == {"alice.json": "alice.json: could not read it (Permission denied)"}
     assert (cs.dir / INBOX_DIR / "alice.json").exists()
+
+
+def test_randomly_damaged_case_files_give_a_case_or_one_line_naming_the_file() -> None:
+    """Seeded byte damage (flips, cuts, insertions of JSON's own characters) to a case whose
+    content and keys hold the marker: parse_case either reads a valid case or raises one line
+    that names the file and quotes nothing from it, whichever parser path the bytes take."""
+    import random
+
+    from graft_eval_pipeline.evalset.sets.case_schema import CaseFormatError, parse_case
+
+    case = make_case("syn-901-leak", inputs=make_inputs([make_file(f"src/{MARKER}.ts", patch=f"+{MARKER}")]))
+    text = dump_case(case).replace('"goal": "', f'"goal": "{MARKER} ', 1).encode()
+    pieces = [
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b'"',
+        b",",
+        b":",
+        b"\\",
+        b"\\u",
+        b"\xff",
+        b"\xed\xa0\x80",
+        b"0",
+        b"1e999",
+    ]
+    rng = random.Random(10)
+    outcomes = {"case": 0, "refused": 0}
+    for _ in range(2_000):
+        data = bytearray(text)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(data))
+            kind = rng.random()
+            if kind < 0.4:
+                data[at] = rng.randrange(256)
+            elif kind < 0.7:
+                del data[at : at + rng.randint(1, 40)]
+            else:
+                data[at:at] = rng.choice(pieces)
+        try:
+            parse_case(bytes(data), "cases/syn-901-leak.case.json")
+            outcomes["case"] += 1
+        except CaseFormatError as err:
+            message = str(err)
+            outcomes["refused"] += 1
+            assert message.startswith("cases/syn-901-leak.case.json: "), message
+            assert "\n" not in message and MARKER not in message, message
+    assert outcomes["case"] > 20 and outcomes["refused"] > 1_000  # both outcomes were reached
