@@ -393,14 +393,14 @@ def describe_validation_error(err: Exception, where: str) -> str:
 def parse_case(text: str | bytes, where: str) -> EvalCase:
     """Parse and validate one case document (text, or its UTF-8 bytes); `where` names the file.
 
-    orjson parses (twice as fast as pydantic's own parser on long escaped patches, which is
-    most of a case) and pydantic validates the objects: a fifth faster than `model_validate_json`,
-    with the same verdict and values on every document both read (a test puts 23 kinds of value
-    in every field of five synthetic cases to compare them). A document either refuses takes the
-    json.loads path, so errors read as before; what json.loads alone accepts (a lone surrogate escape, which no
-    UTF-8 writer could encode later, or an int beyond 64 bits) is handled there, and JSON nested
-    too deeply is refused there (see `untrusted`). Only a scripted reply is free-form JSON, so
-    the fast path measures the depth of `fakeLlm` alone (the schema bounds every other field).
+    orjson parses (twice as fast as pydantic's own parser on long escaped patches, which is most of
+    a case) and pydantic validates the objects: a fifth faster than `model_validate_json`, with the
+    same verdict and values on every document both read (a test puts 23 kinds of value in every
+    field of five synthetic cases to compare them). A document either refuses takes the json.loads
+    path, so errors read as before; what json.loads alone accepts (a lone surrogate escape, which no
+    UTF-8 writer could encode later, or an int beyond 64 bits) is handled there, and JSON nested too
+    deeply is refused there (see `untrusted`). Only a scripted reply is free-form JSON, so the fast
+    path measures the depth of `fakeLlm` alone (the schema bounds every other field).
     """
     with contextlib.suppress(Exception):  # refused: the json.loads path reports it
         data = orjson.loads(text)
