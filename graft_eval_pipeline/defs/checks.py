@@ -1,6 +1,7 @@
-"""The evaluation's asset checks: their names and descriptions (what the UI lists) and the
-results `eval_report` and `eval_comparison` attach. Each check's metadata says what failed by
-metric, value and limit, or by changed case id, and how to accept an intended change.
+"""Every asset check: its name, description and spec (what the UI lists), and the results the
+assets attach (`eval_report`'s three, `labeler_agreement`'s kappa, `rescanned_cases`' secrets;
+`eval_comparison` builds its own from the comparison it shows). A failing check's metadata says
+what failed by metric, value and limit, or by case id, and how to accept an intended change.
 """
 
 import dagster as dg
