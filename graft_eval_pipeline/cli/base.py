@@ -3,17 +3,28 @@ that open a set the way every command does."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from graft_eval_pipeline.evalset.sets import (
     CaseSet,
     EvalEnv,
+    Holder,
+    SetHold,
+    holding,
     open_set,
+    process_alive,
+    this_process,
     to_terminal_safe,
 )
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -36,6 +47,42 @@ def open_case_set(folder: Path, strict: bool = False) -> CaseSet:
     return cs
 
 
+def holder_liveness() -> Callable[[Holder], bool | None]:
+    """Is a hold still in force? A Dagster run's, by the instance in $DAGSTER_HOME when there is
+    one (loaded on the first such hold: Dagster takes a second to import); any other by its process."""
+    instance: list[dg.DagsterInstance] = []
+
+    def alive(holder: Holder) -> bool | None:
+        if holder.run_id is None or not os.environ.get("DAGSTER_HOME"):
+            return process_alive(holder)
+        if not instance:
+            import dagster as dg
+
+            instance.append(dg.DagsterInstance.get())
+        from graft_eval_pipeline.defs.isolation import run_liveness
+
+        return run_liveness(instance[0])(holder)
+
+    return alive
+
+
+@contextlib.contextmanager
+def writing(target: CaseSet | Path, command: str, no_wait: bool) -> Iterator[SetHold]:
+    """Hold the set (an opened one, or a set folder: purge opens none) while `graft-eval <command>`
+    writes into it: wait (one line on stderr naming the holder) while another command or a Dagster
+    run writes, or with --no-wait exit 3."""
+    folder, set_id = (target.dir, target.set_id) if isinstance(target, CaseSet) else (target, None)
+    with holding(
+        folder,
+        this_process(f"graft-eval {command}"),
+        wait=not no_wait,
+        alive=holder_liveness(),
+        say=lambda line: echo_error(line),
+        set_id=set_id,
+    ) as hold:
+        yield hold
+
+
 def comma_list(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
@@ -49,6 +96,11 @@ RUNS_SET_OPTION = click.option(
     default=None,
     type=click.Path(path_type=Path),
     help="Case set whose runs/ holds the ids.",
+)
+NO_WAIT_OPTION = click.option(
+    "--no-wait",
+    is_flag=True,
+    help="Exit 3 instead of waiting when another command or a Dagster run is writing into the set.",
 )
 STRICT_OPTION = click.option(
     "--strict", is_flag=True, help="Refuse (exit 2) a pilot set whose folders or files are open to others."

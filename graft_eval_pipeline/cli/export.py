@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,12 +11,14 @@ from typing import Any, Literal
 import click
 
 from graft_eval_pipeline.cli.base import (
+    NO_WAIT_OPTION,
     SET_OPTION,
     STRICT_OPTION,
     cli,
     comma_list,
     eval_env,
     open_case_set,
+    writing,
 )
 from graft_eval_pipeline.evalset.export import (
     DEFAULT_MAX_CANDIDATES,
@@ -103,6 +106,7 @@ class _StageProgress:
 )
 @click.option("--max-requests", type=click.IntRange(min=1), default=DEFAULT_MAX_REQUESTS, show_default=True)
 @click.option("--dry-run", is_flag=True, help="Stage 1 and the sample only: print strata and PR numbers.")
+@NO_WAIT_OPTION
 @STRICT_OPTION
 def export_command(
     set_dir: Path,
@@ -125,6 +129,7 @@ def export_command(
     max_wait: str,
     max_requests: int,
     dry_run: bool,
+    no_wait: bool,
     strict: bool,
 ) -> None:
     """Export merged agent PRs from GitHub into unlabeled, encrypted cases of a pilot set."""
@@ -162,7 +167,12 @@ def export_command(
     )
     cs = open_case_set(set_dir, strict)
     progress = _StageProgress() if sys.stderr.isatty() else None
-    with github_client(env, auth=auth_mode, installation_id=installation_id, limits=limits) as gh:
+    with (
+        writing(cs, "export", no_wait)
+        if not dry_run
+        else contextlib.nullcontext(),  # a dry run writes nothing
+        github_client(env, auth=auth_mode, installation_id=installation_id, limits=limits) as gh,
+    ):
         try:
             run_export(gh, cs, options, now=lambda: datetime.now(UTC), emit=click.echo, progress=progress)
         except EvalError:
@@ -186,14 +196,16 @@ def export_command(
 @click.option(
     "--apply", is_flag=True, help="Rewrite the affected cases (sealed) and record the new redactions in each."
 )
+@NO_WAIT_OPTION
 @STRICT_OPTION
-def rescan(set_dir: Path, apply: bool, strict: bool) -> None:
+def rescan(set_dir: Path, apply: bool, no_wait: bool, strict: bool) -> None:
     """Re-run the current secret rules over a set's cases and report, by kind, what earlier rules
     missed (exit 1 when some remain and --apply is not given)."""
     from graft_eval_pipeline.evalset.export import rescan_set
 
     cs = open_case_set(set_dir, strict)
-    result = rescan_set(cs, apply=apply)
+    with writing(cs, "rescan --apply", no_wait) if apply else contextlib.nullcontext():
+        result = rescan_set(cs, apply=apply)
     click.echo(result.summary(), nl=False)
     if result.affected and not apply:
         raise CheckFailed(

@@ -9,10 +9,12 @@ from pathlib import Path
 import click
 
 from graft_eval_pipeline.cli.base import (
+    NO_WAIT_OPTION,
     SET_OPTION,
     STRICT_OPTION,
     cli,
     open_case_set,
+    writing,
 )
 
 # --- labeling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
@@ -32,6 +34,7 @@ HANDLE_OPTION = click.option("--as", "handle", required=True, help="Your labeler
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     help="Write label sets from a labels.json file instead of asking.",
 )
+@NO_WAIT_OPTION
 @STRICT_OPTION
 def label(
     set_dir: Path,
@@ -39,6 +42,7 @@ def label(
     case_id: str | None,
     double_only: bool,
     apply_file: Path | None,
+    no_wait: bool,
     strict: bool,
 ) -> None:
     """Label cases blind: the PR only, never the floor, a card or other labels."""
@@ -48,7 +52,8 @@ def label(
     if apply_file is not None:
         if case_id is not None or double_only:
             raise click.UsageError("--apply takes every case in the file: drop --case and --double-only")
-        ids = apply_label_file(cs, apply_file, handle=handle, now=datetime.now(UTC))
+        with writing(cs, "label --apply", no_wait):
+            ids = apply_label_file(cs, apply_file, handle=handle, now=datetime.now(UTC))
         click.echo(f"wrote {len(ids)} label set(s) by {handle}")
         return
     written = run_label_session(
@@ -59,6 +64,7 @@ def label(
         now=lambda: datetime.now(UTC),
         case_id=case_id,
         double_only=double_only,
+        holding=lambda: writing(cs, "label", no_wait),
     )
     click.echo(f"{written} case(s) labeled by {handle}")
 
@@ -68,12 +74,17 @@ def label(
 @click.option("--fraction", type=click.FloatRange(0, 1), required=True, help="Share of cases, e.g. 0.2.")
 @click.option("--min", "minimum", type=click.IntRange(min=0), default=20, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
+@NO_WAIT_OPTION
 @STRICT_OPTION
-def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: int, strict: bool) -> None:
+def assign_double_command(
+    set_dir: Path, fraction: float, minimum: int, seed: int, no_wait: bool, strict: bool
+) -> None:
     """Tag max(min, ceil(fraction × n)) cases double-label, stratified and seeded; idempotent."""
     from graft_eval_pipeline.evalset.labeling import assign_double
 
-    ids = assign_double(open_case_set(set_dir, strict), fraction=fraction, minimum=minimum, seed=seed)
+    cs = open_case_set(set_dir, strict)
+    with writing(cs, "assign-double", no_wait):
+        ids = assign_double(cs, fraction=fraction, minimum=minimum, seed=seed)
     if ids:
         click.echo(f"tagged {len(ids)} case(s) double-label: {', '.join(ids)}")
     else:
@@ -84,18 +95,21 @@ def assign_double_command(set_dir: Path, fraction: float, minimum: int, seed: in
 @SET_OPTION
 @HANDLE_OPTION
 @click.option("--case", "case_id", default=None, help="Adjudicate this case only.")
+@NO_WAIT_OPTION
 @STRICT_OPTION
-def adjudicate(set_dir: Path, handle: str, case_id: str | None, strict: bool) -> None:
+def adjudicate(set_dir: Path, handle: str, case_id: str | None, no_wait: bool, strict: bool) -> None:
     """Settle disagreeing label sets; shows the sets side by side, never model output."""
     from graft_eval_pipeline.evalset.labeling import run_adjudication_session
 
+    cs = open_case_set(set_dir, strict)
     written = run_adjudication_session(
-        open_case_set(set_dir, strict),
+        cs,
         handle=handle,
         inp=sys.stdin,
         out=sys.stdout,
         now=lambda: datetime.now(UTC),
         case_id=case_id,
+        holding=lambda: writing(cs, "adjudicate", no_wait),
     )
     click.echo(f"{written} case(s) adjudicated by {handle}")
 

@@ -12,6 +12,7 @@ import click
 
 from graft_eval_pipeline.card.llm import LlmClient
 from graft_eval_pipeline.cli.base import (
+    NO_WAIT_OPTION,
     RUNS_SET_OPTION,
     SET_OPTION,
     STRICT_OPTION,
@@ -19,6 +20,7 @@ from graft_eval_pipeline.cli.base import (
     comma_list,
     eval_env,
     open_case_set,
+    writing,
 )
 from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.sets import (
@@ -95,6 +97,7 @@ def _run_and_report(
     quiet: bool = False,
     batch: bool = False,
     trials: int = 1,
+    no_wait: bool = False,
 ) -> None:
     from graft_eval_pipeline.evalset.evaluate import evaluate
     from graft_eval_pipeline.evalset.report import (
@@ -117,74 +120,76 @@ def _run_and_report(
 
         require_live_env(env)  # key and prices before anything else; without --live both are ignored
     cs = open_case_set(set_dir, strict)
-    if baseline is not None and not baseline.is_file():
-        raise EvalError(f"--baseline {baseline} does not exist: create it with --save-baseline")
-    if save_baseline_to is not None:
-        check_baseline_target(save_baseline_to, cs.meta.kind)
-    if out is not None:
-        check_output_target(out, "--out")
-    thresholds = load_thresholds(THRESHOLDS_FILE)
+    with writing(cs, "run", no_wait):
+        if baseline is not None and not baseline.is_file():
+            raise EvalError(f"--baseline {baseline} does not exist: create it with --save-baseline")
+        if save_baseline_to is not None:
+            check_baseline_target(save_baseline_to, cs.meta.kind)
+        if out is not None:
+            check_output_target(out, "--out")
+        thresholds = load_thresholds(THRESHOLDS_FILE)
 
-    def to_stderr(line: str) -> None:
-        click.echo(line, err=True)
+        def to_stderr(line: str) -> None:
+            click.echo(line, err=True)
 
-    console = None if quiet else TERMINAL_CONSOLE()
-    bar = None
-    if console is not None:
-        from graft_eval_pipeline.evalset.run import TerminalBar  # rich: on a terminal only
+        console = None if quiet else TERMINAL_CONSOLE()
+        bar = None
+        if console is not None:
+            from graft_eval_pipeline.evalset.run import TerminalBar  # rich: on a terminal only
 
-        bar = TerminalBar(console)
-    options = RunOptions(
-        set=cs,
-        mode="live" if live else "fake",
-        llm_factory=(lambda: LLM_FACTORY(env)) if live else None,
-        models=env.models(),
-        timeout_ms=env.timeout_ms,
-        concurrency=concurrency,
-        max_cost_usd=max_cost_usd,
-        max_tokens=max_tokens,
-        use_cache=not no_cache,
-        allow_secrets=allow_secrets,
-        case_filter=case_filter_for(cs, comma_list(case_ids), tag),
-        confirm=_confirm_on_tty(yes) if live else None,
-        # a bar on a terminal, else a summary every tenth of the run; --quiet keeps the estimate only
-        progress=None if quiet else to_stderr,
-        progress_every=ProgressEvery(),
-        progress_bar=bar,
-        on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
-        batch=batch,
-        trials=trials,
-    )
-    with collector_policy(options):  # a fake run keeps the collector paused through its files too
-        try:
-            evaluation = evaluate(options)
-        finally:
-            if bar is not None:
-                bar.finish()  # also when the run stops early: the terminal gets its cursor back
-        published = publish_run(
-            cs,
-            evaluation.report,
-            thresholds=thresholds,
-            strict=strict,
-            baseline=baseline,
-            out=out,
-            details=evaluation.details,
+            bar = TerminalBar(console)
+        options = RunOptions(
+            set=cs,
+            mode="live" if live else "fake",
+            llm_factory=(lambda: LLM_FACTORY(env)) if live else None,
+            models=env.models(),
+            timeout_ms=env.timeout_ms,
+            concurrency=concurrency,
+            max_cost_usd=max_cost_usd,
+            max_tokens=max_tokens,
+            use_cache=not no_cache,
+            allow_secrets=allow_secrets,
+            case_filter=case_filter_for(cs, comma_list(case_ids), tag),
+            confirm=_confirm_on_tty(yes) if live else None,
+            # a bar on a terminal, else a summary every tenth of the run; --quiet keeps the estimate only
+            progress=None if quiet else to_stderr,
+            progress_every=ProgressEvery(),
+            progress_bar=bar,
+            on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
+            batch=batch,
+            trials=trials,
         )
-    checked = published.checked
-    saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None
-    click.echo(checked.summary(), nl=False)
-    click.echo(f"report: {published.out_dir / REPORT_FILE}")
-    if saved is not None:
-        state = "saved" if saved else "unchanged (same results; only run id, time and commit differ)"
-        click.echo(f"baseline {state}: {save_baseline_to}")
-    if check and checked.failed:
-        accept = (
-            f"; if the change is intended, accept it: {checked.accept}" if checked.baseline_failed else ""
-        )
-        raise CheckFailed(f"a threshold or the baseline match failed (see above){accept}")
+        with collector_policy(options):  # a fake run keeps the collector paused through its files too
+            try:
+                evaluation = evaluate(options)
+            finally:
+                if bar is not None:
+                    bar.finish()  # also when the run stops early: the terminal gets its cursor back
+            published = publish_run(
+                cs,
+                evaluation.report,
+                thresholds=thresholds,
+                strict=strict,
+                baseline=baseline,
+                out=out,
+                details=evaluation.details,
+            )
+        checked = published.checked
+        saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None
+        click.echo(checked.summary(), nl=False)
+        click.echo(f"report: {published.out_dir / REPORT_FILE}")
+        if saved is not None:
+            state = "saved" if saved else "unchanged (same results; only run id, time and commit differ)"
+            click.echo(f"baseline {state}: {save_baseline_to}")
+        if check and checked.failed:
+            accept = (
+                f"; if the change is intended, accept it: {checked.accept}" if checked.baseline_failed else ""
+            )
+            raise CheckFailed(f"a threshold or the baseline match failed (see above){accept}")
 
 
 RUN_OUTPUT_OPTIONS = [
+    NO_WAIT_OPTION,
     click.option("--baseline", type=click.Path(path_type=Path), default=None, help="Baseline report."),
     click.option("--save-baseline", "save_baseline_to", type=click.Path(path_type=Path), default=None),
     click.option(

@@ -3,6 +3,7 @@ history, summary, and `sets sync` (one Dagster partition per set)."""
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import sys
@@ -14,6 +15,7 @@ import click
 
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.cli.base import (
+    NO_WAIT_OPTION,
     SET_OPTION,
     STRICT_OPTION,
     cli,
@@ -21,11 +23,13 @@ from graft_eval_pipeline.cli.base import (
     echo_error,
     eval_env,
     open_case_set,
+    writing,
 )
 from graft_eval_pipeline.evalset.report import CASE_KINDS, DEFAULT_LAST, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.sets import (
     PURGE_LOG,
     SCHEMA_DIR,
+    SET_FILE,
     CaseSet,
     CheckFailed,
     EvalCase,
@@ -249,10 +253,16 @@ def cases(set_dir: Path, run_id: str | None, only: CaseKind | None, as_json: boo
 @cli.command()
 @SET_OPTION
 @click.option("--confirm", required=True, help="The set id, typed again.")
-def purge(set_dir: Path, confirm: str) -> None:
-    """Delete a pilot set folder and log the deletion; needs no key."""
+@NO_WAIT_OPTION
+def purge(set_dir: Path, confirm: str, no_wait: bool) -> None:
+    """Delete a pilot set folder and log the deletion; needs no key. Waits while another command
+    or a Dagster run writes into the set (a purge mid-run would leave the run writing nowhere)."""
     env = eval_env()
-    done = purge_set(set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir)
+    # A folder without set.json is gone already (purge then only finishes an interrupted purge).
+    with writing(set_dir, "purge", no_wait) if (set_dir / SET_FILE).is_file() else contextlib.nullcontext():
+        done = purge_set(
+            set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir
+        )
     if done.finished:
         click.echo(f"finished and logged {len(done.finished)} interrupted purge(s)")
     if done.case_count is None:
@@ -350,8 +360,15 @@ def sets() -> None:
 
 
 @sets.command("sync")
-def sets_sync() -> None:
-    """Register every set on this machine as a case_set partition (what the registry sensor does)."""
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Also remove the partitions of sets this machine lacks (default: only of sets the purge log "
+    "names; another machine sharing the instance may hold the others).",
+)
+def sets_sync(prune: bool) -> None:
+    """Register every set on this machine as a case_set partition and forget purged sets (what the
+    registry sensor does)."""
     import dagster as dg
 
     from graft_eval_pipeline.defs.resources import CaseSetsResource
@@ -361,7 +378,7 @@ def sets_sync() -> None:
         raise EvalError("DAGSTER_HOME is not set: point it at the Dagster instance folder")
     sets_resource = CaseSetsResource(eval_dir=str(eval_env().eval_dir))
     with dg.DagsterInstance.get() as instance:
-        added, deleted = sync_case_set_partitions(instance, sets_resource)
+        added, deleted = sync_case_set_partitions(instance, sets_resource, prune=prune)
     click.echo(
         f"case_set partitions: added {', '.join(added) or 'none'}; removed {', '.join(deleted) or 'none'}"
     )

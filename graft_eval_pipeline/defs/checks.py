@@ -4,8 +4,11 @@ assets attach (`eval_report`'s three, `labeler_agreement`'s kappa, `rescanned_ca
 what failed by metric, value and limit, or by case id, and how to accept an intended change.
 """
 
+import warnings
+
 import dagster as dg
 
+from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.evalset.export import RescanResult
 from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, agreement_check
 from graft_eval_pipeline.evalset.report import (
@@ -50,18 +53,27 @@ RESCAN_DESCRIPTION = (
     "No stored case holds a secret that today's rules would redact; fails while findings remain "
     "unapplied (materialize with `apply: true` to rewrite them)."
 )
-KAPPA_CHECKS = [dg.AssetCheckSpec(KAPPA_CHECK, asset="labeler_agreement", description=KAPPA_DESCRIPTION)]
-RESCAN_CHECKS = [dg.AssetCheckSpec(RESCAN_CHECK, asset="rescanned_cases", description=RESCAN_DESCRIPTION)]
+
+
+def case_set_check(name: str, asset: str, description: str, *, blocking: bool = False) -> dg.AssetCheckSpec:
+    """A check partitioned like its asset, so each set's check status is its own in the UI (an
+    unpartitioned check shows whichever set ran last). Dagster marks a partitioned check spec as
+    a preview feature and warns on each definition; the warning is silenced here, once."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return dg.AssetCheckSpec(
+            name, asset=asset, blocking=blocking, description=description, partitions_def=case_set_partitions
+        )
+
+
+KAPPA_CHECKS = [case_set_check(KAPPA_CHECK, "labeler_agreement", KAPPA_DESCRIPTION)]
+RESCAN_CHECKS = [case_set_check(RESCAN_CHECK, "rescanned_cases", RESCAN_DESCRIPTION)]
 REPORT_CHECKS = [
-    dg.AssetCheckSpec(
-        THRESHOLDS_CHECK, asset="eval_report", blocking=True, description=THRESHOLDS_DESCRIPTION
-    ),
-    dg.AssetCheckSpec(BASELINE_CHECK, asset="eval_report", blocking=True, description=BASELINE_DESCRIPTION),
-    dg.AssetCheckSpec(USAGE_CHECK, asset="eval_report", blocking=True, description=USAGE_DESCRIPTION),
+    case_set_check(THRESHOLDS_CHECK, "eval_report", THRESHOLDS_DESCRIPTION, blocking=True),
+    case_set_check(BASELINE_CHECK, "eval_report", BASELINE_DESCRIPTION, blocking=True),
+    case_set_check(USAGE_CHECK, "eval_report", USAGE_DESCRIPTION, blocking=True),
 ]
-COMPARISON_CHECKS = [
-    dg.AssetCheckSpec(COMPARISON_CHECK, asset="eval_comparison", description=COMPARISON_DESCRIPTION)
-]
+COMPARISON_CHECKS = [case_set_check(COMPARISON_CHECK, "eval_comparison", COMPARISON_DESCRIPTION)]
 CHECK_RESULT_COLUMNS = dg.TableSchema(
     columns=[
         dg.TableColumn("metric", "string"),

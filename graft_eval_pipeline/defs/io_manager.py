@@ -4,6 +4,11 @@ Each partition is one case set. Outputs become JSON at `assets/<asset key>.json`
 folder, written through the store's `write_private`: an AES-256-GCM envelope bound to the set and
 path in a pilot set, plain JSON in the synthetic set. The key comes only from GRAFT_EVAL_KEY via
 `dagster.EnvVar`, never from run config or metadata.
+
+Each stored value is stamped with the run that wrote it and its hash (`evalset.sets.stamped`),
+which also go into the materialization's metadata; a load hands on only the value the step
+should see (`defs.isolation.expected_writer`) and refuses any other, naming both runs. A write
+re-enters the set's hold of the run (taken by the asset when it started).
 """
 
 from __future__ import annotations
@@ -15,6 +20,14 @@ import dagster as dg
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
+from graft_eval_pipeline.defs.isolation import (
+    VALUE_SHA256,
+    WRITTEN_BY,
+    check_writer,
+    expected_writer,
+    hold_for_run,
+    release_run_holds,
+)
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.sets import (
     ASSETS_DIR,
@@ -22,6 +35,8 @@ from graft_eval_pipeline.evalset.sets import (
     EvalError,
     describe_validation_error,
     read_private,
+    stamp_value,
+    unstamp,
     write_private,
 )
 
@@ -31,24 +46,44 @@ class SealedIOManager(dg.ConfigurableIOManager):
 
     sets: CaseSetsResource
 
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        """The end of the run in the run worker (every asset run has this IO manager): the run's
+        holds go (`defs/isolation.py`; a multiprocess step's child keeps them for the run)."""
+        release_run_holds(context.run.run_id if context.run is not None else None)
+
     def _open(self, partition_key: str) -> CaseSet:
         return self.sets.open(partition_key, warn=False)
 
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
         cs = self._open(_partition(context.has_asset_partitions, context))
+        hold_for_run(context, cs)
         rel = _asset_rel(context.asset_key)
-        write_private(cs, rel, json.dumps(to_jsonable_python(obj, by_alias=True), ensure_ascii=False))
-        context.add_output_metadata({"sealed": cs.is_pilot, "file": rel + (".enc" if cs.is_pilot else "")})
+        value = json.dumps(to_jsonable_python(obj, by_alias=True), ensure_ascii=False)
+        stored, stamp = stamp_value(value, context.run_id)
+        write_private(cs, rel, stored)
+        context.add_output_metadata(
+            {
+                "sealed": cs.is_pilot,
+                "file": rel + (".enc" if cs.is_pilot else ""),
+                WRITTEN_BY: stamp.run_id,
+                VALUE_SHA256: stamp.sha256,
+            }
+        )
 
     def load_input(self, context: dg.InputContext) -> Any:
-        cs = self._open(_partition(context.has_asset_partitions, context))
+        partition = _partition(context.has_asset_partitions, context)
+        cs = self._open(partition)
         rel = _asset_rel(context.asset_key)
-        text = read_private(cs, rel)
-        if text is None:
+        stored = read_private(cs, rel)
+        what = f"asset {context.asset_key.to_user_string()} of set {cs.set_id}"
+        if stored is None:
             raise EvalError(
-                f"asset {context.asset_key.to_user_string()} has no stored value for set {cs.set_id}: "
-                "materialize it for this partition first"
+                f"{what} has no stored value on this machine: materialize it for this partition first"
             )
+        stamp, text = unstamp(stored, f"stored {rel} of set {cs.set_id}")
+        step = context.step_context
+        expected = expected_writer(step.instance, step.run_id, context.asset_key, partition)
+        check_writer(stamp.run_id, stamp.sha256, expected, what)
         wanted = context.dagster_type.typing_type
         if wanted in (Any, object):
             return json.loads(text)

@@ -14,6 +14,7 @@ from typing import Literal
 
 import dagster as dg
 
+from graft_eval_pipeline.defs.isolation import hold_for_run
 from graft_eval_pipeline.evalset.export import github_client
 from graft_eval_pipeline.evalset.sets import (
     DEFAULT_EVAL_DIR,
@@ -23,6 +24,7 @@ from graft_eval_pipeline.evalset.sets import (
     discover_set_ids,
     open_set,
     parse_key,
+    purged_set_ids,
     resolve_set_dir,
 )
 from graft_eval_pipeline.github.client import GitHubClient
@@ -54,6 +56,13 @@ class CaseSetsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
                 dg.get_dagster_logger().warning(warning)
         return cs
 
+    def open_for_run(self, context: dg.AssetExecutionContext) -> CaseSet:
+        """Open the step's set and take (or re-enter) its hold for this run: every asset of a set
+        starts here, so a run holds its set from its first step to its end (`defs/isolation.py`)."""
+        cs = self.open(context.partition_key)
+        hold_for_run(context, cs)
+        return cs
+
     def env(self) -> EvalEnv:
         """Model ids and timeouts: the same environment variables `graft-eval` reads."""
         return EvalEnv.from_environ(os.environ)
@@ -61,6 +70,10 @@ class CaseSetsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     def discover(self) -> list[str]:
         """Every set id on this machine: the committed synthetic set and each pilot set folder."""
         return discover_set_ids(Path(self.eval_dir).expanduser(), Path(self.synthetic_dir))
+
+    def purged(self) -> set[str]:
+        """The set ids the purge log under the eval dir names (gone for good)."""
+        return purged_set_ids(Path(self.eval_dir))
 
 
 def case_sets_resource(environ: Mapping[str, str] = os.environ) -> CaseSetsResource:

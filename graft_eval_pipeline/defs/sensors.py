@@ -3,7 +3,7 @@ whose last report was made with other prompts or models."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -20,16 +20,24 @@ from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.sets import LIVE_RERUN_FILE
 
 
-def partition_changes(known: Sequence[str], found: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(to add, to delete): new set folders become partitions; purged sets stop being ones."""
-    return sorted(set(found) - set(known)), sorted(set(known) - set(found))
+def partition_changes(
+    known: Sequence[str], found: Sequence[str], purged: Collection[str], *, prune: bool = False
+) -> tuple[list[str], list[str]]:
+    """(to add, to delete): new set folders become partitions. A partition whose folder this
+    machine lacks goes only when the purge log says the set was purged (or with `prune`): the
+    instance is shared, and another machine may hold the set."""
+    missing = set(known) - set(found)
+    return sorted(set(found) - set(known)), sorted(missing if prune else missing & set(purged))
 
 
 def sync_case_set_partitions(
-    instance: dg.DagsterInstance, sets: CaseSetsResource
+    instance: dg.DagsterInstance, sets: CaseSetsResource, *, prune: bool = False
 ) -> tuple[list[str], list[str]]:
-    """What `graft-eval sets sync` does for CI: register every set the instance does not know yet."""
-    added, deleted = partition_changes(instance.get_dynamic_partitions(CASE_SET_PARTITIONS), sets.discover())
+    """What `graft-eval sets sync` does for CI: register every set the instance does not know yet,
+    and forget the purged ones (with `prune`, every set this machine lacks)."""
+    added, deleted = partition_changes(
+        instance.get_dynamic_partitions(CASE_SET_PARTITIONS), sets.discover(), sets.purged(), prune=prune
+    )
     if added:
         instance.add_dynamic_partitions(CASE_SET_PARTITIONS, added)
     for set_id in deleted:
@@ -41,17 +49,18 @@ def sync_case_set_partitions(
     minimum_interval_seconds=60,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Every minute: a new set folder (the synthetic set, or one under GRAFT_EVAL_DIR) becomes "
-    "a case_set partition, and a purged set stops being one.",
+    "a case_set partition, and a set the purge log names stops being one (a set only absent from this "
+    "machine stays: another machine sharing the instance may hold it).",
 )
 def case_set_registry_sensor(
     context: dg.SensorEvaluationContext, case_sets: CaseSetsResource
 ) -> dg.SensorResult:
     """Registers new set folders (and forgets purged ones) so they can be materialized."""
     added, deleted = partition_changes(
-        context.instance.get_dynamic_partitions(CASE_SET_PARTITIONS), case_sets.discover()
+        context.instance.get_dynamic_partitions(CASE_SET_PARTITIONS), case_sets.discover(), case_sets.purged()
     )
     if not added and not deleted:
-        return dg.SensorResult(skip_reason="case_set partitions match the sets on disk")
+        return dg.SensorResult(skip_reason="case_set partitions match the sets on disk and the purge log")
     return dg.SensorResult(
         dynamic_partitions_requests=[
             *([dg.AddDynamicPartitionsRequest(CASE_SET_PARTITIONS, added)] if added else []),

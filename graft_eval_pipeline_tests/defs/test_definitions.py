@@ -115,6 +115,21 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     assert meta_value(harness_metadata, "model_numbers") == "scripted"
 
 
+def test_check_executions_are_recorded_per_case_set(tmp_path: Path, instance_with: InstanceWith) -> None:
+    """Each set's check status is its own in the UI: the instance stores every check execution
+    with the partition it ran for (they all had none when the checks were unpartitioned)."""
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    instance = instance_with("synthetic")
+    result = materialize_synthetic(synthetic, tmp_path, instance)
+    assert result.success
+    specs = [spec for asset in EVALUATION for spec in asset.check_specs]
+    assert {spec.name for spec in specs} >= {"thresholds", "baseline_match", "risk_kappa_meets_target"}
+    for spec in specs:
+        assert spec.partitions_def == eval_report.partitions_def
+        history = instance.event_log_storage.get_asset_check_execution_history(spec.key, limit=5)
+        assert [record.partition for record in history] == ["synthetic"], spec.name
+
+
 def test_a_changed_baseline_makes_the_blocking_check_fail(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
@@ -224,23 +239,56 @@ def test_export_assets_write_sealed_cases_into_a_pilot_partition(
     assert exported["exported"].value == 2
 
 
-def test_registry_sensor_adds_new_sets_and_forgets_purged_ones(
+def _registry_requests(instance: dg.DagsterInstance, sets: CaseSetsResource) -> dict[str, list[str]]:
+    result = case_set_registry_sensor(
+        dg.build_sensor_context(instance=instance, resources={"case_sets": sets})
+    )
+    assert isinstance(result, dg.SensorResult)
+    return {type(r).__name__: sorted(r.partition_keys) for r in result.dynamic_partitions_requests or []}
+
+
+def test_registry_sensor_adds_new_sets_and_forgets_only_purged_ones(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
+    """A set this machine lacks may live on another machine that shares the instance: only a set
+    the purge log names stops being a partition."""
     synthetic = copy_synthetic(tmp_path, baseline=True)
     key = parse_key(generate_key())
     for set_id in ("pilot-a", "pilot-b"):
         make_pilot_set(tmp_path / "pilots" / set_id, key=key)
-    instance = instance_with("pilot-gone")
+    instance = instance_with("pilot-elsewhere", "pilot-gone")
     sets = CaseSetsResource(eval_dir=str(tmp_path / "pilots"), synthetic_dir=str(synthetic))
-    context = dg.build_sensor_context(instance=instance, resources={"case_sets": sets})
-    result = case_set_registry_sensor(context)
-    assert isinstance(result, dg.SensorResult) and result.dynamic_partitions_requests is not None
-    requests = {type(r).__name__: sorted(r.partition_keys) for r in result.dynamic_partitions_requests}
-    assert requests == {
+    assert _registry_requests(instance, sets) == {
+        "AddDynamicPartitionsRequest": ["pilot-a", "pilot-b", "synthetic"]
+    }
+    (tmp_path / "pilots" / "purge-log.jsonl").write_text(
+        '{"setId": "pilot-gone", "purgedAt": "2026-11-30T10:00:00+00:00", "caseCount": 3, "by": "op"}\n'
+        "not json\n"
+    )
+    assert _registry_requests(instance, sets) == {
         "AddDynamicPartitionsRequest": ["pilot-a", "pilot-b", "synthetic"],
         "DeleteDynamicPartitionsRequest": ["pilot-gone"],
     }
+
+
+def test_sets_sync_prunes_absent_sets_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graft_eval_pipeline.cli import main
+
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    monkeypatch.setenv("GRAFT_EVAL_DIR", str(tmp_path / "pilots"))
+    make_pilot_set(tmp_path / "pilots" / "pilot-a")
+    with dg.DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions("case_set", ["pilot-elsewhere"])
+    assert main(["sets", "sync"]) == 0
+    assert "added pilot-a, synthetic; removed none" in capsys.readouterr().out
+    assert main(["sets", "sync", "--prune"]) == 0
+    assert "added none; removed pilot-elsewhere" in capsys.readouterr().out
+    with dg.DagsterInstance.get() as instance:
+        assert sorted(instance.get_dynamic_partitions("case_set")) == ["pilot-a", "synthetic"]
 
 
 def test_nightly_schedule_requests_the_synthetic_partition() -> None:

@@ -13,6 +13,7 @@ from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, case_sets_resource
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.stamped import stamp_value, unstamp
 from graft_eval_pipeline_tests.builders import make_pilot_set, make_synthetic_set
 from graft_eval_pipeline_tests.conftest import InstanceWith
 
@@ -21,6 +22,13 @@ SECRET_GOAL = "Rotate the ledger reconciliation window"
 
 class Summary(CamelModel):
     case_ids: list[str]
+    goal_text: str
+
+
+class NewSummary(CamelModel):
+    """Summary after a code change: caseIds is one string now, so a stored Summary no longer fits."""
+
+    case_ids: str
     goal_text: str
 
 
@@ -35,6 +43,11 @@ def upstream_summary() -> Summary:
 @dg.asset(partitions_def=partitions)
 def downstream_digest(upstream_summary: Summary) -> dict[str, object]:
     return {"count": len(upstream_summary.case_ids), "goal": upstream_summary.goal_text}
+
+
+@dg.asset(partitions_def=partitions, name="downstream_digest")
+def new_digest(upstream_summary: NewSummary) -> int:
+    return len(upstream_summary.case_ids)
 
 
 def _sets(tmp_path: Path, eval_key: str | dg.EnvVar | None) -> CaseSetsResource:
@@ -63,6 +76,8 @@ def _run(
     set_id: str,
     instance: dg.DagsterInstance,
     selection: list[dg.AssetsDefinition] | None = None,
+    *,
+    raise_on_error: bool = True,
 ) -> dg.ExecuteInProcessResult:
     return dg.materialize(
         [upstream_summary, downstream_digest],
@@ -70,6 +85,7 @@ def _run(
         partition_key=set_id,
         instance=instance,
         resources={"io_manager": _io(tmp_path)},
+        raise_on_error=raise_on_error,
     )
 
 
@@ -111,9 +127,12 @@ def test_synthetic_round_trip_is_plain_json(
     result = _run(tmp_path, "synthetic", instance_with("synthetic"))
     assert result.success
     assert result.output_for_node("downstream_digest") == {"count": 2, "goal": SECRET_GOAL}
-    assert (folder / "assets" / "upstream_summary.json").read_text() == (
-        '{"caseIds": ["c-1", "c-2"], "goalText": "' + SECRET_GOAL + '"}'
-    )
+    stamp, value = unstamp((folder / "assets" / "upstream_summary.json").read_text(), "upstream")
+    assert value == '{"caseIds": ["c-1", "c-2"], "goalText": "' + SECRET_GOAL + '"}'
+    assert stamp.run_id == result.run_id
+    metadata = result.asset_materializations_for_node("upstream_summary")[0].metadata
+    assert metadata["written_by_run"].value == result.run_id
+    assert metadata["value_sha256"].value == stamp.sha256
     assert not list((folder / "assets").glob("*.enc"))
 
 
@@ -190,11 +209,100 @@ def test_a_stored_value_of_an_older_shape_fails_without_quoting_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
 ) -> None:
     monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
+    _make_set(tmp_path, "synthetic", None)
+    instance = instance_with("synthetic")
+    assert _run(tmp_path, "synthetic", instance).success
+    with pytest.raises(EvalError, match=r"assets/upstream_summary\.json of set synthetic: caseIds") as err:
+        dg.materialize(
+            [upstream_summary, new_digest],
+            selection=[new_digest],
+            partition_key="synthetic",
+            instance=instance,
+            resources={"io_manager": _io(tmp_path)},
+        )
+    assert SECRET_GOAL not in str(err.value)
+
+
+def _latest_run(instance: dg.DagsterInstance) -> str:
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("upstream_summary"), asset_partitions=["synthetic"]),
+        limit=1,
+    ).records
+    return records[0].run_id
+
+
+def test_a_value_of_another_run_is_refused_naming_both_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    """Two machines share the instance, not the set folder: this folder holds run A's value while
+    the instance's latest materialization is run B's. The step refuses it and names both."""
+    monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
+    folder = _make_set(tmp_path, "synthetic", None)
+    instance = instance_with("synthetic")
+    first = _run(tmp_path, "synthetic", instance)
+    kept = (folder / "assets" / "upstream_summary.json").read_text()
+    second = _run(tmp_path, "synthetic", instance, selection=[upstream_summary])
+    assert first.run_id != second.run_id == _latest_run(instance)
+    (folder / "assets" / "upstream_summary.json").write_text(kept)  # run A's value is back
+    result = _run(tmp_path, "synthetic", instance, selection=[downstream_digest], raise_on_error=False)
+    assert not result.success
+    message = _errors(result)
+    assert f"stale value: this machine's set folder holds run {first.run_id}'s" in message
+    assert f"expected run {second.run_id}'s" in message
+    assert SECRET_GOAL not in message
+
+
+def test_a_run_loads_its_own_value_even_when_another_run_materialized_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    """Within one run, a step expects the value its own run wrote: when a writer that ignored the
+    hold replaced it in between (here a step of the same run plays that writer), it is refused."""
+    monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
+    folder = _make_set(tmp_path, "synthetic", None)
+    stored = folder / "assets" / "upstream_summary.json"
+
+    @dg.asset(partitions_def=partitions, deps=[upstream_summary])
+    def overwriter() -> int:
+        stored.write_text(stamp_value('{"caseIds": [], "goalText": "other"}', "other-run")[0])
+        return 0
+
+    @dg.asset(partitions_def=partitions)
+    def reader(upstream_summary: Summary, overwriter: int) -> int:
+        return len(upstream_summary.case_ids)
+
+    result = dg.materialize(
+        [upstream_summary, overwriter, reader],
+        partition_key="synthetic",
+        instance=instance_with("synthetic"),
+        resources={"io_manager": _io(tmp_path)},
+        raise_on_error=False,
+    )
+    assert not result.success
+    assert (
+        f"stale value: this machine's set folder holds run other-run's asset upstream_summary of set "
+        f"synthetic, expected run {result.run_id}'s" in _errors(result)
+    )
+
+
+def test_a_value_without_its_stamp_or_with_another_hash_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
     folder = _make_set(tmp_path, "synthetic", None)
     instance = instance_with("synthetic")
     assert _run(tmp_path, "synthetic", instance).success
     stored = folder / "assets" / "upstream_summary.json"
-    stored.write_text('{"caseIds": "c-1", "goalText": "' + SECRET_GOAL + '"}')  # caseIds no longer a list
-    with pytest.raises(EvalError, match=r"assets/upstream_summary\.json of set synthetic: caseIds") as err:
-        _run(tmp_path, "synthetic", instance, selection=[downstream_digest])
-    assert SECRET_GOAL not in str(err.value)
+    header, _, value = stored.read_text().partition("\n")
+    stored.write_text(value)  # what older code wrote: no stamp
+    result = _run(tmp_path, "synthetic", instance, selection=[downstream_digest], raise_on_error=False)
+    assert "records no run that wrote it" in _errors(result)
+    stored.write_text(header + "\n" + value.replace("c-2", "c-3"))  # edited after the stamp
+    result = _run(tmp_path, "synthetic", instance, selection=[downstream_digest], raise_on_error=False)
+    assert "does not match its own hash" in _errors(result)
+    run_id = unstamp(header + "\n" + value, "x")[0].run_id
+    stored.write_text(stamp_value(value.replace("c-2", "c-3"), run_id)[0])  # re-stamped, same run
+    result = _run(tmp_path, "synthetic", instance, selection=[downstream_digest], raise_on_error=False)
+    assert (
+        f"stale value: asset upstream_summary of set synthetic of run {run_id} is not the value"
+        in _errors(result)
+    )

@@ -29,7 +29,7 @@ from graft_eval_pipeline.evalset.sets import BATCHES_FILE
 from graft_eval_pipeline.evalset.sets.crypto import generate_key
 from graft_eval_pipeline.evalset.sets.env import EvalEnv
 from graft_eval_pipeline.evalset.sets.errors import EvalAbort
-from graft_eval_pipeline.evalset.sets.paths import CARD_RESULTS_FILE
+from graft_eval_pipeline.evalset.sets.paths import card_results_file
 from graft_eval_pipeline_tests.batch_fakes import (
     BatchesApi,
     batch_client,
@@ -292,12 +292,15 @@ def test_batch_rows_and_card_results_go_through_the_streaming_tally_and_file(tmp
     plant(cs, ids[0])  # skipped before any batch: its row still comes first
     seen: list[str] = []
     options = batch_options(
-        cs, BatchesApi(), card_results=CARD_RESULTS_FILE, on_result=lambda case, _r: seen.append(case.id)
+        cs,
+        BatchesApi(),
+        card_results=card_results_file("r"),
+        on_result=lambda case, _r: seen.append(case.id),
     )
     run = harness.run_harness(options)
-    assert [r.id for r in run.rows] == ids and run.card_results == CARD_RESULTS_FILE
+    assert [r.id for r in run.rows] == ids and run.card_results == card_results_file("r")
     assert [r.skipped for r in run.rows] == ["secret_detected", None, None]
-    stored = dict(read_card_results(cs, CARD_RESULTS_FILE))
+    stored = dict(read_card_results(cs, card_results_file("r")))
     assert sorted(stored) == sorted(seen) == ids[1:]
     assert all(call.batch for result in stored.values() for call in result.calls)
     assert run.run.batch is not None and run.run.batch.requests == 4

@@ -30,7 +30,7 @@ from graft_eval_pipeline.evalset.run.live import anthropic_llm
 from graft_eval_pipeline.evalset.run.options import RunOptions
 from graft_eval_pipeline.evalset.run.results import read_card_results
 from graft_eval_pipeline.evalset.run.secret_check import prompt_secret_kinds
-from graft_eval_pipeline.evalset.sets.paths import CARD_RESULTS_FILE
+from graft_eval_pipeline.evalset.sets.paths import card_results_file
 from graft_eval_pipeline.evalset.sets.store import CaseSet, read_case, write_case
 from graft_eval_pipeline_tests.builders import NOW, make_file, make_inputs
 from graft_eval_pipeline_tests.live_fakes import (
@@ -175,7 +175,7 @@ def test_the_estimate_leaves_out_the_skipped_case(tmp_path: Path) -> None:
     shown: list[str] = []
     confirm, client = Confirm(), FakeLive()
     run = run_harness(
-        live_options(cs, Factory(client), confirm, progress=shown.append, card_results=CARD_RESULTS_FILE)
+        live_options(cs, Factory(client), confirm, progress=shown.append, card_results=card_results_file("r"))
     )
     allowed_confirm = Confirm(answer=False)  # declined: nothing is called, only the estimate seen
     with pytest.raises(Exception, match="declined"):
@@ -190,7 +190,7 @@ def test_the_estimate_leaves_out_the_skipped_case(tmp_path: Path) -> None:
     assert 0 < estimate.upper_bound_usd < allowed.upper_bound_usd
     assert sent([r.user for r in client.requests]) == {case_ids(3)[0], case_ids(3)[2]}
     assert [r.skipped for r in run.rows] == [None, "secret_detected", None]
-    assert {i for i, _ in read_card_results(cs, CARD_RESULTS_FILE)} == {case_ids(3)[0], case_ids(3)[2]}
+    assert {i for i, _ in read_card_results(cs, card_results_file("r"))} == {case_ids(3)[0], case_ids(3)[2]}
     assert not any(STRIPE in line for line in shown)
 
 

@@ -28,8 +28,9 @@ from graft_eval_pipeline.evalset.run.results import read_card_results
 from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
 from graft_eval_pipeline.evalset.sets.case_schema import EvalCase
 from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError
-from graft_eval_pipeline.evalset.sets.paths import CARD_RESULTS_FILE, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR, card_results_file
 from graft_eval_pipeline.evalset.sets.records import RecordWriter, read_records
+from graft_eval_pipeline.evalset.sets.stamped import unstamp
 from graft_eval_pipeline.evalset.sets.store import iter_cases, open_set, read_cases, write_case
 from graft_eval_pipeline_tests.builders import (
     copy_synthetic,
@@ -41,6 +42,7 @@ from graft_eval_pipeline_tests.builders import (
 )
 
 NOW = datetime(2026, 10, 15, 10, 0, tzinfo=UTC)
+CARD_RESULTS_FILE = card_results_file("test-run")
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -290,8 +292,9 @@ def test_the_harness_asset_streams_its_card_results_into_the_set(tmp_path: Path)
     assert result.success
     loaded = result.asset_materializations_for_node("loaded_case_set")[0].metadata
     assert loaded["cases"].value == 30 and loaded["gold"].value == 30
-    stored = json.loads((set_dir / "assets" / "harness_run.json").read_text(encoding="utf-8"))
-    assert stored["cardResults"] == CARD_RESULTS_FILE and "results" not in stored
+    stamp, value = unstamp((set_dir / "assets" / "harness_run.json").read_text(encoding="utf-8"), "harness")
+    stored = json.loads(value)
+    assert stored["cardResults"] == card_results_file(stamp.run_id) and "results" not in stored
     results = dict(read_card_results(open_set(set_dir, None), stored["cardResults"]))
     assert sorted(results) == [row["id"] for row in stored["rows"]] and len(results) == 30
     assert result.output_for_node("eval_metrics").run_cases == 30

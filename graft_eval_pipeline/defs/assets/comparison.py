@@ -13,6 +13,7 @@ from pydantic import Field
 
 from graft_eval_pipeline.defs.assets.evaluation import eval_report, report_run_id
 from graft_eval_pipeline.defs.checks import COMPARISON_CHECK, COMPARISON_CHECKS
+from graft_eval_pipeline.defs.isolation import report_inputs
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.metadata import rates_table
 from graft_eval_pipeline.defs.partitions import case_set_partitions
@@ -87,8 +88,10 @@ def eval_comparison(
 
     Beside the report rather than after it, so a failing baseline check does not hide the
     comparison that explains it."""
-    cs = case_sets.open(context.partition_key)
-    new = build_report(harness_run, eval_metrics, run_id=report_run_id(context, harness_run))
+    cs = case_sets.open_for_run(context)
+    new = build_report(
+        harness_run, eval_metrics, run_id=report_run_id(context, harness_run), inputs=report_inputs(context)
+    )
     base = comparison_base(context, config, cs)
     comparison = None
     reason = "nothing to compare with: the set has no baseline and no earlier report"

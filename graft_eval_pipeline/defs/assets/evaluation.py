@@ -20,6 +20,7 @@ from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.checks import REPORT_CHECKS, baseline_check, thresholds_check, usage_check
+from graft_eval_pipeline.defs.isolation import report_inputs
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.metadata import (
     confusion_table,
@@ -56,6 +57,7 @@ from graft_eval_pipeline.evalset.run import (
     RunOptions,
     anthropic_llm,
     case_filter_for,
+    drop_other_card_results,
     read_card_results,
     require_live_env,
     run_harness,
@@ -66,11 +68,11 @@ from graft_eval_pipeline.evalset.scoring import (
     compute_metrics,
 )
 from graft_eval_pipeline.evalset.sets import (
-    CARD_RESULTS_FILE,
     THRESHOLDS_FILE,
     CaseSet,
     CaseTally,
     EvalEnv,
+    card_results_file,
     iter_cases,
 )
 
@@ -81,7 +83,7 @@ def loaded_case_set(
 ) -> dg.MaterializeResult[Any]:
     """Every case parsed, validated (and decrypted), one at a time; a malformed case fails naming
     its file. Only the counts and the set hash are kept."""
-    cs = case_sets.open(context.partition_key)
+    cs = case_sets.open_for_run(context)
     tally = CaseTally()
     for case in iter_cases(cs):
         tally.add(case)
@@ -152,10 +154,10 @@ def harness_run(
     context: dg.AssetExecutionContext, config: HarnessConfig, case_sets: CaseSetsResource
 ) -> dg.Output[HarnessRun]:
     """The card engine over every selected case, streamed; each card result is written to the
-    set's assets/harness_run.card-results.jsonl as its case ends (sealed in a pilot set)."""
+    set's assets/harness_run.card-results.<run id>.jsonl as its case ends (sealed in a pilot set)."""
     if config.batch and config.mode != "live":
         raise dg.Failure("`batch: true` sends live calls through the Message Batches API: set `mode: live`")
-    cs = case_sets.open(context.partition_key)
+    cs = case_sets.open_for_run(context)
     env = case_sets.env()
     live = config.mode == "live"
     estimates: list[Estimate] = []
@@ -177,9 +179,10 @@ def harness_run(
         progress_every=ProgressEvery(),  # a Dagster log line is an event: summaries, not one per case
         batch=config.batch,
         trials=config.trials,
-        card_results=CARD_RESULTS_FILE,
+        card_results=card_results_file(context.run.run_id),
     )
     harness = run_harness(options)
+    drop_other_card_results(cs, card_results_file(context.run.run_id))
     statuses = [r.status for r in harness.rows]
     fresh_costs = [r.cost_usd for r in harness.rows if not r.cached]
     return dg.Output(
@@ -260,13 +263,14 @@ def eval_report(
     """report.json, report.md, report.html and cases.parquet under the set's runs/, diffed and
     checked; each is a path in the metadata, beside a one-screen brief of the run and, for
     repeated trials, the flaky cases and the worst-case share as numbers."""
-    cs = case_sets.open(context.partition_key)
+    cs = case_sets.open_for_run(context)
     thresholds = load_thresholds(THRESHOLDS_FILE)
     report = build_report(
         harness_run,
         eval_metrics,
         run_id=report_run_id(context, harness_run),
         label_agreement=report_agreement(labeler_agreement),
+        inputs=report_inputs(context),
     )
     published = publish_run(
         cs, report, thresholds=thresholds, strict=False, results=synthetic_cards(cs, harness_run)
@@ -278,6 +282,7 @@ def eval_report(
     return dg.MaterializeResult(
         metadata={
             "run_id": report.run_id,
+            "inputs": dg.MetadataValue.json(report.inputs or {}),
             "report": dg.MetadataValue.md(brief_markdown(report, diff)),  # one screen: opens at its top
             "verifier_calibration": dg.MetadataValue.md(calibration_markdown(calibrate(report.cases))),
             "report_html": dg.MetadataValue.path(str(out / HTML_FILE)),

@@ -80,7 +80,7 @@ def export_candidates(
     github: GitHubResource,
 ) -> dg.Output[CandidateList]:
     """Stage 1: merged PRs in the window, classified, with paths and counts only."""
-    cs = case_sets.open(context.partition_key)
+    cs = case_sets.open_for_run(context)
     check_export_allowed(cs)
     merged_from = merge_bound(config.merged_from, "merged_from", end_of_day=False)
     merged_to = merge_bound(config.merged_to, "merged_to", end_of_day=True)
@@ -145,7 +145,7 @@ def exported_cases(
     github: GitHubResource,
 ) -> dg.Output[ExportResult]:
     """Stage 2 for the sample: fetch with patches, redact, write sealed cases; resumable."""
-    cs = case_sets.open(context.partition_key)
+    cs = case_sets.open_for_run(context)
     redact = RedactOptions(
         emails=config.redact_emails, hosts=tuple(config.redact_hosts), patterns=tuple(config.redact_patterns)
     )
@@ -210,7 +210,7 @@ def rescanned_cases(
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
     """The current secret rules over the stored cases: what earlier rules missed, by kind and case;
     with `apply`, those cases are rewritten (sealed) and their redaction counts updated."""
-    cs = case_sets.open(context.partition_key)
+    cs = case_sets.open_for_run(context)
     check_export_allowed(cs)
     result = rescan_set(cs, apply=config.apply)
     return dg.MaterializeResult(

@@ -25,7 +25,7 @@ from graft_eval_pipeline.evalset.sets import iter_cases
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[case_files])
 def label_import(context: dg.AssetExecutionContext, case_sets: CaseSetsResource) -> dg.MaterializeResult[Any]:
     """Merges label files from `<set>/labels-inbox/` into the cases; bad files stay, named."""
-    result = import_label_inbox(case_sets.open(context.partition_key), now=datetime.now(UTC))
+    result = import_label_inbox(case_sets.open_for_run(context), now=datetime.now(UTC))
     if result.bad_files:
         context.log.warning(
             f"{len(result.bad_files)} label file(s) left in labels-inbox: "
@@ -72,7 +72,7 @@ def labeler_agreement(
     class) and when no pair was compared (agreement not measured): revise the guide, or assign
     double labeling, before trusting metrics.
     """
-    report = agreement(iter_cases(case_sets.open(context.partition_key)))  # one case at a time
+    report = agreement(iter_cases(case_sets.open_for_run(context)))  # one case at a time
     rows = [
         dg.TableRecord(
             {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TextIO, TypeVar
@@ -373,6 +374,11 @@ def _session(
     return written
 
 
+# What a session holds around each write (the CLI passes the set hold; tests and callers
+# that serialise writes themselves keep the default, which holds nothing).
+WriteHold = Callable[[], AbstractContextManager[object]]
+
+
 def run_label_session(
     cs: CaseSet,
     *,
@@ -382,8 +388,12 @@ def run_label_session(
     now: Callable[[], datetime],
     case_id: str | None = None,
     double_only: bool = False,
+    holding: WriteHold = nullcontext,
 ) -> int:
-    """`graft-eval label`: blind questions per case, one label set written per finished case."""
+    """`graft-eval label`: blind questions per case, one label set written per finished case.
+
+    `holding()` is held around each write (the CLI's set hold): a session holds the set only
+    while it saves a case, so a person thinking over a case keeps no run waiting."""
     check_handle(handle)
     console = Console(inp, out)
     pending = cases_to_label(read_cases(cs), handle=handle, case_id=case_id, double_only=double_only)
@@ -396,9 +406,9 @@ def run_label_session(
     )
 
     def save(case: EvalCase, answers: LabelAnswers) -> None:
-        # Re-read: another labeler may have written this case since the session started.
-        fresh = read_case(cs, case.id)
-        write_case(cs, with_label(fresh, make_label_set(answers, labeler=handle, now=now())))
+        with holding():  # Re-read: another labeler may have written this case since the session started.
+            fresh = read_case(cs, case.id)
+            write_case(cs, with_label(fresh, make_label_set(answers, labeler=handle, now=now())))
 
     return _session(console, pending, show=lambda c, pos: _show_case(console, c, pos), save=save)
 
@@ -411,8 +421,10 @@ def run_adjudication_session(
     out: TextIO,
     now: Callable[[], datetime],
     case_id: str | None = None,
+    holding: WriteHold = nullcontext,
 ) -> int:
-    """`graft-eval adjudicate`: the case and the label sets side by side (no model output)."""
+    """`graft-eval adjudicate`: the case and the label sets side by side (no model output);
+    `holding()` is held around each write, as in `run_label_session`."""
     check_handle(handle)
     console = Console(inp, out)
     pending = cases_to_adjudicate(read_cases(cs), case_id=case_id)
@@ -432,7 +444,8 @@ def run_adjudication_session(
         )
 
     def save(case: EvalCase, answers: LabelAnswers) -> None:
-        fresh = read_case(cs, case.id)
-        write_case(cs, with_adjudicated(fresh, make_label_set(answers, labeler=handle, now=now())))
+        with holding():
+            fresh = read_case(cs, case.id)
+            write_case(cs, with_adjudicated(fresh, make_label_set(answers, labeler=handle, now=now())))
 
     return _session(console, pending, show=show, save=save, offers=lambda case: Offers(case.labels))

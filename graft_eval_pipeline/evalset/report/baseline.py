@@ -32,9 +32,11 @@ from graft_eval_pipeline.evalset.sets import (
 # and pass are derived from the baseline itself, so comparing them would be circular.
 # Whether a result came from the cache is the run's, not the result's: the cached count, each
 # row's flag and the money this run spent (the results' cost is compared) are left out too.
-# How a live run paced its calls (limiter, batches) is timing, not a result.
+# How a live run paced its calls (limiter, batches) is timing, not a result; which runs made
+# the inputs (`inputs`) is the run's too.
 IGNORED_PATHS = (
     "runId",
+    "inputs",
     "createdAt",
     "git",
     "run.durationMs",

@@ -33,6 +33,7 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     with_thresholds,
 )
 from graft_eval_pipeline.evalset.scoring import (
+    REPORT_INPUTS,
     REPORT_SCHEMA_VERSION,
     EvalReport,
     HarnessRun,
@@ -61,15 +62,19 @@ def build_report(
     metrics: Metrics,
     run_id: str | None = None,
     label_agreement: LabelAgreement | None = None,
+    inputs: dict[str, str] | None = None,
 ) -> EvalReport:
     """The report before thresholds are checked (they need the baseline diff).
 
     `label_agreement` comes from the labeling stage (the caller composes the two); None when it
-    was not computed.
+    was not computed. `inputs`: the run that produced each of REPORT_INPUTS (Dagster names
+    them); by default all come from this report's own run, as in `graft-eval run`.
     """
+    run_id = run_id or new_run_id(harness.created_at)
     return EvalReport(
         schema_version=REPORT_SCHEMA_VERSION,
-        run_id=run_id or new_run_id(harness.created_at),
+        inputs=inputs or dict.fromkeys(REPORT_INPUTS, run_id),
+        run_id=run_id,
         created_at=harness.created_at.astimezone(UTC).replace(microsecond=0),
         set=harness.set,
         prompt=harness.prompt,

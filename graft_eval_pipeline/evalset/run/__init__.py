@@ -15,7 +15,7 @@ from graft_eval_pipeline.evalset.run.options import (
     case_filter_for,
     generate_options,
 )
-from graft_eval_pipeline.evalset.run.results import read_card_results
+from graft_eval_pipeline.evalset.run.results import drop_other_card_results, read_card_results
 from graft_eval_pipeline.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ __all__ = [
     "cached_result",
     "case_filter_for",
     "collector_policy",
+    "drop_other_card_results",
     "fake_result",
     "generate_options",
     "read_card_results",

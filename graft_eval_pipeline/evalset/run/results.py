@@ -11,7 +11,14 @@ from contextlib import AbstractContextManager, nullcontext
 
 from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalError, RecordWriter, read_records
+from graft_eval_pipeline.evalset.sets import (
+    CARD_RESULTS_STEM,
+    CaseSet,
+    EvalCase,
+    EvalError,
+    RecordWriter,
+    read_records,
+)
 
 
 class CardResultRecord(CamelModel):
@@ -63,3 +70,20 @@ def read_card_results(cs: CaseSet, rel: str) -> Iterator[tuple[str, CardResult]]
                 "run the harness again"
             ) from None
         yield record.id, record.result
+
+
+def drop_other_card_results(cs: CaseSet, keep: str) -> list[str]:
+    """Delete the card-results files of earlier runs (`<stem>.<run id>.jsonl[.enc]`) except `keep`;
+    called by the run that holds the set once its own file is complete. Returns what went."""
+    folder = (cs.dir / CARD_RESULTS_STEM).parent
+    stem = CARD_RESULTS_STEM.rpartition("/")[2] + "."
+    kept = {keep.rpartition("/")[2], keep.rpartition("/")[2] + ".enc"}
+    if not folder.is_dir():
+        return []
+    gone = []
+    for path in sorted(folder.iterdir()):
+        name = path.name
+        if name.startswith(stem) and name.endswith((".jsonl", ".jsonl.enc")) and name not in kept:
+            path.unlink(missing_ok=True)
+            gone.append(name)
+    return gone

@@ -25,6 +25,7 @@ from graft_eval_pipeline.evalset.scoring.metrics import (
 )
 from graft_eval_pipeline.evalset.scoring.pricing import price_for, upper_bound_estimate
 from graft_eval_pipeline.evalset.scoring.report_schema import (
+    REPORT_INPUTS,
     REPORT_RULES_NOT_IN_SCHEMA,
     REPORT_SCHEMA_VERSION,
     RUN_ID_PATTERN,
@@ -62,6 +63,7 @@ from graft_eval_pipeline.evalset.scoring.rows import (
 from graft_eval_pipeline.evalset.scoring.trials import trials_summary
 
 __all__ = [
+    "REPORT_INPUTS",
     "REPORT_RULES_NOT_IN_SCHEMA",
     "REPORT_SCHEMA_VERSION",
     "RUN_ID_PATTERN",

@@ -414,7 +414,16 @@ class EvalReport(CamelModel):
     trials: TrialsSummary | None = Field(
         default=None, exclude_if=lambda value: value is None, description="absent for a single trial"
     )
+    inputs: dict[str, str] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="the run that produced each input of the report (keys REPORT_INPUTS): a Dagster "
+        "run id, or this report's own runId for graft-eval run; absent in reports of older code",
+    )
 
+
+# What a report is built from, by the Dagster asset that hands it over (`inputs` in report.json).
+REPORT_INPUTS = ("harness_run", "eval_metrics", "labeler_agreement")
 
 # Rules JSON Schema cannot express; listed in the generated schema's description.
 REPORT_RULES_NOT_IN_SCHEMA = [

@@ -23,12 +23,21 @@ CACHE_DIR = "cache"  # live results by (prepared inputs, prompt fingerprint)
 BATCHES_FILE = f"{CACHE_DIR}/batches.json"  # a --batch run's submitted batches, until it completes
 RUNS_DIR = "runs"  # runs/<runId>/report.json, report.md, cases.parquet
 ASSETS_DIR = "assets"  # what the Dagster IO manager stores, sealed in a pilot set
-CARD_RESULTS_FILE = f"{ASSETS_DIR}/harness_run.card-results.jsonl"  # the harness asset's card results
+CARD_RESULTS_STEM = f"{ASSETS_DIR}/harness_run.card-results"  # + .<run id>.jsonl: one file per run
+
+
+def card_results_file(run_id: str) -> str:
+    """The harness asset's card results of one Dagster run (named by run, so runs never share one)."""
+    return f"{CARD_RESULTS_STEM}.{run_id}.jsonl"
+
+
 INBOX_DIR = "labels-inbox"  # label files dropped for the label_import asset
 IMPORTED_DIR = f"{INBOX_DIR}/imported"  # where imported label files are moved
 EXPORTS_DIR = "exports"  # one export summary per export run
 BASELINE_FILE = "baseline.json"  # a pilot set's own baseline
 LIVE_RERUN_FILE = "live-rerun.json"  # opt-in for live re-runs by the prompt-change sensor
+HOLD_FILE = ".hold.json"  # who is writing into the set now (hold.py); absent when no one is
+HOLD_GUARD_FILE = ".hold.lock"  # the flock that makes taking over a dead hold one step
 
 # --- beside the sets ($GRAFT_EVAL_DIR) -------------------------------------------------------
 PURGE_LOG = "purge-log.jsonl"

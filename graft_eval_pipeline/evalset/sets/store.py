@@ -327,6 +327,28 @@ def _logged(root: Path, set_id: str, purged_at: datetime) -> bool:
     return False
 
 
+def purged_set_ids(eval_root: Path) -> set[str]:
+    """The set ids purge-log.jsonl under `eval_root` names: sets purged for good, which the Dagster
+    partitions may forget (a set merely absent from this machine's folder may live on another)."""
+    try:
+        fd = _open_purge_log(Path(eval_root).expanduser(), os.O_RDONLY)
+    except FileNotFoundError:
+        return set()
+    except OSError as exc:
+        raise EvalError(f"could not read {PURGE_LOG} in {eval_root}: {_reason(exc)}") from None
+    with os.fdopen(fd, encoding="utf-8", errors="replace") as handle:
+        lines = handle.read().splitlines()
+    found = set()
+    for text in lines:
+        try:
+            set_id = json.loads(text).get("setId")
+        except (ValueError, AttributeError):
+            continue  # a damaged line names no set: it cannot make a partition go
+        if isinstance(set_id, str) and re.fullmatch(SET_ID_PATTERN, set_id):
+            found.add(set_id)
+    return found
+
+
 def _remove_tombstone(tombstone: Path, rmtree: Callable[[Path], None]) -> None:
     """Delete the tombstone (links inside it are removed, never followed) and check it is gone."""
     try:
