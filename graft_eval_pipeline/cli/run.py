@@ -17,6 +17,7 @@ from graft_eval_pipeline.cli.base import (
     STRICT_OPTION,
     cli,
     comma_list,
+    echo_warning,
     eval_env,
     open_case_set,
 )
@@ -171,6 +172,8 @@ def _run_and_report(
             details=evaluation.details,
         )
     checked = published.checked
+    for why in published.warnings:
+        echo_warning(why)
     saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None
     click.echo(checked.summary(), nl=False)
     click.echo(f"report: {published.out_dir / REPORT_FILE}")

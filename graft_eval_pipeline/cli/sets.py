@@ -19,6 +19,7 @@ from graft_eval_pipeline.cli.base import (
     cli,
     comma_list,
     echo_error,
+    echo_warning,
     eval_env,
     open_case_set,
 )
@@ -306,7 +307,9 @@ def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | 
     path = run.html_path
     if rebuild or not path.is_file():
         cards = _synthetic_cards(cs, run.report.llm) if cs.meta.kind == "synthetic" else None
-        path = run.write_html(cards)
+        path, skipped = run.write_html(cards)
+        for why in skipped:
+            echo_warning(why)
         click.echo(f"wrote {path}")
     click.echo(path.resolve().as_uri())
     if open_browser if open_browser is not None else sys.stdout.isatty():
@@ -333,6 +336,8 @@ def history(set_dir: Path, last: int, as_json: bool, strict: bool) -> None:
 
     cs = open_case_set(set_dir, strict)
     found = read_history(cs, last)
+    for why in found.skipped:
+        echo_warning(why)
     if not found.total:
         click.echo(f"set {cs.set_id} has no run yet: `graft-eval run --set {set_dir}` makes one", err=True)
     if as_json:

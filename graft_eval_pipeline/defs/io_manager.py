@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import dagster as dg
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from graft_eval_pipeline.defs.resources import CaseSetsResource
@@ -20,8 +20,10 @@ from graft_eval_pipeline.evalset.sets import (
     ASSETS_DIR,
     CaseSet,
     EvalError,
-    describe_validation_error,
+    UntrustedInputError,
+    parse_document,
     read_private,
+    validate,
     write_private,
 )
 
@@ -50,14 +52,17 @@ class SealedIOManager(dg.ConfigurableIOManager):
                 "materialize it for this partition first"
             )
         wanted = context.dagster_type.typing_type
+        where = f"stored {rel} of set {cs.set_id}"
+        document = parse_document(text, where)  # the one reader of untrusted JSON: size, depth, numbers
         if wanted in (Any, object):
-            return json.loads(text)
+            return document.value
         try:
-            return TypeAdapter(wanted).validate_json(text)
-        except ValidationError as err:  # its message quotes the stored value: never pass it on
-            raise EvalError(
-                describe_validation_error(err, f"stored {rel} of set {cs.set_id}")
-                + ": the code changed since it was written; materialize the upstream asset again"
+            return validate(
+                document.value, where, TypeAdapter(wanted), surrogates=document.may_hold_surrogate
+            )
+        except UntrustedInputError as err:  # names the field, never the stored value
+            raise UntrustedInputError(
+                f"{err}: the code changed since it was written; materialize the upstream asset again"
             ) from None
 
 

@@ -11,7 +11,15 @@ from contextlib import AbstractContextManager, nullcontext
 
 from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalError, RecordWriter, read_records
+from graft_eval_pipeline.evalset.sets import (
+    CaseSet,
+    EvalCase,
+    EvalError,
+    RecordWriter,
+    UntrustedInputError,
+    parse_json,
+    read_records,
+)
 
 
 class CardResultRecord(CamelModel):
@@ -56,10 +64,9 @@ def read_card_results(cs: CaseSet, rel: str) -> Iterator[tuple[str, CardResult]]
         raise EvalError(f"set {cs.set_id} holds no card results at {rel}: run the harness again")
     for text in records:
         try:
-            record = CardResultRecord.model_validate_json(text)
-        except ValueError:
-            raise EvalError(
-                f"a card result in {rel} of set {cs.set_id} is not valid (written by other code?): "
-                "run the harness again"
+            record = parse_json(text, rel, CardResultRecord)
+        except UntrustedInputError as err:
+            raise UntrustedInputError(
+                f"a card result in {err} (set {cs.set_id}; written by other code?): run the harness again"
             ) from None
         yield record.id, record.result
