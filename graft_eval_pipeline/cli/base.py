@@ -55,6 +55,13 @@ STRICT_OPTION = click.option(
 )
 
 
+def echo_safe(text: str, nl: bool = True) -> None:
+    """stdout for text built from files or API answers (reports, run ids, model names): an escape
+    sequence in them shows as `[U+001B]`, it does not act. JSON output needs none: json.dumps
+    escapes every control character."""
+    click.echo(to_terminal_safe(text), nl=nl)
+
+
 def echo_warning(text: str) -> None:
     """A warning on stderr, one line, terminal-safe like `echo_error`."""
     click.echo(to_terminal_safe(f"warning: {' '.join(text.split())}"), err=True)

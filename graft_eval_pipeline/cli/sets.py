@@ -19,6 +19,7 @@ from graft_eval_pipeline.cli.base import (
     cli,
     comma_list,
     echo_error,
+    echo_safe,
     echo_warning,
     eval_env,
     open_case_set,
@@ -242,9 +243,9 @@ def cases(set_dir: Path, run_id: str | None, only: CaseKind | None, as_json: boo
         return
     what = f", {len(lines)} {KIND_TITLES[only]}" if only is not None else ""
     header = f"set {report.set.set_id}, run {report.run_id} ({report.llm}): {len(report.cases)} cases"
-    click.echo(header + what)
+    echo_safe(header + what)
     if lines:
-        click.echo("\n".join(_case_table(lines)))
+        echo_safe("\n".join(_case_table(lines)))
 
 
 @cli.command()
@@ -343,7 +344,7 @@ def history(set_dir: Path, last: int, as_json: bool, strict: bool) -> None:
     if as_json:
         click.echo(json.dumps(found.to_json_dict(), indent=2))
     elif found.total:
-        click.echo(found.render(), nl=False)
+        echo_safe(found.render(), nl=False)
 
 
 # --- Dagster partitions and the latest report -----------------------------------------------
@@ -380,4 +381,4 @@ def summary(set_dir: Path, strict: bool) -> None:
     from graft_eval_pipeline.evalset.report import latest_report_summary
 
     cs = open_case_set(set_dir, strict)
-    click.echo(latest_report_summary(cs), nl=False)
+    echo_safe(latest_report_summary(cs), nl=False)

@@ -13,7 +13,7 @@ from typing import Any
 from graft_eval_pipeline.evalset.report.history import HistoryPoint, RatePoint, read_points
 from graft_eval_pipeline.evalset.report.render import fmt_number
 from graft_eval_pipeline.evalset.report.runs import run_dirs
-from graft_eval_pipeline.evalset.sets import CaseSet, to_terminal_safe
+from graft_eval_pipeline.evalset.sets import CaseSet
 
 DEFAULT_LAST = 10  # runs `graft-eval history` lists unless --last says otherwise
 
@@ -58,8 +58,8 @@ class History:
         header = ["run", "mode", *HISTORY_COLUMNS.values(), "verdict"]
         rows = [
             [
-                to_terminal_safe(point.run_id) + ("*" if point.case_set_hash != latest else ""),
-                to_terminal_safe(point.llm),
+                point.run_id + ("*" if point.case_set_hash != latest else ""),
+                point.llm,
                 *(_cell(point.evidence.get(name)) for name in HISTORY_COLUMNS),
                 {True: "PASS", False: "FAIL", None: "-"}[point.passed],
             ]

@@ -80,11 +80,11 @@ from graft_eval_pipeline.evalset.sets.store import (
     write_private,
     write_report_file,
 )
+from graft_eval_pipeline.evalset.sets.stratum_label import stratum_label
 from graft_eval_pipeline.evalset.sets.terminal import render_case, to_terminal_safe
 from graft_eval_pipeline.evalset.sets.untrusted import (
     LONE_SURROGATE_RULE,
     UntrustedInputError,
-    decode_utf8,
     describe_validation_error,
     load_json,
     lone_surrogate_at,
@@ -158,7 +158,6 @@ __all__ = [
     "atomic_write",
     "check_output_target",
     "create_set",
-    "decode_utf8",
     "describe_validation_error",
     "discover_set_ids",
     "draw_sample",
@@ -191,6 +190,7 @@ __all__ = [
     "seeded_shuffle",
     "size_stratum",
     "stratum_key",
+    "stratum_label",
     "to_terminal_safe",
     "validate",
     "write_case",
