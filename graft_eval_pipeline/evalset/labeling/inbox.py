@@ -63,7 +63,7 @@ def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
     return data
 
 
-def parse_inbox_file(text: str, where: str) -> InboxFile:
+def parse_inbox_file(text: str | bytes, where: str) -> InboxFile:
     # the labels are checked (surrogates too) when applied, naming the case and field
     return validate(parse_json_object(text, where), where, InboxFile, surrogates=False)
 
