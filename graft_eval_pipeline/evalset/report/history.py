@@ -138,9 +138,9 @@ class RunHistory:
     skipped: list[str]
 
 
-def read_points(run_dirs: list[Path]) -> RunHistory:
+def read_points(folders: list[Path]) -> RunHistory:
     points, skipped = [], []
-    for run_dir in run_dirs:
+    for run_dir in folders:
         try:
             points.append(read_point(run_dir))
         except UntrustedInputError as err:

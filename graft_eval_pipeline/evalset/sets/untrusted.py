@@ -118,6 +118,9 @@ def _fast_parse(data: bytes | str, depth_of: Callable[[Any], Any] | None) -> tup
         measured = value if depth_of is None else depth_of(value)
     except Exception:  # orjson.JSONDecodeError; depth_of on a document of another shape
         return False, None
+    raw = data.encode() if isinstance(data, str) else data
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:  # no deeper than its brackets: no walk
+        return True, value
     offset = 0 if depth_of is None else 1
     return offset + json_depth(measured) <= MAX_JSON_DEPTH, value
 
@@ -280,17 +283,19 @@ def describe_validation_error(err: Exception, where: str) -> str:
 
 
 def json_depth(data: Any) -> int:
-    """Nesting depth of parsed JSON, without recursion (a scalar is 0, `[]` is 1)."""
-    deepest, stack = 0, [(data, 1)]
-    while stack:
-        value, level = stack.pop()
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, level)
-        if level <= MAX_JSON_DEPTH:  # deeper is refused anyway: stop walking
-            stack.extend((child, level + 1) for child in children)
-    return deepest
+    """Nesting depth of parsed JSON, without recursion (a scalar is 0, `[]` is 1), one level of
+    containers at a time (scalars are never queued); stops past `MAX_JSON_DEPTH`."""
+    level = [data] if isinstance(data, dict | list) else []
+    depth = 0
+    while level and depth <= MAX_JSON_DEPTH:
+        depth += 1
+        level = [
+            child
+            for value in level
+            for child in (value.values() if isinstance(value, dict) else value)
+            if isinstance(child, dict | list)
+        ]
+    return depth
 
 
 def lone_surrogate_at(value: Any, loc: str = "") -> str | None:
