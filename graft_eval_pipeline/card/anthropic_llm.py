@@ -47,6 +47,7 @@ from graft_eval_pipeline.card.llm import (
     check_reply,
 )
 from graft_eval_pipeline.card.models import FailureKind, LlmPurpose
+from graft_eval_pipeline.card.safe_text import to_terminal_safe
 
 T = TypeVar("T")
 
@@ -151,7 +152,9 @@ class AnthropicLlm:
         fallback = self._refusal_fallback
         if not fallback or fallback == request.model:
             return refused
-        log.warning("model %s refused; retrying once with %s", refused.model, fallback)
+        # the model id is as the API answered it: shown terminal-safe like every outside string
+        shown = to_terminal_safe(str(refused.model))
+        log.warning("model %s refused; retrying once with %s", shown, to_terminal_safe(fallback))
         second = await self._call(request, fallback)
         usage = refused.usage + second.usage
         if isinstance(second, LlmReply):

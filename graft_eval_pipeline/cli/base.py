@@ -43,7 +43,7 @@ def open_case_set(folder: Path, strict: bool = False) -> CaseSet:
     """
     cs = open_set(folder, eval_env().optional_key(), strict=strict)
     for warning in cs.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo_warning(warning)
     return cs
 
 
@@ -105,6 +105,18 @@ NO_WAIT_OPTION = click.option(
 STRICT_OPTION = click.option(
     "--strict", is_flag=True, help="Refuse (exit 2) a pilot set whose folders or files are open to others."
 )
+
+
+def echo_safe(text: str, nl: bool = True) -> None:
+    """stdout for text built from files or API answers (reports, run ids, model names): an escape
+    sequence in them shows as `[U+001B]`, it does not act. JSON output needs none: json.dumps
+    escapes every control character."""
+    click.echo(to_terminal_safe(text), nl=nl)
+
+
+def echo_warning(text: str) -> None:
+    """A warning on stderr, one line, terminal-safe like `echo_error`."""
+    click.echo(to_terminal_safe(f"warning: {' '.join(text.split())}"), err=True)
 
 
 def echo_error(text: str) -> None:

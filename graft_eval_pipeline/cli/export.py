@@ -16,6 +16,7 @@ from graft_eval_pipeline.cli.base import (
     STRICT_OPTION,
     cli,
     comma_list,
+    echo_safe,
     eval_env,
     open_case_set,
     writing,
@@ -174,7 +175,7 @@ def export_command(
         github_client(env, auth=auth_mode, installation_id=installation_id, limits=limits) as gh,
     ):
         try:
-            run_export(gh, cs, options, now=lambda: datetime.now(UTC), emit=click.echo, progress=progress)
+            run_export(gh, cs, options, now=lambda: datetime.now(UTC), emit=echo_safe, progress=progress)
         except EvalError:
             stats = gh.limiter.stats
             click.echo(

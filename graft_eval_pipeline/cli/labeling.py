@@ -13,6 +13,7 @@ from graft_eval_pipeline.cli.base import (
     SET_OPTION,
     STRICT_OPTION,
     cli,
+    echo_safe,
     open_case_set,
     writing,
 )
@@ -130,4 +131,4 @@ def agreement(set_dir: Path, as_json: bool, strict: bool) -> None:
     if as_json:
         click.echo(json.dumps(report.to_json_dict(), indent=2))
     else:
-        click.echo(render_agreement(report), nl=False)
+        echo_safe(render_agreement(report), nl=False)

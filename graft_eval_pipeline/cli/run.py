@@ -18,6 +18,8 @@ from graft_eval_pipeline.cli.base import (
     STRICT_OPTION,
     cli,
     comma_list,
+    echo_safe,
+    echo_warning,
     eval_env,
     open_case_set,
     writing,
@@ -175,8 +177,10 @@ def _run_and_report(
                 details=evaluation.details,
             )
         checked = published.checked
+        for why in published.warnings:
+            echo_warning(why)
         saved = save_baseline(save_baseline_to, checked.report) if save_baseline_to is not None else None
-        click.echo(checked.summary(), nl=False)
+        echo_safe(checked.summary(), nl=False)
         click.echo(f"report: {published.out_dir / REPORT_FILE}")
         if saved is not None:
             state = "saved" if saved else "unchanged (same results; only run id, time and commit differ)"
@@ -321,7 +325,7 @@ def compare(
     if as_json:
         click.echo(json.dumps(comparison.to_json_dict(), indent=2))
     else:
-        click.echo(render_comparison(comparison), nl=False)
+        echo_safe(render_comparison(comparison), nl=False)
     if comparison.failed:
         what = ["the new run regressed"] if comparison.verdict == "regressed" else []
         what += [f"{len(comparison.blockers)} blocker(s)"] if comparison.blockers else []
@@ -350,4 +354,4 @@ def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict
     if as_json:
         click.echo(json.dumps(result.to_json_dict(), indent=2))
     else:
-        click.echo(render_calibration(result), nl=False)
+        echo_safe(render_calibration(result), nl=False)

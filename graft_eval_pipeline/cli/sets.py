@@ -21,6 +21,8 @@ from graft_eval_pipeline.cli.base import (
     cli,
     comma_list,
     echo_error,
+    echo_safe,
+    echo_warning,
     eval_env,
     open_case_set,
     writing,
@@ -245,9 +247,9 @@ def cases(set_dir: Path, run_id: str | None, only: CaseKind | None, as_json: boo
         return
     what = f", {len(lines)} {KIND_TITLES[only]}" if only is not None else ""
     header = f"set {report.set.set_id}, run {report.run_id} ({report.llm}): {len(report.cases)} cases"
-    click.echo(header + what)
+    echo_safe(header + what)
     if lines:
-        click.echo("\n".join(_case_table(lines)))
+        echo_safe("\n".join(_case_table(lines)))
 
 
 @cli.command()
@@ -316,7 +318,9 @@ def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | 
     path = run.html_path
     if rebuild or not path.is_file():
         cards = _synthetic_cards(cs, run.report.llm) if cs.meta.kind == "synthetic" else None
-        path = run.write_html(cards)
+        path, skipped = run.write_html(cards)
+        for why in skipped:
+            echo_warning(why)
         click.echo(f"wrote {path}")
     click.echo(path.resolve().as_uri())
     if open_browser if open_browser is not None else sys.stdout.isatty():
@@ -343,12 +347,14 @@ def history(set_dir: Path, last: int, as_json: bool, strict: bool) -> None:
 
     cs = open_case_set(set_dir, strict)
     found = read_history(cs, last)
+    for why in found.skipped:
+        echo_warning(why)
     if not found.total:
         click.echo(f"set {cs.set_id} has no run yet: `graft-eval run --set {set_dir}` makes one", err=True)
     if as_json:
         click.echo(json.dumps(found.to_json_dict(), indent=2))
     elif found.total:
-        click.echo(found.render(), nl=False)
+        echo_safe(found.render(), nl=False)
 
 
 # --- Dagster partitions and the latest report -----------------------------------------------
@@ -392,4 +398,4 @@ def summary(set_dir: Path, strict: bool) -> None:
     from graft_eval_pipeline.evalset.report import latest_report_summary
 
     cs = open_case_set(set_dir, strict)
-    click.echo(latest_report_summary(cs), nl=False)
+    echo_safe(latest_report_summary(cs), nl=False)

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 import dagster as dg
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from graft_eval_pipeline.defs.isolation import (
@@ -33,10 +33,12 @@ from graft_eval_pipeline.evalset.sets import (
     ASSETS_DIR,
     CaseSet,
     EvalError,
-    describe_validation_error,
+    UntrustedInputError,
+    parse_document,
     read_private,
     stamp_value,
     unstamp,
+    validate,
     write_private,
 )
 
@@ -85,14 +87,17 @@ class SealedIOManager(dg.ConfigurableIOManager):
         expected = expected_writer(step.instance, step.run_id, context.asset_key, partition)
         check_writer(stamp.run_id, stamp.sha256, expected, what)
         wanted = context.dagster_type.typing_type
+        where = f"stored {rel} of set {cs.set_id}"
+        document = parse_document(text, where)  # the one reader of untrusted JSON: size, depth, numbers
         if wanted in (Any, object):
-            return json.loads(text)
+            return document.value
         try:
-            return TypeAdapter(wanted).validate_json(text)
-        except ValidationError as err:  # its message quotes the stored value: never pass it on
-            raise EvalError(
-                describe_validation_error(err, f"stored {rel} of set {cs.set_id}")
-                + ": the code changed since it was written; materialize the upstream asset again"
+            return validate(
+                document.value, where, TypeAdapter(wanted), surrogates=document.may_hold_surrogate
+            )
+        except UntrustedInputError as err:  # names the field, never the stored value
+            raise UntrustedInputError(
+                f"{err}: the code changed since it was written; materialize the upstream asset again"
             ) from None
 
 

@@ -17,7 +17,7 @@ from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.metadata import models_label
 from graft_eval_pipeline.defs.partitions import CASE_SET_PARTITIONS
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.evalset.sets import LIVE_RERUN_FILE
+from graft_eval_pipeline.evalset.sets import LIVE_RERUN_FILE, UntrustedInputError, read_json_file
 
 
 def partition_changes(
@@ -105,9 +105,9 @@ def read_live_rerun(set_dir: Path) -> LiveRerun | None:
     if not path.is_file():
         return None
     try:
-        return LiveRerun.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValueError:
-        raise ValueError(f'{path} must be {{"maxCostUsd": <positive number>}}') from None
+        return read_json_file(path, str(path), LiveRerun)
+    except (OSError, UntrustedInputError):
+        raise UntrustedInputError(f'{path} must be {{"maxCostUsd": <positive number>}}') from None
 
 
 def rerun_request(set_id: str, signature: dict[str, str], live: LiveRerun | None) -> dg.RunRequest:

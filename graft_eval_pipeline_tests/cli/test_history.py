@@ -116,9 +116,10 @@ def test_history_leaves_out_an_unreadable_report_and_reads_a_version_1_report(
     capsys.readouterr()
 
     assert main(["history", "--set", str(synthetic)]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "the last 2 of 3 run(s)" in out and broken.name not in out
-    assert "1 run(s) left out: their report.json could not be read" in out
+    assert f"warning: runs/{broken.name}/report.json: not valid JSON" in err
+    assert "left out of the history" in err
     legacy_row = next(line for line in out.splitlines() if line.startswith(legacy["runId"]))
     # version 1 held bare values: the value, no k/n
     assert f"{legacy['metrics']['underClassificationFinal']:.3f}" in legacy_row and "/30" not in legacy_row

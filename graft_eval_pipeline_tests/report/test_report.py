@@ -342,7 +342,7 @@ def content_cases() -> tuple[list[EvalCase], list[CaseRow]]:
             input_hash="0" * 64,
         )
         cases.append(case)
-        rows.append(build_row(case, result, cached=False))
+        rows.append(build_row(case, result, cached=False, label_key=None))
     return cases, rows
 
 

@@ -373,7 +373,9 @@ def test_an_unreadable_ledger_is_an_error_naming_the_file(tmp_path: Path) -> Non
     (cs.dir / BATCHES_FILE).write_text('{"version": 1, "batches": [{"id": 3}]}')
     from graft_eval_pipeline.evalset.sets.errors import EvalError
 
-    with pytest.raises(EvalError, match=r"cache/batches.json of set live-demo is not valid: delete it"):
+    with pytest.raises(
+        EvalError, match=r"cache/batches.json of set live-demo is not valid: batches\.0\.id: .*: delete it"
+    ):
         run_eval(batch_options(cs, BatchesApi()))
 
 

@@ -275,6 +275,8 @@ def eval_report(
     published = publish_run(
         cs, report, thresholds=thresholds, strict=False, results=synthetic_cards(cs, harness_run)
     )
+    for why in published.warnings:
+        context.log.warning(why)
     report, diff = published.checked.report, published.checked.diff
     block = thresholds.get(report.set.kind)
     match_required = block is not None and block.match_baseline

@@ -76,16 +76,42 @@ def _compile(options: RedactOptions) -> _Compiled:
     )
 
 
+MAX_PATTERN_CHARS = 1000
+"""A `--redact-pattern` longer than this is refused before it is compiled: a pattern that names a
+secret's shape is short, and RE2 compiles a huge one into a program that overflows its memory
+budget on every search."""
+
+
+@cache
+def _re2_options() -> object:
+    """RE2 logs every compile error (and a search that overflows its memory) to stderr itself;
+    graft-eval says it in one line instead."""
+    options = re2.Options()
+    options.log_errors = False
+    return options
+
+
 def _compile_custom(pattern: str) -> tuple[object, object | None]:
-    """RE2 (linear time: no pattern can hang an export); look-around and back-references are refused."""
+    """RE2 (linear time: no pattern can hang an export); look-around and back-references are refused.
+
+    Checked before RE2 sees it: the length, then Python's parser (its error names the position);
+    RE2 compiles with its own logging off, so every refusal is one line.
+    """
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise EvalError(
+            f"--redact-pattern is {len(pattern):,} characters long; at most {MAX_PATTERN_CHARS:,} "
+            "are allowed: match the secret's shape, not a list of values"
+        )
     try:
         re.compile(pattern)
-    except re.error as err:
-        raise EvalError(f"--redact-pattern is not a valid regular expression ({err}): fix it") from None
+    except (re.error, RecursionError, OverflowError) as err:
+        reason = err if isinstance(err, re.error) else "nested too deeply"
+        raise EvalError(f"--redact-pattern is not a valid regular expression ({reason}): fix it") from None
     source = _PY_END_OF_TEXT.sub(r"\1\\z", pattern)
+    options = _re2_options()
     try:
-        line = re2.compile(source)
-        probe = None if _NEEDS_LINE_CONTEXT.search(pattern) else re2.compile("(?m)" + source)
+        line = re2.compile(source, options)
+        probe = None if _NEEDS_LINE_CONTEXT.search(pattern) else re2.compile("(?m)" + source, options)
     except re2.error:
         raise EvalError(
             "--redact-pattern uses syntax the linear-time engine (RE2) does not support "

@@ -13,8 +13,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.evalset.labeling.labels import apply_labels, choose_double, with_label, with_tag
 from graft_eval_pipeline.evalset.sets import (
@@ -25,16 +23,16 @@ from graft_eval_pipeline.evalset.sets import (
     EvalCase,
     EvalError,
     LabelSet,
-    UntrustedInputError,
-    decode_utf8,
     describe_validation_error,
     gold,
     load_json,
     needs_adjudication,
     read_case,
     read_cases,
+    read_limited,
     read_private,
     to_terminal_safe,
+    validate,
     write_case,
     write_private,
 )
@@ -58,34 +56,26 @@ class ImportResult(CamelModel):
     needs_adjudication: list[str]
 
 
-def parse_json_object(text: str, where: str) -> dict[str, Any]:
-    try:
-        data = load_json(text, where)
-    except UntrustedInputError as err:
-        raise EvalError(str(err)) from None
+def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
+    data = load_json(text, where)
     if not isinstance(data, dict):
         raise EvalError(f"{where}: expected a JSON object keyed by case id")
     return data
 
 
-def parse_inbox_file(text: str, where: str) -> InboxFile:
-    data = parse_json_object(text, where)
-    try:
-        return InboxFile.model_validate(data)
-    except ValidationError as err:
-        raise EvalError(describe_validation_error(err, where)) from None
+def parse_inbox_file(text: str | bytes, where: str) -> InboxFile:
+    # the labels are checked (surrogates too) when applied, naming the case and field
+    return validate(parse_json_object(text, where), where, InboxFile, surrogates=False)
 
 
 def apply_label_file(cs: CaseSet, path: Path, *, handle: str, now: datetime) -> list[str]:
     """`label --apply`: validate the whole file against the set, then write; returns the case ids."""
     where = path.name
     try:
-        text = decode_utf8(path.read_bytes(), where)
+        data = read_limited(path, where)
     except OSError as err:
         raise EvalError(f"could not read {path}: {err.strerror or err}") from None
-    except UntrustedInputError as err:
-        raise EvalError(str(err)) from None
-    entries = parse_json_object(text, where)
+    entries = parse_json_object(data, where)
     labels = apply_labels({c.id: c for c in read_cases(cs)}, entries, labeler=handle, now=now, where=where)
     try:
         return [c.id for c in write_labels(cs, labels)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import io
-import json
 import sys
 import types
 from dataclasses import dataclass
@@ -20,7 +19,13 @@ from pydantic import BaseModel
 
 from graft_eval_pipeline.evalset.report.legacy import ReportV1
 from graft_eval_pipeline.evalset.scoring import REPORT_SCHEMA_VERSION, CaseRow, EvalReport
-from graft_eval_pipeline.evalset.sets import EvalError, write_report_file
+from graft_eval_pipeline.evalset.sets import (
+    EvalError,
+    parse_document,
+    read_limited,
+    validate,
+    write_report_file,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -39,29 +44,27 @@ def dump_report(report: EvalReport) -> str:
     return report.model_dump_json(by_alias=True, indent=2) + "\n"
 
 
-def load_any_report(path: Path) -> EvalReport | ReportV1:
-    """A report of the current schema, or a schemaVersion 1 report (read as a baseline)."""
+def load_any_report(path: Path, where: str | None = None) -> EvalReport | ReportV1:
+    """A report of the current schema, or a schemaVersion 1 report (read as a baseline), through
+    the untrusted-file reader; `where` names it in an error (default: the path)."""
+    where = where or str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        raw = read_limited(Path(path), where)
     except OSError as exc:
         raise EvalError(f"cannot read report {path}: {exc.strerror}") from None
-    try:
-        version = json.loads(text).get("schemaVersion")
-    except (ValueError, AttributeError):
-        version = None
-    model: type[EvalReport | ReportV1] = ReportV1 if version == 1 else EvalReport
-    try:
-        return model.model_validate_json(text)
-    except ValueError as exc:
-        raise EvalError(
-            f"{path} is not a valid eval report (schemaVersion {REPORT_SCHEMA_VERSION}, or 1): "
-            f"{type(exc).__name__}"
-        ) from None
+    document = parse_document(raw, where)
+    data = document.value
+    version = data.get("schemaVersion") if isinstance(data, dict) else None
+    surrogates = document.may_hold_surrogate
+    invalid = f"{where} is not a valid eval report (schemaVersion {REPORT_SCHEMA_VERSION}, or 1)"
+    if version == 1:
+        return validate(data, invalid, ReportV1, surrogates=surrogates)
+    return validate(data, invalid, EvalReport, surrogates=surrogates)
 
 
-def load_report(path: Path) -> EvalReport:
+def load_report(path: Path, where: str | None = None) -> EvalReport:
     """A report of the current schema; an older one is named, with how to get a new one."""
-    report = load_any_report(path)
+    report = load_any_report(path, where)
     if isinstance(report, ReportV1):
         raise EvalError(
             f"{path} is a schemaVersion 1 report (no counts or intervals): run the set again "

@@ -1,13 +1,14 @@
 """How the headline rates moved over a set's runs: `runs/<runId>/report.json`, oldest first
 (the HTML report's history charts, and `graft-eval history` through history_table.py).
 
-Only the metrics of each report are read (plain JSON, no validation of every case row), so a
-set with many large runs still renders quickly; a report that cannot be read is skipped.
+Only the metrics of each report are read (through the untrusted-file reader, without validating
+every case row), so a set with many large runs still renders quickly. A report that cannot be read
+(damaged, hostile, of another shape) is skipped with a one-line warning naming it: a past run never
+stops a new one.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from graft_eval_pipeline.evalset.report.files import REPORT_FILE
 from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.scoring import EvalReport
+from graft_eval_pipeline.evalset.sets import RUNS_DIR, UntrustedInputError, load_json, read_limited
 
 MAX_HISTORY = 50
 
@@ -111,20 +113,48 @@ def _point(report: EvalReport) -> HistoryPoint:
     return _point_of(report.model_dump(mode="json", by_alias=True, include=fields))
 
 
-def read_point(path: Path) -> HistoryPoint | None:
+def read_point(run_dir: Path) -> HistoryPoint:
+    """The history point of `runs/<runId>/report.json`; an UntrustedInputError naming it (relative
+    to the set) when it cannot be read or is not a report."""
+    where = f"{RUNS_DIR}/{run_dir.name}/{REPORT_FILE}"
     try:
-        return _point_of(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        data = load_json(read_limited(run_dir / REPORT_FILE, where), where)
+        return _point_of(data)
+    except OSError as err:
+        raise UntrustedInputError(f"{where}: could not read it ({err.strerror or err})") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        if isinstance(err, UntrustedInputError):
+            raise
+        raise UntrustedInputError(
+            f"{where}: not an eval report (a field is missing or of another type)"
+        ) from None
 
 
-def load_history(set_dir: Path, report: EvalReport, limit: int = MAX_HISTORY) -> list[HistoryPoint]:
+@dataclass(frozen=True)
+class RunHistory:
+    """The points that could be read, oldest first, and a warning for each report skipped."""
+
+    points: list[HistoryPoint]
+    skipped: list[str]
+
+
+def read_points(folders: list[Path]) -> RunHistory:
+    points, skipped = [], []
+    for run_dir in folders:
+        try:
+            points.append(read_point(run_dir))
+        except UntrustedInputError as err:
+            skipped.append(f"{err}: left out of the history")
+    return RunHistory(points, skipped)
+
+
+def load_history(set_dir: Path, report: EvalReport, limit: int = MAX_HISTORY) -> RunHistory:
     """The set's runs up to and including `report` (which need not be on disk yet), oldest first,
-    the last `limit` of them."""
+    the last `limit` of them (an unreadable one is skipped and named in `skipped`)."""
     runs = run_dirs(set_dir)
     names = [p.name for p in runs]
     # publishing: every run on disk is earlier; re-rendering a past run: those before it
     earlier = runs[: names.index(report.run_id)] if report.run_id in names else runs
     earlier = earlier[-(limit - 1) :] if limit > 1 else []
-    points = [point for p in earlier if (point := read_point(p / REPORT_FILE)) is not None]
-    return [*points, _point(report)]
+    read = read_points(earlier)
+    return RunHistory([*read.points, _point(report)], read.skipped)

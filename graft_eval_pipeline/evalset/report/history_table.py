@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graft_eval_pipeline.evalset.report.files import REPORT_FILE
-from graft_eval_pipeline.evalset.report.history import HistoryPoint, RatePoint, read_point
+from graft_eval_pipeline.evalset.report.history import HistoryPoint, RatePoint, read_points
 from graft_eval_pipeline.evalset.report.render import fmt_number
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.sets import CaseSet
@@ -30,19 +29,25 @@ HISTORY_COLUMNS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class History:
-    """The last runs of a set, oldest first; `total` runs hold a report.json, `unreadable` of the
-    last ones could not be read as a report (left out)."""
+    """The last runs of a set, oldest first; `total` runs hold a report.json, `skipped` names each
+    of the last ones that could not be read as a report (left out). Run ids and modes come from
+    the files: the table shows them terminal-safe."""
 
     set_id: str
     points: list[HistoryPoint]
     total: int
-    unreadable: int
+    skipped: list[str]
+
+    @property
+    def unreadable(self) -> int:
+        return len(self.skipped)
 
     def to_json_dict(self) -> dict[str, Any]:
         return {
             "setId": self.set_id,
             "runsOnDisk": self.total,
             "unreadable": self.unreadable,
+            "skipped": self.skipped,
             "runs": [point.to_json_dict() for point in self.points],
         }
 
@@ -73,8 +78,6 @@ class History:
             lines.append("* ran on other cases or labels than the latest run (another case-set hash)")
         if any(point.llm == "fake" for point in self.points):
             lines.append("fake: the model's answers are scripted; only floor and label numbers are measured")
-        if self.unreadable:
-            lines.append(f"{self.unreadable} run(s) left out: their report.json could not be read")
         return "\n".join(lines) + "\n"
 
 
@@ -89,5 +92,5 @@ def read_history(cs: CaseSet, last: int = DEFAULT_LAST) -> History:
     """The set's last `last` runs (by time, as `cases` and `view` find the latest), oldest first."""
     runs = run_dirs(cs.dir)
     chosen = runs[-last:] if last > 0 else []
-    points = [point for run in chosen if (point := read_point(run / REPORT_FILE)) is not None]
-    return History(cs.set_id, points, total=len(runs), unreadable=len(chosen) - len(points))
+    read = read_points(chosen)
+    return History(cs.set_id, read.points, total=len(runs), skipped=read.skipped)

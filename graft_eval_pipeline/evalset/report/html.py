@@ -478,17 +478,26 @@ Pilot sets show ids, classes, rules and counts only.</footer>
 """
 
 
+@dataclass(frozen=True)
+class SetHtml:
+    """report.html's text, and a warning for each past report its history had to leave out."""
+
+    html: str
+    warnings: list[str]
+
+
 def set_html(
     cs: CaseSet,
     report: EvalReport,
     diff: BaselineDiff | None,
     results: Mapping[str, CardResult] | None = None,
     details: Mapping[str, CaseDetail] | None = None,
-) -> str:
+) -> SetHtml:
     """report.html for a run of `cs`: its history from the set's runs/, and for the synthetic set
     the case titles and cards: `details` when the run kept them as it went, else the titles read
     from the set (one case at a time) with the cards in `results`."""
     shown: Mapping[str, CaseDetail] | None = None
     if cs.meta.kind == "synthetic":
         shown = details if details is not None else case_details(iter_cases(cs), results or {})
-    return render_html(report, diff, load_history(cs.dir, report), shown)
+    history = load_history(cs.dir, report)
+    return SetHtml(render_html(report, diff, history.points, shown), history.skipped)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -163,6 +163,7 @@ class PublishedRun:
     checked: CheckedRun
     out_dir: Path
     baseline: Path  # the baseline compared with (it exists when `checked.diff` is not None)
+    warnings: list[str] = field(default_factory=list)  # past reports the history left out, named
 
 
 def publish_run(
@@ -190,8 +191,8 @@ def publish_run(
     checked = check_run(report, previous, thresholds, strict, accept)
     out_dir = out or default_out_dir(cs.dir, checked.report)
     html = set_html(cs, checked.report, checked.diff, results, details)
-    write_run_outputs(out_dir, checked.report, checked.markdown, html)
-    return PublishedRun(checked, out_dir, baseline_path)
+    write_run_outputs(out_dir, checked.report, checked.markdown, html.html)
+    return PublishedRun(checked, out_dir, baseline_path, html.warnings)
 
 
 def latest_report_summary(cs: CaseSet) -> str:

@@ -7,7 +7,6 @@ bound (what the data demonstrate). A gate whose denominator is empty or below it
 
 from __future__ import annotations
 
-import json
 import types
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from graft_eval_pipeline.evalset.scoring import (
     metric_values,
     upper_bound,
 )
-from graft_eval_pipeline.evalset.sets import EvalError
+from graft_eval_pipeline.evalset.sets import EvalError, load_json, read_limited
 
 Direction = Literal["lower", "higher"]
 GateOn = Literal["value", "upper95"]
@@ -200,11 +199,9 @@ def parse_thresholds(data: dict[str, Any]) -> dict[str, ThresholdBlock]:
 
 def load_thresholds(path: Path) -> dict[str, ThresholdBlock]:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = load_json(read_limited(Path(path), str(path)), str(path))
     except OSError as exc:
         raise EvalError(f"cannot read thresholds {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise EvalError(f"{path} is not valid JSON (line {exc.lineno})") from None
     if not isinstance(data, dict):
         raise EvalError(f"{path}: expected an object keyed by set kind")
     return parse_thresholds(data)

@@ -33,9 +33,11 @@ class RunView:
     def html_path(self) -> Path:
         return self.run_dir / HTML_FILE
 
-    def write_html(self, results: Mapping[str, CardResult] | None = None) -> Path:
-        """(Re)write the run's report.html: its history up to this run, today's baseline verdict."""
-        return write_report_file(self.run_dir, HTML_FILE, set_html(self.cs, self.report, self.diff, results))
+    def write_html(self, results: Mapping[str, CardResult] | None = None) -> tuple[Path, list[str]]:
+        """(Re)write the run's report.html: its history up to this run, today's baseline verdict;
+        with a warning for each past report the history left out."""
+        html = set_html(self.cs, self.report, self.diff, results)
+        return write_report_file(self.run_dir, HTML_FILE, html.html), html.warnings
 
     def cases(self, only: CaseKind | None = None) -> list[CaseLine]:
         """Every case of the run, or one kind; `changed` needs a baseline to compare with."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from graft_eval_pipeline.card.llm import (
     BatchApiError,
@@ -50,7 +50,8 @@ from graft_eval_pipeline.evalset.sets import (
     BATCHES_FILE,
     CaseSet,
     EvalAbort,
-    EvalError,
+    UntrustedInputError,
+    parse_json,
     read_private,
     write_private,
 )
@@ -114,11 +115,10 @@ def read_ledger(cs: CaseSet, now: datetime) -> BatchLedger:
     if text is None:
         return BatchLedger(batches=[])
     try:
-        ledger = BatchLedger.model_validate_json(text)
-    except ValidationError:
-        raise EvalError(
-            f"{BATCHES_FILE} of set {cs.set_id} is not valid: delete it (its batches are then "
-            "sent again, not resumed)"
+        ledger = parse_json(text, f"{BATCHES_FILE} of set {cs.set_id} is not valid", BatchLedger)
+    except UntrustedInputError as err:
+        raise UntrustedInputError(
+            f"{err}: delete it (its batches are then sent again, not resumed)"
         ) from None
     ledger.batches = [b for b in ledger.batches if now - b.created_at < RESULTS_KEPT]
     return ledger

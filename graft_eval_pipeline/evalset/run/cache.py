@@ -11,14 +11,20 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 
-from pydantic import ValidationError
-
 from graft_eval_pipeline.card.models import RETRYABLE_FAILURES, CamelModel, CardInputs
 from graft_eval_pipeline.card.options import GenerateOptions
 from graft_eval_pipeline.card.prepare import prepare_card_inputs
 from graft_eval_pipeline.card.prompts import canonical_json, prompt_fingerprint
 from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.evalset.sets import CACHE_DIR, CaseSet, EvalError, read_private, write_private
+from graft_eval_pipeline.evalset.sets import (
+    CACHE_DIR,
+    CaseSet,
+    EvalError,
+    UntrustedInputError,
+    parse_json,
+    read_private,
+    write_private,
+)
 
 LIVE_MODE = "live"
 
@@ -62,11 +68,9 @@ def read_entry(cs: CaseSet, key: str) -> CacheEntry | None:
     if text is None:
         return None
     try:
-        entry = CacheEntry.model_validate_json(text)
-    except ValidationError:
-        raise EvalError(
-            f"cache entry {key} of set {cs.set_id} is not valid: delete it (or run with --no-cache)"
-        ) from None
+        entry = parse_json(text, f"cache entry {key} of set {cs.set_id} is not valid", CacheEntry)
+    except UntrustedInputError as err:
+        raise UntrustedInputError(f"{err}: delete it (or run with --no-cache)") from None
     if entry.key != key:
         raise EvalError(f"cache entry {key} of set {cs.set_id} holds another key: delete it")
     return entry

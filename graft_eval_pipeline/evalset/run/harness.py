@@ -158,7 +158,8 @@ async def _run_fake(options: RunOptions, total: int, tally: RunTally, results: C
 
     def done(index: int, item: TrialCase, result: CardResult) -> None:
         case = item.case
-        tally.add(index, case, trial_row(item, build_row(case, result, cached=False)))
+        row = build_row(case, result, cached=False, label_key=options.set.key)
+        tally.add(index, case, trial_row(item, row))
         if item.trial == 0:  # the card results file keeps trial 0's cards
             results.add(case, result)
         progress.case(case.id, result)
@@ -184,12 +185,12 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
             def done(index: int, item: TrialCase, outcome: LiveOutcome) -> None:
                 case = item.case
                 if outcome.result is None:
-                    row = skipped_row(case, outcome.floor, outcome.skipped or "budget")
+                    reason = outcome.skipped or "budget"
+                    row = skipped_row(case, outcome.floor, reason, label_key=options.set.key)
                     tally.add(index, case, trial_row(item, row))
                 else:
-                    tally.add(
-                        index, case, trial_row(item, build_row(case, outcome.result, cached=outcome.cached))
-                    )
+                    row = build_row(case, outcome.result, cached=outcome.cached, label_key=options.set.key)
+                    tally.add(index, case, trial_row(item, row))
                     if item.trial == 0:
                         results.add(case, outcome.result)
 

@@ -17,6 +17,8 @@ from graft_eval_pipeline.evalset.sets import (
     EvalCase,
     EvalError,
     RecordWriter,
+    UntrustedInputError,
+    parse_json,
     read_records,
 )
 
@@ -63,11 +65,10 @@ def read_card_results(cs: CaseSet, rel: str) -> Iterator[tuple[str, CardResult]]
         raise EvalError(f"set {cs.set_id} holds no card results at {rel}: run the harness again")
     for text in records:
         try:
-            record = CardResultRecord.model_validate_json(text)
-        except ValueError:
-            raise EvalError(
-                f"a card result in {rel} of set {cs.set_id} is not valid (written by other code?): "
-                "run the harness again"
+            record = parse_json(text, rel, CardResultRecord)
+        except UntrustedInputError as err:
+            raise UntrustedInputError(
+                f"a card result in {err} (set {cs.set_id}; written by other code?): run the harness again"
             ) from None
         yield record.id, record.result
 

@@ -36,6 +36,7 @@ from graft_eval_pipeline.evalset.sets import (
     PilotSource,
     SetMeta,
     gold,
+    stratum_label,
 )
 
 ROW_COST_DECIMALS = 8
@@ -92,13 +93,16 @@ def gold_summary(case: EvalCase) -> GoldSummary | None:
     )
 
 
-def case_stratum(case: EvalCase) -> CaseStratum | None:
-    """The export stratum a pilot case was drawn in; None for designed (synthetic) cases."""
-    return case.source.stratum if isinstance(case.source, PilotSource) else None
+def case_stratum(case: EvalCase, label_key: bytes | None) -> CaseStratum | None:
+    """The export stratum a pilot case was drawn in, with opaque labels for its sealed frame and
+    key (`stratum_label`; `label_key`: the set's key); None for designed (synthetic) cases."""
+    stratum = case.source.stratum if isinstance(case.source, PilotSource) else None
+    return None if stratum is None else stratum_label(stratum, label_key)
 
 
-def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
-    """One report row: classes, rule ids, counts and cost; paths only enter as counts."""
+def build_row(case: EvalCase, result: CardResult, cached: bool, *, label_key: bytes | None) -> CaseRow:
+    """One report row: classes, rule ids, counts and cost; paths only enter as counts, the
+    stratum as opaque labels (`label_key`: the set's key)."""
     label = gold(case)
     ok = result.status == "ok"
     verifier_status = result.verifier.status if result.verifier is not None else None
@@ -134,14 +138,16 @@ def build_row(case: EvalCase, result: CardResult, cached: bool) -> CaseRow:
         cost_usd=case_cost(result),
         cached=cached,
         skipped=None,
-        stratum=case_stratum(case),
+        stratum=case_stratum(case, label_key),
         writer=max_risk(risk.writer, risk.first_pass),
         verifier=risk.verifier,
         verifier_cost_usd=case_cost(result, "verifier"),
     )
 
 
-def skipped_row(case: EvalCase, floor: FloorResult, reason: SkipReason = "budget") -> CaseRow:
+def skipped_row(
+    case: EvalCase, floor: FloorResult, reason: SkipReason = "budget", *, label_key: bytes | None
+) -> CaseRow:
     """A case that did not start (the budget caps, or a secret in its prompt text): the floor is
     known, nothing else ran.
 
@@ -168,7 +174,7 @@ def skipped_row(case: EvalCase, floor: FloorResult, reason: SkipReason = "budget
         cost_usd=0.0,
         cached=False,
         skipped=reason,
-        stratum=case_stratum(case),
+        stratum=case_stratum(case, label_key),
     )
 
 

@@ -25,7 +25,6 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
     PilotSource,
     Redaction,
     SetMeta,
-    describe_validation_error,
     gold,
     label_counts,
     needs_adjudication,
@@ -94,13 +93,19 @@ from graft_eval_pipeline.evalset.sets.store import (
     write_private,
     write_report_file,
 )
+from graft_eval_pipeline.evalset.sets.stratum_label import stratum_label
 from graft_eval_pipeline.evalset.sets.terminal import render_case, to_terminal_safe
 from graft_eval_pipeline.evalset.sets.untrusted import (
     LONE_SURROGATE_RULE,
     UntrustedInputError,
-    decode_utf8,
+    describe_validation_error,
     load_json,
     lone_surrogate_at,
+    parse_document,
+    parse_json,
+    read_json_file,
+    read_limited,
+    validate,
 )
 from graft_eval_pipeline.lazy import lazy_exports
 
@@ -171,7 +176,6 @@ __all__ = [
     "card_results_file",
     "check_output_target",
     "create_set",
-    "decode_utf8",
     "describe_validation_error",
     "discover_set_ids",
     "draw_sample",
@@ -187,6 +191,8 @@ __all__ = [
     "mulberry32",
     "needs_adjudication",
     "open_set",
+    "parse_document",
+    "parse_json",
     "parse_key",
     "path_stratum",
     "process_alive",
@@ -194,6 +200,8 @@ __all__ = [
     "purged_set_ids",
     "read_case",
     "read_cases",
+    "read_json_file",
+    "read_limited",
     "read_private",
     "read_records",
     "render_case",
@@ -204,10 +212,12 @@ __all__ = [
     "size_stratum",
     "stamp_value",
     "stratum_key",
+    "stratum_label",
     "take_hold",
     "this_process",
     "to_terminal_safe",
     "unstamp",
+    "validate",
     "write_case",
     "write_private",
     "write_report_file",

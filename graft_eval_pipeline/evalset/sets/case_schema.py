@@ -5,7 +5,6 @@ pydantic is the source of truth; `eval/schema/*.json` is generated from these mo
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import re
@@ -25,13 +24,8 @@ from pydantic import (
 
 from graft_eval_pipeline.card.models import CamelModel, CardInputs, ContentModel, FakeScript, RiskClass
 from graft_eval_pipeline.evalset.sets.untrusted import (
-    LONE_SURROGATE_RULE,
-    MAX_JSON_DEPTH,
     UntrustedInputError,
-    decode_utf8,
-    json_depth,
-    load_json,
-    lone_surrogate_at,
+    parse_json,
 )
 
 CASE_SCHEMA_VERSION = 1
@@ -359,65 +353,29 @@ class CaseTally:
         )
 
 
-class CaseFormatError(ValueError):
+class CaseFormatError(UntrustedInputError):
     """One line naming the file, the field path and the broken rule; never the field's value."""
 
 
-def _rule_text(error: Any) -> str:
-    """The broken rule without the offending value (pydantic quotes a bad discriminator tag)."""
-    ctx = error.get("ctx") or {}
-    if error["type"] == "union_tag_invalid":
-        return f"{ctx.get('discriminator', 'kind')} must be one of {ctx.get('expected_tags', '')}"
-    if error["type"] == "string_unicode":  # a constrained str field refuses a lone surrogate itself
-        return LONE_SURROGATE_RULE
-    return str(error["msg"])
-
-
-def describe_validation_error(err: Exception, where: str) -> str:
-    from pydantic import ValidationError
-
-    if isinstance(err, ValidationError):
-        first = err.errors(include_url=False, include_input=False)[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "(root)"
-        more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
-        if first["type"] == "extra_forbidden":  # the last part of loc is the file's unknown key
-            parent = ".".join(str(p) for p in first["loc"][:-1]) or "(root)"
-            text = f"{where}: an unexpected field in {parent}{more}"
-        else:
-            text = f"{where}: {loc}: {_rule_text(first)}{more}"
-    else:
-        text = f"{where}: {err}"
-    return " ".join(text.split())
+def _free_form(data: Any) -> Any:
+    """The only free-form JSON of a case, the scripted replies; the schema bounds the rest."""
+    return data.get("fakeLlm")
 
 
 def parse_case(text: str | bytes, where: str) -> EvalCase:
     """Parse and validate one case document (text, or its UTF-8 bytes); `where` names the file.
 
-    orjson parses (twice as fast as pydantic's own parser on long escaped patches, which is most of
-    a case) and pydantic validates the objects: a fifth faster than `model_validate_json`, with the
-    same verdict and values on every document both read (a test puts 23 kinds of value in every
-    field of five synthetic cases to compare them). A document either refuses takes the json.loads
-    path, so errors read as before; what json.loads alone accepts (a lone surrogate escape, which no
-    UTF-8 writer could encode later, or an int beyond 64 bits) is handled there, and JSON nested too
-    deeply is refused there (see `untrusted`). Only a scripted reply is free-form JSON, so the fast
-    path measures the depth of `fakeLlm` alone (the schema bounds every other field).
+    Through the one reader of untrusted files (`untrusted.parse_json`): orjson parses (twice as
+    fast as pydantic's own parser on long escaped patches, which is most of a case) and pydantic
+    validates the objects: a fifth faster than `model_validate_json`, with the same verdict and
+    values on every document both read (a test puts 23 kinds of value in every field of five
+    synthetic cases to compare them). Only a scripted reply is free-form JSON, so the fast path
+    measures the depth of `fakeLlm` alone.
     """
-    with contextlib.suppress(Exception):  # refused: the json.loads path reports it
-        data = orjson.loads(text)
-        if 1 + json_depth(data.get("fakeLlm")) <= MAX_JSON_DEPTH:
-            return EvalCase.model_validate(data)
     try:
-        data = load_json(decode_utf8(text, where) if isinstance(text, bytes) else text, where)
+        return parse_json(text, where, EvalCase, depth_of=_free_form)
     except UntrustedInputError as err:
         raise CaseFormatError(str(err)) from None
-    try:
-        case = EvalCase.model_validate(data)
-    except Exception as err:  # pydantic ValidationError, or a ValueError from a validator
-        raise CaseFormatError(describe_validation_error(err, where)) from None
-    at = lone_surrogate_at(case)
-    if at is not None:
-        raise CaseFormatError(f"{where}: {at}: {LONE_SURROGATE_RULE}")
-    return case
 
 
 def dump_case(case: EvalCase) -> str:

@@ -17,6 +17,7 @@ import os
 from typing import Any
 
 from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError
+from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, load_json
 
 ENVELOPE_VERSION = "enc-v1"
 KEY_BYTES = 32
@@ -120,9 +121,9 @@ def _file_of(aad: bytes) -> str:
 
 
 def _parse_envelope(envelope: str | bytes, where: str) -> dict[str, Any]:
-    try:  # bytes are decoded here, strictly: json.loads would also guess UTF-16 or UTF-32
-        fields = json.loads(envelope.decode("utf-8") if isinstance(envelope, bytes) else envelope)
-    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError; hostile nesting
+    try:  # the one reader of untrusted JSON: strict UTF-8, bounded nesting and numbers
+        fields = load_json(envelope, where)
+    except UntrustedInputError:  # named below as an envelope problem
         fields = None
     if (
         not isinstance(fields, dict)

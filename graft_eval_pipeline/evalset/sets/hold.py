@@ -10,7 +10,7 @@ The hold is a small JSON file created with `link(2)`, which either makes the who
 because one exists, so two writers can never both create it. It names its holder: what (a
 command, or a Dagster run id), host, pid, the pid's start time (so a reused pid is not taken for
 the holder) and since when. A hold whose process is gone on this host is taken over, with a
-warning naming it; the check-and-replace runs under an `flock` on `.hold.lock` so two waiters
+warning naming it; the check-and-replace runs under an `flock` on the set folder so two waiters
 cannot both take it over. A Dagster run holds the set from its first step to its end: its steps
 re-enter the hold by run id, and the hold ends when the instance records the run as finished
 (`alive` answers that; the step processes of a multiprocess run come and go in between).
@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
-from graft_eval_pipeline.evalset.sets.paths import HOLD_FILE, HOLD_GUARD_FILE
+from graft_eval_pipeline.evalset.sets.paths import HOLD_FILE
 from graft_eval_pipeline.evalset.sets.terminal import to_terminal_safe
 
 POLL_S = 0.2  # how often a waiting writer looks again
@@ -149,8 +149,9 @@ def _try_create(set_dir: Path, holder: Holder) -> bool:
 
 @contextlib.contextmanager
 def _guard(set_dir: Path) -> Iterator[None]:
-    """An exclusive flock on `.hold.lock` for the read-decide-replace of a hold."""
-    fd = os.open(set_dir / HOLD_GUARD_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    """An exclusive flock on the set folder itself for the read-decide-replace of a hold (no lock
+    file is left behind: a command refused before it writes leaves the set as it was)."""
+    fd = os.open(set_dir, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

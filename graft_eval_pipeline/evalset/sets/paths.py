@@ -37,7 +37,6 @@ EXPORTS_DIR = "exports"  # one export summary per export run
 BASELINE_FILE = "baseline.json"  # a pilot set's own baseline
 LIVE_RERUN_FILE = "live-rerun.json"  # opt-in for live re-runs by the prompt-change sensor
 HOLD_FILE = ".hold.json"  # who is writing into the set now (hold.py); absent when no one is
-HOLD_GUARD_FILE = ".hold.lock"  # the flock that makes taking over a dead hold one step
 
 # --- beside the sets ($GRAFT_EVAL_DIR) -------------------------------------------------------
 PURGE_LOG = "purge-log.jsonl"

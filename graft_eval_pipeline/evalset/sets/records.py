@@ -24,6 +24,7 @@ from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline.evalset.sets.store import (
     FILE_MODE,
     KEY_MISSING,
+    SEALED_LIMIT,
     SEALED_SUFFIX,
     CaseSet,
     _check_rel,
@@ -31,8 +32,11 @@ from graft_eval_pipeline.evalset.sets.store import (
     _fsync_dir,
     _make_private_dirs,
 )
+from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, decode_utf8, load_json
 
 END_FIELD = "graftEvalRecords"
+LINE_LIMIT = SEALED_LIMIT
+"""One record a line: the line of one sealed record is at most what a sealed file may be."""
 
 
 def _files(cs: CaseSet, rel: str) -> tuple[str, str]:
@@ -138,11 +142,12 @@ def _records(path: Path, own: str, set_id: str, key: bytes | None) -> Iterator[s
     aad = f"{set_id}/{own}"
     damaged = f"{own} of set {set_id} is damaged (cut short or edited): run again to rewrite it"
     count = 0
-    with path.open(encoding="utf-8", newline="\n") as handle:
+    with path.open("rb") as handle:
         previous: str | None = None
-        for raw in handle:
-            if not raw.endswith("\n"):
+        while raw_bytes := handle.readline(LINE_LIMIT + 1):
+            if not raw_bytes.endswith(b"\n"):  # cut short, or a line longer than any record
                 raise EvalError(damaged)
+            raw = decode_utf8(raw_bytes, own)
             if previous is not None:
                 yield previous if key is None else open_envelope(previous, key, f"{aad}#{count}")
                 count += 1
@@ -151,8 +156,9 @@ def _records(path: Path, own: str, set_id: str, key: bytes | None) -> Iterator[s
         raise EvalError(damaged)
     end = previous if key is None else open_envelope(previous, key, f"{aad}#end")
     try:
-        written = json.loads(end).get(END_FIELD)
-    except (ValueError, AttributeError):
-        written = None
+        closing = load_json(end, own)
+    except UntrustedInputError:
+        closing = None
+    written = closing.get(END_FIELD) if isinstance(closing, dict) else None
     if written != count:
         raise EvalError(damaged)

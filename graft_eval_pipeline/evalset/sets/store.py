@@ -31,7 +31,6 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
     EvalCase,
     FloorConfig,
     SetMeta,
-    describe_validation_error,
     dump_case,
     parse_case,
 )
@@ -45,7 +44,13 @@ from graft_eval_pipeline.evalset.sets.set_tree import (
     scan_set_tree,
     store_only_part,
 )
-from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, decode_utf8
+from graft_eval_pipeline.evalset.sets.untrusted import (
+    MAX_JSON_BYTES,
+    decode_utf8,
+    describe_validation_error,
+    read_json_file,
+    read_limited,
+)
 
 SEALED_SUFFIX = ".enc"
 PLAIN_CASE_SUFFIX = ".case.json"
@@ -209,9 +214,9 @@ def _read_meta(dir: Path) -> SetMeta:
             f"{dir} is not a case set (no {SET_FILE}): check --set, or create it with `graft-eval init`"
         )
     try:
-        return SetMeta.model_validate_json(path.read_bytes())  # bytes: bad UTF-8 is a json_invalid error
-    except ValueError as err:
-        raise EvalError(describe_validation_error(err, str(path))) from None
+        return read_json_file(path, str(path), SetMeta)
+    except OSError as exc:
+        raise EvalError(f"could not read {path}: {_reason(exc)}") from None
 
 
 def open_set(dir: Path, key: bytes | None, *, strict: bool = False) -> CaseSet:
@@ -611,17 +616,28 @@ def write_report_file(cs_or_dir: CaseSet | Path, rel: str, data: str | bytes) ->
     return path
 
 
-def _read_file(cs: CaseSet, rel_file: str) -> str | None:
-    """Read one file of the set, opening the envelope in a pilot set (AAD `<setId>/<rel_file>`)."""
+SEALED_LIMIT = MAX_JSON_BYTES * 3 // 2
+"""An envelope holds its plaintext in base64 (4/3 of it) and a few fields."""
+
+
+def _read_raw(cs: CaseSet, rel_file: str) -> bytes | None:
+    """The file's bytes under the size limit of its kind; None if absent."""
     path = cs.dir / rel_file
     if not path.is_file():
         return None
-    data = path.read_bytes()
+    try:
+        return read_limited(path, rel_file, SEALED_LIMIT if cs.is_pilot else MAX_JSON_BYTES)
+    except FileNotFoundError:  # removed since the check
+        return None
+
+
+def _read_file(cs: CaseSet, rel_file: str) -> str | None:
+    """Read one file of the set, opening the envelope in a pilot set (AAD `<setId>/<rel_file>`)."""
+    data = _read_raw(cs, rel_file)
+    if data is None:
+        return None
     if not cs.is_pilot:
-        try:
-            return decode_utf8(data, rel_file)
-        except UntrustedInputError as err:
-            raise EvalError(str(err)) from None
+        return decode_utf8(data, rel_file)
     if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
         raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
     return open_envelope(data, cs.key, f"{cs.set_id}/{rel_file}")
@@ -630,14 +646,12 @@ def _read_file(cs: CaseSet, rel_file: str) -> str | None:
 def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
     """`_read_file` without decoding the plaintext: a case is parsed from its UTF-8 bytes (a fifth
     faster than from text, which pydantic encodes again)."""
-    path = cs.dir / rel_file
-    if not path.is_file():
-        return None
-    if not cs.is_pilot:
-        return path.read_bytes()
+    data = _read_raw(cs, rel_file)
+    if data is None or not cs.is_pilot:
+        return data
     if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
         raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
-    return open_envelope_bytes(path.read_bytes(), cs.key, f"{cs.set_id}/{rel_file}".encode())
+    return open_envelope_bytes(data, cs.key, f"{cs.set_id}/{rel_file}".encode())
 
 
 def _check_set_folder(cs: CaseSet) -> None:

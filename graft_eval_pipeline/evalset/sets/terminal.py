@@ -1,31 +1,18 @@
 """The human view of a case (spec E24, T4), used by `show` and labeling.
 
 Pilot PR text is untrusted: it may carry ANSI escapes or bidi overrides that rewrite the terminal.
-Every rendered line therefore goes through `to_terminal_safe`, which shows C0/C1 controls (except
-newline and tab) and Unicode format characters (Cf) as a visible `[U+XXXX]`.
+Every rendered line therefore goes through `to_terminal_safe` (card/safe_text.py, so the live
+client's log lines share it), which shows C0/C1 controls (except newline and tab) and Unicode
+format characters (Cf) as a visible `[U+XXXX]`.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card.safe_text import to_terminal_safe
 from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, LabelSet
 
-_NOT_PLAIN_ASCII = re.compile(r"[^\x20-\x7e\n\t]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    char = match.group()
-    code = ord(char)
-    if code < 0x20 or 0x7F <= code <= 0x9F or unicodedata.category(char) == "Cf":
-        return f"[U+{code:04X}]"
-    return char
-
-
-def to_terminal_safe(text: str) -> str:
-    return _NOT_PLAIN_ASCII.sub(_visible, text)
+__all__ = ["render_case", "to_terminal_safe"]
 
 
 def render_case(
