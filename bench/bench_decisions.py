@@ -284,7 +284,7 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=100, help="comparisons per cell and kind (default 100)")
     parser.add_argument("--seed", type=int, default=20_261_122)
     parser.add_argument("--processes", type=int, default=2, help="cells simulated at once (default 2)")
-    parser.add_argument("--quick", action="store_true", help="one cell and 10 comparisons of each kind (a smoke test)")
+    parser.add_argument("--quick", action="store_true", help="one cell, 10 comparisons of each kind")
     args = parser.parse_args()
     sims = 10 if args.quick else args.sims
     grid = (
