@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from graft_eval_pipeline.card.models import RiskClass
+from graft_eval_pipeline.evalset.scoring import EvalReport, total_cost, trials_summary
 from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, GoldSummary, OosCounts, UsageSummary
 
 
@@ -50,3 +51,12 @@ def gold_risk(row: CaseRow) -> RiskClass:
     """The gold risk of a scored row (fails the test on a row without gold)."""
     assert row.gold is not None, row.id
     return row.gold.risk
+
+
+def with_trials(report: EvalReport, trials: int) -> EvalReport:
+    """The report as if run with `--trials N`, every trial answering as trial 0 did."""
+    rows = [
+        *report.cases,
+        *(r.model_copy(update={"trial": t}) for t in range(1, trials) for r in report.cases),
+    ]
+    return report.model_copy(update={"trials": trials_summary(rows, trials, total_cost(rows))})

@@ -105,6 +105,7 @@ def _run_and_report(
     from graft_eval_pipeline.evalset.report import (
         REPORT_FILE,
         check_baseline_target,
+        gate_baseline,
         load_thresholds,
         publish_run,
         save_baseline,
@@ -163,7 +164,8 @@ def _run_and_report(
         )
         with collector_policy(options):  # a fake run keeps the collector paused through its files too
             try:
-                evaluation = evaluate(options)
+                # a live run confirms its blocker candidates against the baseline it is gated on
+                evaluation = evaluate(options, gate_baseline(cs, baseline) if live else None)
             finally:
                 if bar is not None:
                     bar.finish()  # also when the run stops early: the terminal gets its cursor back

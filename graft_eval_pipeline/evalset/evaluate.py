@@ -11,17 +11,20 @@ from dataclasses import dataclass, replace
 
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, AgreementTally
-from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail
+from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail, compare_reports
 from graft_eval_pipeline.evalset.run import RunOptions, collector_policy, run_harness
 from graft_eval_pipeline.evalset.scoring import (
+    CaseRow,
+    ConfirmationTrials,
     EvalReport,
     LabelAgreement,
     PairKappa,
     compute_metrics,
     round_down,
     round_up,
+    total_cost,
 )
-from graft_eval_pipeline.evalset.sets import EvalCase
+from graft_eval_pipeline.evalset.sets import EvalCase, EvalError
 
 
 def report_agreement(report: AgreementReport) -> LabelAgreement:
@@ -51,13 +54,67 @@ class Evaluation:
     details: dict[str, CaseDetail] | None
 
 
-def evaluate(options: RunOptions) -> Evaluation:
+def _spent(rows: list[CaseRow]) -> tuple[float, int]:
+    """Money and tokens the calls of these rows cost this run (cached rows cost nothing now)."""
+    fresh = [r for r in rows if not r.cached]
+    usd = sum(r.cost_usd or 0.0 for r in fresh)
+    tokens = sum(
+        r.usage.input_tokens + r.usage.output_tokens + r.usage.cache_read_tokens + r.usage.cache_write_tokens
+        for r in fresh
+    )
+    return usd, tokens
+
+
+def confirm_blockers(options: RunOptions, report: EvalReport, baseline: EvalReport | None) -> EvalReport:
+    """The live gate's second look: re-run the cases whose blocker event showed in this run
+    without reproducing enough to decide (`Comparison.unconfirmed`), up to the trials the rule
+    asks for, within what is left of the run's caps; their rows go to `report.confirmation`.
+
+    Each trial has its own cache entry, so a second evaluation re-runs nothing. Fake runs are
+    scripted (one trial decides), and without a baseline there is nothing to confirm."""
+    if baseline is None or options.mode != "live":
+        return report
+    try:
+        comparison = compare_reports(baseline, report)
+    except EvalError:
+        return report
+    ids = {c.id for c in comparison.unconfirmed if c.needs_trials is not None}
+    if not ids:
+        return report
+    trials = comparison.blocker_rule.confirm_trials
+    have = report.trials.trials if report.trials is not None else 1
+    rows = [*report.cases, *(report.trials.rows if report.trials is not None else [])]
+    usd, tokens = _spent(rows)
+    extra = run_harness(
+        replace(
+            options,
+            case_filter=lambda case_id, _tags: case_id in ids,
+            trials=trials,
+            max_cost_usd=max(options.max_cost_usd - usd, 0.0),
+            max_tokens=max(options.max_tokens - tokens, 1),
+            on_case=None,
+            on_result=None,
+            card_results=None,
+        )
+    )
+    confirm_rows = [r for r in extra.trial_rows if r.trial >= have]
+    return report.model_copy(
+        update={
+            "confirmation": ConfirmationTrials(
+                trials=trials, cases=sorted(ids), rows=confirm_rows, cost_usd=total_cost(confirm_rows)
+            )
+        }
+    )
+
+
+def evaluate(options: RunOptions, baseline: EvalReport | None = None) -> Evaluation:
     """Harness, metrics and report in one call: what `graft-eval run` does before checking.
 
     The harness streams its cases; the first pass shows each case here once, and only its label
     data is kept for labeler agreement (every case of the set, as `agreement` over the whole set
     would see them). For the synthetic set the title and card text of each case are kept for
     report.html (which holds them all anyway); for a pilot set nothing of the cards is kept.
+    A live run with a `baseline` re-runs its unconfirmed blocker candidates (`confirm_blockers`).
     """
     labels = AgreementTally()
     details: dict[str, CaseDetail] | None = {} if options.set.meta.kind == "synthetic" else None
@@ -75,7 +132,7 @@ def evaluate(options: RunOptions) -> Evaluation:
         harness = run_harness(replace(options, on_case=seen, on_result=ended))
         label_agreement = report_agreement(labels.report())
         report = build_report(harness, compute_metrics(harness.rows), label_agreement=label_agreement)
-        return Evaluation(report, details)
+        return Evaluation(confirm_blockers(options, report, baseline), details)
 
 
 def run_eval(options: RunOptions) -> EvalReport:

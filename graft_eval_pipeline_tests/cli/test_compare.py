@@ -72,7 +72,7 @@ def test_a_regression_and_a_blocker_exit_1_with_the_changed_cases(
     assert "verdict: regressed;" in captured.out and "blocker(s)" in captured.out
     assert (
         "syn-004-ci-workflow: newly under-classified from sensitive gold "
-        "(gold sensitive, final sensitive → trivial)" in captured.out
+        "(gold sensitive, final sensitive → trivial; in 1 of 1 trial(s), base 0 of 1)" in captured.out
     )
     assert (
         "syn-004-ci-workflow: final sensitive → trivial (gold sensitive): newly under-classified"
@@ -115,7 +115,7 @@ def test_a_new_unavailable_case_with_a_sensitive_floor_is_a_blocker(
     assert "verdict: no clear difference; 1 blocker(s)" in out
     assert (
         "syn-008-terraform: newly unavailable with a sensitive floor "
-        "(floor sensitive, status ok → unavailable)" in out
+        "(floor sensitive, status ok → unavailable; in 1 of 1 trial(s), base 0 of 1)" in out
     )
 
 

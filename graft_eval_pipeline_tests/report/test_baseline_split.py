@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from graft_eval_pipeline.evalset.report.baseline import accept_command, diff_reports
+from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS
 from graft_eval_pipeline.evalset.report.publish import check_run
 from graft_eval_pipeline.evalset.report.render import baseline_check_details, render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.thresholds import (
@@ -16,9 +17,10 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     check_thresholds,
     parse_thresholds,
 )
+from graft_eval_pipeline.evalset.scoring import ConfirmationTrials
 from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, PromptInfo, UsageSummary
 from graft_eval_pipeline_tests.report.test_report import THRESHOLDS, make_report
-from graft_eval_pipeline_tests.row_builders import make_row
+from graft_eval_pipeline_tests.row_builders import make_row, with_trials
 
 MATCH = parse_thresholds({"synthetic": {"matchBaseline": True}})
 MATCH_USAGE = parse_thresholds({"synthetic": {"matchBaseline": True, "matchBaselineUsage": True}})
@@ -139,11 +141,23 @@ def test_a_live_run_is_gated_by_the_paired_comparison_not_by_equality() -> None:
 
     sensitive = [make_row("s-1", gold="sensitive", floor="trivial", model="sensitive"), *rows(60)]
     blocked = [make_row("s-1", gold="sensitive", floor="trivial", model="logic"), *rows(60)]
-    checked = check_run(make_report(blocked, llm="live"), make_report(sensitive), MATCH, strict=False)
-    assert checked.comparison is not None and checked.comparison.verdict == "no clear difference"
+    once = check_run(make_report(blocked, llm="live"), make_report(sensitive), MATCH, strict=False)
+    assert once.comparison is not None and once.comparison.verdict == "no clear difference"
+    # one live trial cannot tell a flip from a regression: unconfirmed, not blocking
+    assert not once.baseline_failed and [c.id for c in once.comparison.unconfirmed] == ["s-1"]
+    assert "unconfirmed s-1" in once.summary()
+    trials = once.comparison.blocker_rule.confirm_trials
+    again = [blocked[0].model_copy(update={"trial": t}) for t in range(1, trials)]
+    confirmed = make_report(blocked, llm="live").model_copy(
+        update={"confirmation": ConfirmationTrials(trials=trials, cases=["s-1"], rows=again, cost_usd=0.0)}
+    )
+    assert not check_run(confirmed, make_report(sensitive), MATCH, strict=False).baseline_failed
+    # a baseline of one trial cannot show the case is new; one saved with --trials 3 can
+    checked = check_run(confirmed, with_trials(make_report(sensitive), BASE_TRIALS), MATCH, strict=False)
     assert (
         checked.baseline_failed
-        and "blocker s-1: gold sensitive, final sensitive → logic" in checked.summary()
+        and f"blocker s-1: gold sensitive, final sensitive → logic; in {trials} of {trials} trial(s)"
+        in checked.summary()
     )
 
     # a fake run keeps exact equality

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS
 from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
 from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, render_comparison
 from graft_eval_pipeline.evalset.report.files import load_report
-from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, ModelPair, PromptInfo
+from graft_eval_pipeline.evalset.scoring.report_schema import (
+    CaseRow,
+    ConfirmationTrials,
+    ModelPair,
+    PromptInfo,
+)
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE
 from graft_eval_pipeline_tests.report.test_report import make_report
-from graft_eval_pipeline_tests.row_builders import make_row
+from graft_eval_pipeline_tests.row_builders import make_row, with_trials
 
 
 def rate(comparison: Comparison, name: str) -> dict[str, object]:
@@ -125,9 +131,10 @@ def test_blockers_override_the_statistics() -> None:
     assert comparison.failed
     text = render_comparison(comparison)
     assert (
-        "a-sensitive: newly under-classified from sensitive gold (gold sensitive, final sensitive → logic)"
-        in text
+        "a-sensitive: newly under-classified from sensitive gold (gold sensitive, final sensitive → logic; "
+        "in 1 of 1 trial(s), base 0 of 1)" in text
     )
+    assert "scripted answers repeat: one trial decides" in text
     assert "c-floor-sensitive: newly unavailable with a sensitive floor" in text
     changed = {c.id: c for c in comparison.changed}
     assert set(changed) == {"a-sensitive", "b-already-under", "c-floor-sensitive", "d-floor-logic"}
@@ -177,8 +184,9 @@ def test_other_gold_prompt_and_models_are_stated_in_the_header() -> None:
         "other models: claude-haiku-5-5 / claude-sonnet-5-5 → claude-haiku-5-5 / claude-opus-5",
         "other mode: fake → live",
     ]
-    # c-002 is under-classified against its new gold, never before: a blocker
-    assert [b.id for b in comparison.blockers] == ["c-002"]
+    # c-002 is under-classified against its new gold, never before: a candidate, which one
+    # live trial cannot confirm
+    assert comparison.blockers == [] and [c.id for c in comparison.unconfirmed] == ["c-002"]
 
 
 def test_cases_skipped_by_a_budget_are_left_out() -> None:
@@ -209,3 +217,63 @@ def test_resamples_below_the_minimum_are_refused_and_the_seed_fixes_the_interval
     assert one == compare_reports(base, new, seed=3)
     assert comparison_markdown(one).startswith("**verdict: no clear difference; no blocker**")
     assert "| underClassificationFinal | lower | 0.0000 (0/40) | 0.0750 (3/40) |" in comparison_markdown(one)
+
+
+def test_a_live_flip_on_one_trial_is_unconfirmed_and_a_reproduced_one_blocks() -> None:
+    """Live answers vary: one trial cannot tell a flip from a regression; the trials can."""
+    base_rows = [
+        make_row("a-sensitive", gold="sensitive", floor="trivial", model="sensitive"),
+        *logic_rows(40),
+    ]
+    new_rows = [make_row("a-sensitive", gold="sensitive", floor="trivial", model="logic"), *logic_rows(40)]
+    once = compare_reports(make_report(base_rows, llm="live"), make_report(new_rows, llm="live"))
+    assert once.blockers == [] and not once.failed
+    assert [(c.id, c.needs_trials) for c in once.unconfirmed] == [
+        ("a-sensitive", once.blocker_rule.confirm_trials)
+    ]
+    text = render_comparison(once)
+    assert "unconfirmed (not blocking" in text and "a-sensitive: newly under-classified" in text
+
+    trials = once.blocker_rule.confirm_trials
+    reproduced = [new_rows[0].model_copy(update={"trial": t}) for t in range(1, trials)]
+    confirmed = make_report(new_rows, llm="live").model_copy(
+        update={
+            "confirmation": ConfirmationTrials(
+                trials=trials, cases=["a-sensitive"], rows=reproduced, cost_usd=0.0
+            )
+        }
+    )
+    base = with_trials(make_report(base_rows, llm="live"), BASE_TRIALS)  # saved with --trials 3
+    assert compare_reports(make_report(base_rows, llm="live"), confirmed).blockers == []  # base: one trial
+    blocked = compare_reports(base, confirmed)
+    assert [(b.id, b.shown, b.trials) for b in blocked.blockers] == [("a-sensitive", trials, trials)]
+    assert blocked.failed
+
+    flipped_back = [r.model_copy(update={"model": "sensitive", "final": "sensitive"}) for r in reproduced]
+    flaky = compare_reports(
+        base,
+        confirmed.model_copy(
+            update={
+                "confirmation": ConfirmationTrials(
+                    trials=trials, cases=["a-sensitive"], rows=flipped_back, cost_usd=0.0
+                )
+            }
+        ),
+    )
+    assert flaky.blockers == [] and [c.id for c in flaky.flaky] == ["a-sensitive"] and not flaky.failed
+    assert "flaky (not blocking: shown in some trials only)" in render_comparison(flaky)
+
+
+def test_rates_carry_the_holm_adjusted_p_and_the_detectable_difference() -> None:
+    comparison = compare_reports(
+        make_report(logic_rows(60)), make_report(logic_rows(60, under=set(range(10))))
+    )
+    uc = rate(comparison, "underClassificationFinal")
+    family = [r for r in comparison.rates if r.in_overall and r.mcnemar_p is not None]
+    assert uc["adjusted_p"] >= uc["mcnemar_p"]  # type: ignore[operator]
+    smallest = uc["mcnemar_p"]
+    assert isinstance(smallest, float)
+    assert uc["adjusted_p"] == pytest.approx(min(1.0, len(family) * smallest))  # smallest p of the family
+    model = rate(comparison, "underClassificationModel")
+    assert model["adjusted_p"] == model["mcnemar_p"]  # outside the family
+    assert uc["detectable"] is not None and 0 < uc["detectable"] < 1  # type: ignore[operator]

@@ -4,7 +4,8 @@ The baseline diff says *whether* anything changed; this says whether the rates m
 case-to-case noise allows. Rows pair by case id; each headline rate gets both values with k/n,
 the paired difference with a bootstrap interval over case ids, the discordant counts and an exact
 McNemar p-value. Blockers override the statistics: a shared case newly under-classified from
-sensitive gold, or newly unavailable with a sensitive floor. Everything here is ids, classes,
+sensitive gold, or newly unavailable with a sensitive floor, that reproduces over the runs'
+trials (`blockers` says when it does). Everything here is ids, classes,
 counts and rates (no case content), so it can be printed and stored as Dagster metadata.
 """
 
@@ -15,21 +16,33 @@ from dataclasses import dataclass
 from typing import Literal
 
 from graft_eval_pipeline.card.models import RISK_ORDER, CamelModel, RiskClass
+from graft_eval_pipeline.evalset.report.blockers import (
+    Blocker,
+    BlockerDecision,
+    BlockerRule,
+    Candidate,
+    decide_blockers,
+    trials_by_case,
+)
 from graft_eval_pipeline.evalset.report.paired_stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MIN_RESAMPLES,
+    holm_adjusted,
     mcnemar_exact_p,
+    min_detectable_difference,
     paired_rate_differences,
     percentile_interval,
 )
-from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
+from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport, round_down, round_up
 from graft_eval_pipeline.evalset.sets import EvalError
 
 Verdict = Literal["improved", "regressed", "no clear difference"]
 Better = Literal["lower", "higher"]
-BlockerKind = Literal["newly_under_classified_sensitive", "newly_unavailable_sensitive_floor"]
 ALPHA = 0.05
+"""Two-sided, over the rates of the overall verdict together (Holm): a false "regressed" in at
+most ALPHA / 2 of comparisons with no change; the blockers take the other BLOCKER_ALPHA."""
+DETECT_POWER = 0.80
 RATE_DECIMALS = 4
 
 
@@ -126,6 +139,8 @@ class RateComparison(CamelModel):
     only_base: int  # cases counted by the base run only (in both denominators)
     only_new: int  # cases counted by the new run only
     mcnemar_p: float | None
+    adjusted_p: float | None  # Holm over the rates of the overall verdict (the raw p for the others)
+    detectable: float | None  # the smallest change this n and discordance detect with 80% power
     verdict: Verdict
 
 
@@ -141,12 +156,6 @@ class CaseChange(CamelModel):
     base_status: str | None
     new_status: str | None
     notes: list[str]
-
-
-class Blocker(CamelModel):
-    id: str
-    kind: BlockerKind
-    detail: str
 
 
 class UsageTotals(CamelModel):
@@ -171,6 +180,9 @@ class Comparison(CamelModel):
     rates: list[RateComparison]
     verdict: Verdict
     blockers: list[Blocker]
+    unconfirmed: list[Candidate]
+    flaky: list[Candidate]
+    blocker_rule: BlockerRule
     changed: list[CaseChange]
     base_usage: UsageTotals
     new_usage: UsageTotals
@@ -199,17 +211,52 @@ def _rate(k: int, n: int) -> float | None:
 
 
 def _verdict(spec: RateSpec, low: float | None, high: float | None, p: float | None) -> Verdict:
-    """A rate moved when its interval excludes zero and (binary outcome) McNemar agrees."""
+    """A rate moved when its interval excludes zero and (binary outcome) McNemar agrees, with
+    `p` adjusted for the other rates of the overall verdict."""
     if low is None or high is None or p is None or p >= ALPHA or low <= 0 <= high:
         return "no clear difference"
     worse = (low > 0) == (spec.better == "lower")
     return "regressed" if worse else "improved"
 
 
+@dataclass(frozen=True)
+class _Counts:
+    """One rate's paired counts: each run's k/n, the discordant cases and the cases in both."""
+
+    base_k: int
+    base_n: int
+    new_k: int
+    new_n: int
+    only_base: int
+    only_new: int
+    both: int
+
+    @property
+    def defined(self) -> bool:
+        return self.base_n > 0 and self.new_n > 0
+
+    @property
+    def p(self) -> float | None:
+        return mcnemar_exact_p(self.only_base, self.only_new) if self.both else None
+
+
+def detectable_difference(counts: _Counts, alpha: float) -> float | None:
+    """The smallest change of the rate that these paired cases, at their observed discordance,
+    detect at `alpha` with DETECT_POWER (the exact McNemar power); None without shared cases."""
+    if not counts.both:
+        return None
+    discordance = (counts.only_base + counts.only_new) / counts.both
+    found = min_detectable_difference(counts.both, discordance, alpha, DETECT_POWER)
+    return None if found is None else round_up(found)
+
+
 def compare_rates(
     base: list[CaseRow], new: list[CaseRow], *, resamples: int, seed: int
 ) -> list[RateComparison]:
-    """Every headline rate over paired rows (same ids, same order)."""
+    """Every headline rate over paired rows (same ids, same order).
+
+    The exact McNemar p of the rates in the overall verdict is Holm-adjusted over them, so the
+    verdict's family-wise error stays at ALPHA; the model-alone rates keep their own p."""
     import numpy as np
 
     outcomes = [[spec.outcome(row) for spec in HEADLINE_RATES] for row in base]
@@ -220,38 +267,51 @@ def compare_rates(
     b_den, b_num = b[..., 0], b[..., 0] * b[..., 1]
     n_den, n_num = c[..., 0], c[..., 0] * c[..., 1]
     replicates = paired_rate_differences(b_num, b_den, n_num, n_den, resamples=resamples, seed=seed)
-    results = []
-    for j, spec in enumerate(HEADLINE_RATES):
-        base_k, base_n = int(b_num[:, j].sum()), int(b_den[:, j].sum())
-        new_k, new_n = int(n_num[:, j].sum()), int(n_den[:, j].sum())
-        base_rate, new_rate = _rate(base_k, base_n), _rate(new_k, new_n)
+    counts = []
+    for j in range(len(HEADLINE_RATES)):
         both = (b_den[:, j] > 0) & (n_den[:, j] > 0)
-        only_base = int((both & (b_num[:, j] > 0) & (n_num[:, j] == 0)).sum())
-        only_new = int((both & (n_num[:, j] > 0) & (b_num[:, j] == 0)).sum())
-        defined = base_n > 0 and new_n > 0
-        interval = percentile_interval(replicates[:, j]) if defined else None
-        low = round(interval.low, RATE_DECIMALS) if interval else None
-        high = round(interval.high, RATE_DECIMALS) if interval else None
-        p = mcnemar_exact_p(only_base, only_new) if both.any() else None
+        counts.append(
+            _Counts(
+                base_k=int(b_num[:, j].sum()),
+                base_n=int(b_den[:, j].sum()),
+                new_k=int(n_num[:, j].sum()),
+                new_n=int(n_den[:, j].sum()),
+                only_base=int((both & (b_num[:, j] > 0) & (n_num[:, j] == 0)).sum()),
+                only_new=int((both & (n_num[:, j] > 0) & (b_num[:, j] == 0)).sum()),
+                both=int(both.sum()),
+            )
+        )
+    family = holm_adjusted(
+        [k.p if spec.overall else None for k, spec in zip(counts, HEADLINE_RATES, strict=True)]
+    )
+    family_size = sum(spec.overall for spec in HEADLINE_RATES)
+    results = []
+    for j, (spec, k, held) in enumerate(zip(HEADLINE_RATES, counts, family, strict=True)):
+        adjusted = held if spec.overall else k.p
+        interval = percentile_interval(replicates[:, j]) if k.defined else None
         results.append(
             RateComparison(
                 name=spec.name,
                 better=spec.better,
                 in_overall=spec.overall,
-                base_k=base_k,
-                base_n=base_n,
-                base=base_rate,
-                new_k=new_k,
-                new_n=new_n,
-                new=new_rate,
-                difference=round(new_k / new_n - base_k / base_n, RATE_DECIMALS) if defined else None,
-                low=low,
-                high=high,
-                only_base=only_base,
-                only_new=only_new,
-                mcnemar_p=p,
+                base_k=k.base_k,
+                base_n=k.base_n,
+                base=_rate(k.base_k, k.base_n),
+                new_k=k.new_k,
+                new_n=k.new_n,
+                new=_rate(k.new_k, k.new_n),
+                difference=round(k.new_k / k.new_n - k.base_k / k.base_n, RATE_DECIMALS)
+                if k.defined
+                else None,
+                low=round_down(interval.low) if interval else None,
+                high=round_up(interval.high) if interval else None,
+                only_base=k.only_base,
+                only_new=k.only_new,
+                mcnemar_p=k.p,
+                adjusted_p=adjusted,
+                detectable=detectable_difference(k, ALPHA / family_size if spec.overall else ALPHA),
                 verdict=_verdict(
-                    spec, interval.low if interval else None, interval.high if interval else None, p
+                    spec, interval.low if interval else None, interval.high if interval else None, adjusted
                 ),
             )
         )
@@ -265,32 +325,34 @@ def overall_verdict(rates: list[RateComparison]) -> Verdict:
     return "improved" if "improved" in counted else "no clear difference"
 
 
-def blockers(base: list[CaseRow], new: list[CaseRow]) -> list[Blocker]:
-    """Override the statistics: one such case fails the comparison whatever the rates say."""
-    found = []
-    for old, cur in zip(base, new, strict=True):
-        if (
-            cur.gold is not None
-            and cur.gold.risk == "sensitive"
-            and _under(cur, cur.final)
-            and not _under(old, old.final)
-        ):
-            found.append(
-                Blocker(
-                    id=cur.id,
-                    kind="newly_under_classified_sensitive",
-                    detail=f"gold sensitive, final {old.final} → {cur.final}",
-                )
-            )
-        if cur.status == "unavailable" and old.status != "unavailable" and cur.floor == "sensitive":
-            found.append(
-                Blocker(
-                    id=cur.id,
-                    kind="newly_unavailable_sensitive_floor",
-                    detail=f"floor sensitive, status {old.status} → unavailable",
-                )
-            )
-    return found
+@dataclass(frozen=True)
+class GateDecision:
+    """What the gate decides from paired rows: the rates, the overall verdict, the per-case
+    blockers. `compare_reports` and the decision benchmark (bench/bench_decisions.py) share it."""
+
+    rates: list[RateComparison]
+    verdict: Verdict
+    per_case: BlockerDecision
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict == "regressed" or bool(self.per_case.blockers)
+
+
+def decide(
+    old: list[CaseRow],
+    cur: list[CaseRow],
+    base_trials: dict[str, list[CaseRow]],
+    new_trials: dict[str, list[CaseRow]],
+    *,
+    deterministic: bool,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> GateDecision:
+    """The rates on the paired trial-0 rows `old` / `cur`, the blockers on every trial."""
+    rates = compare_rates(old, cur, resamples=resamples, seed=seed)
+    per_case = decide_blockers(base_trials, new_trials, [r.id for r in cur], deterministic=deterministic)
+    return GateDecision(rates, overall_verdict(rates), per_case)
 
 
 def _notes(old: CaseRow, cur: CaseRow) -> list[str]:
@@ -393,7 +455,16 @@ def compare_reports(
         )
     if skipped:
         warnings.append(f"{len(skipped)} shared case(s) skipped in one run (budget or secret) are left out")
-    rates = compare_rates(old, cur, resamples=resamples, seed=seed)
+    gate = decide(
+        old,
+        cur,
+        trials_by_case(base),
+        trials_by_case(new),
+        deterministic=base.llm == new.llm == "fake",
+        resamples=resamples,
+        seed=seed,
+    )
+    per_case = gate.per_case
     return Comparison(
         base=run_side(base),
         new=run_side(new),
@@ -406,9 +477,12 @@ def compare_reports(
         warnings=warnings,
         resamples=resamples,
         seed=seed,
-        rates=rates,
-        verdict=overall_verdict(rates),
-        blockers=blockers(old, cur),
+        rates=gate.rates,
+        verdict=gate.verdict,
+        blockers=per_case.blockers,
+        unconfirmed=per_case.unconfirmed,
+        flaky=per_case.flaky,
+        blocker_rule=per_case.rule,
         changed=changed_cases(old, cur),
         base_usage=usage_totals(old),
         new_usage=usage_totals(cur),

@@ -5,6 +5,7 @@ Ids, classes, counts and rates only, like the comparison itself.
 
 from __future__ import annotations
 
+from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS, BlockerRule, Candidate
 from graft_eval_pipeline.evalset.report.compare import (
     CaseChange,
     Comparison,
@@ -19,7 +20,8 @@ BLOCKER_TEXT = {
     "newly_unavailable_sensitive_floor": "newly unavailable with a sensitive floor",
 }
 RULE = (
-    "a rate moves when its 95% interval excludes 0 and the exact McNemar p < 0.05; "
+    "a rate moves when its 95% interval excludes 0 and its exact McNemar p, Holm-adjusted over the "
+    "rates of the overall verdict, is < 0.05; "
     "rates marked * are the model alone and stay out of the overall verdict"
 )
 
@@ -108,6 +110,45 @@ def _change_text(change: CaseChange) -> str:
     return f"{change.id}: {', '.join(parts)}{gold}{notes}"
 
 
+def blocker_rule_text(rule: BlockerRule) -> str:
+    """How the per-case blockers were decided, in one line."""
+    if rule.deterministic:
+        return (
+            "a case blocks when it shows the event and the base did not "
+            "(scripted answers repeat: one trial decides)"
+        )
+    return (
+        f"a case blocks when it reproduces: shown in too many of its trials to be a flip at "
+        f"{rule.flip_tolerance:.0%} (exact binomial, {rule.alpha} / {rule.tests} test(s)) and in none "
+        f"of the base's, at least {BASE_TRIALS}; a candidate needs {rule.confirm_trials} trial(s)"
+    )
+
+
+def _candidate_text(candidate: Candidate) -> str:
+    shown = (
+        f"shown in {candidate.shown} of {candidate.trials} trial(s), "
+        f"base {candidate.base_shown} of {candidate.base_trials}"
+    )
+    need = (
+        f"; needs {candidate.needs_trials} trial(s) to decide" if candidate.needs_trials is not None else ""
+    )
+    if candidate.base_needs_trials is not None:
+        need += f"; the base needs {candidate.base_needs_trials} (save the baseline with --trials)"
+    return f"{candidate.id}: {BLOCKER_TEXT[candidate.kind]} ({shown}{need})"
+
+
+def candidate_lines(comparison: Comparison) -> list[tuple[str, list[str]]]:
+    """(heading, lines) of the unconfirmed and flaky candidates, those that have any."""
+    groups = [
+        (
+            "unconfirmed (not blocking: too few trials to tell a flip from a regression)",
+            comparison.unconfirmed,
+        ),
+        ("flaky (not blocking: shown in some trials only)", comparison.flaky),
+    ]
+    return [(title, [_candidate_text(c) for c in found]) for title, found in groups if found]
+
+
 def verdict_line(comparison: Comparison) -> str:
     blockers = len(comparison.blockers)
     return f"verdict: {comparison.verdict}" + (f"; {blockers} blocker(s)" if blockers else "; no blocker")
@@ -131,9 +172,13 @@ def render_comparison(comparison: Comparison) -> str:
         "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows
     ]
     lines += ["", verdict_line(c), f"  ({RULE})"]
+    lines.append(f"  ({blocker_rule_text(c.blocker_rule)})")
     if c.blockers:
         lines.append("blockers:")
         lines += [f"  {b.id}: {BLOCKER_TEXT[b.kind]} ({b.detail})" for b in c.blockers]
+    for title, found in candidate_lines(c):
+        lines.append(f"{title}:")
+        lines += [f"  {line}" for line in found]
     lines.append(usage_line(c))
     lines.append(f"changed cases: {len(c.changed) or 'none'}")
     lines += [f"  {_change_text(change)}" for change in c.changed]
@@ -164,12 +209,15 @@ def comparison_markdown(comparison: Comparison) -> str:
         usage_line(c),
         "",
     ]
+    lines += [f"Blockers: {blocker_rule_text(c.blocker_rule)}.", ""]
     if c.blockers:
         lines += [
             "Blockers:",
             *(f"- {b.id}: {BLOCKER_TEXT[b.kind]} ({b.detail})" for b in c.blockers),
             "",
         ]
+    for title, found in candidate_lines(c):
+        lines += [f"{title[0].upper()}{title[1:]}:", *(f"- {line}" for line in found), ""]
     lines.append(f"Changed cases: {len(c.changed) or 'none'}")
     lines += [f"- {_change_text(change)}" for change in c.changed[:100]]
     return "\n".join(lines) + "\n"

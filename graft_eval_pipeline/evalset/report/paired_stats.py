@@ -12,6 +12,8 @@ third of a second.
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -116,3 +118,90 @@ def mcnemar_exact_p(only_base: int, only_new: int) -> float:
         term = term * (m - i) // (i + 1)
         tail += term
     return min(1.0, 2 * tail / (1 << m))
+
+
+def holm_adjusted(p_values: list[float | None]) -> list[float | None]:
+    """Holm's step-down adjusted p-values (None stays None and is not counted in the family).
+
+    Sorted ascending, the i-th of m gets max over j <= i of (m - j) p_(j), capped at 1: rejecting
+    where the adjusted p < alpha keeps the family-wise error at alpha whatever the dependence."""
+    present = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(present)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(present):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[i] = running
+    return adjusted
+
+
+@functools.lru_cache(maxsize=65_536)
+def mcnemar_critical(discordant: int, alpha: float) -> int:
+    """The fewest new-only cases j out of `discordant` = m for which the two-sided exact McNemar
+    p (`mcnemar_exact_p(m - j, j)`) is below `alpha`, in floating point; m + 1 where no split of
+    m reaches it: the smallest j >= m/2 with 2 P(Binomial(m, 1/2) <= m - j) < alpha."""
+    import numpy as np
+
+    m = discordant
+    k = np.arange(m // 2 + 1)
+    log_choose = [math.lgamma(m + 1) - math.lgamma(i + 1) - math.lgamma(m - i + 1) for i in range(m // 2 + 1)]
+    cdf = np.cumsum(np.exp(np.array(log_choose) - m * math.log(2)))
+    ok = np.nonzero(2 * cdf < alpha * (1 - 1e-12))[0]
+    return m - int(k[ok].max()) if ok.size else m + 1
+
+
+def mcnemar_power(n: int, base_only: float, new_only: float, alpha: float) -> float:
+    """P(the exact McNemar test at `alpha` calls the new run worse) over `n` paired cases, each
+    counted by the base run only with probability `base_only` and by the new run only with
+    `new_only`: the discordant count is Binomial(n, base_only + new_only) and, given m of them, the
+    new-only count Binomial(m, new_only / (base_only + new_only)). An exact sum over every m."""
+    import numpy as np
+
+    discord = base_only + new_only
+    if n <= 0 or discord <= 0:
+        return 0.0
+    discord, share = min(discord, 1.0), min(new_only / discord, 1.0)
+    log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    m = np.arange(n + 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_weight = log_fact[n] - log_fact[m] - log_fact[n - m]
+        log_weight += m * np.log(discord) + (n - m) * np.log1p(-discord) if discord < 1 else 0.0
+        weight = np.exp(log_weight) if discord < 1 else (m == n).astype(np.float64)
+    counts = np.nonzero(weight > 1e-15)[0]
+    critical = np.array([mcnemar_critical(int(c), alpha) for c in counts])
+    if share >= 1 or share <= 0:
+        tails = (critical <= counts).astype(np.float64) if share >= 1 else np.zeros(len(counts))
+    else:
+        b = np.arange(int(counts.max()) + 1)[None, :]
+        col = counts[:, None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            log_pmf = log_fact[col] - log_fact[np.minimum(b, col)] - log_fact[np.maximum(col - b, 0)]
+            log_pmf = log_pmf + b * math.log(share) + (col - b) * math.log1p(-share)
+        inside = (b >= critical[:, None]) & (b <= col)
+        tails = np.where(inside, np.exp(np.where(inside, log_pmf, -np.inf)), 0.0).sum(axis=1)
+    power = float((weight[counts] * tails).sum())
+    return min(power, 1.0)
+
+
+@functools.lru_cache(maxsize=16_384)
+def min_detectable_difference(
+    n: int, discordance: float, alpha: float, power: float = 0.80, step: float = 0.001
+) -> float | None:
+    """The smallest rise of a rate that the exact McNemar test at `alpha` detects with `power`
+    over `n` paired cases, when the runs already disagree on a share `discordance` of them by
+    noise (half each way) and the change adds new-only cases: base-only discordance / 2, new-only
+    discordance / 2 + the rise. The search is over steps of `step` (rounded up to it); None when
+    even a rise to every case would not do (too few cases)."""
+    if n <= 0:
+        return None
+    noise = max(discordance, 0.0) / 2
+    if mcnemar_power(n, noise, 1.0 - noise, alpha) < power:
+        return None
+    low, high = 0, math.ceil((1.0 - 2 * noise) / step)
+    while low < high:  # the power rises with the difference: bisect on the grid
+        mid = (low + high) // 2
+        if mcnemar_power(n, noise, noise + mid * step, alpha) >= power:
+            high = mid
+        else:
+            low = mid + 1
+    return round(low * step, 6)

@@ -195,6 +195,14 @@ def publish_run(
     return PublishedRun(checked, out_dir, baseline_path, html.warnings)
 
 
+def gate_baseline(cs: CaseSet, baseline: Path | None) -> EvalReport | None:
+    """The baseline report a run of `cs` is gated on (`--baseline`, else the set's own), when it
+    is a current report (a version-1 baseline is compared by value only)."""
+    path = baseline or default_baseline_path(cs.dir, cs.meta)
+    found = load_any_report(path) if path.is_file() else None
+    return found if isinstance(found, EvalReport) else None
+
+
 def latest_report_summary(cs: CaseSet) -> str:
     """The newest `runs/<runId>/report.json` (run ids sort by time), diffed with the set's baseline."""
     reports = sorted((Path(cs.dir) / RUNS_DIR).glob(f"*/{REPORT_FILE}"))

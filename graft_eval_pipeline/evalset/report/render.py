@@ -538,6 +538,13 @@ def summary_text(
         lines.append(f"compared with the baseline case by case: {verdict_line(comparison)}")
         lines += [f"  {r.name}: {r.verdict}" for r in comparison.rates if r.verdict != "no clear difference"]
         lines += [f"  blocker {b.id}: {b.detail}" for b in comparison.blockers]
+        lines += [
+            f"  unconfirmed {c.id}: shown in {c.shown} of {c.trials} trial(s), base {c.base_shown} of "
+            f"{c.base_trials}; not blocking"
+            + (f" (needs {c.needs_trials} trial(s))" if c.needs_trials is not None else "")
+            + (f" (the baseline needs {c.base_needs_trials} trial(s))" if c.base_needs_trials else "")
+            for c in comparison.unconfirmed
+        ]
     if accept is not None:
         lines.append(f"to accept these results as the baseline: {accept}")
     if results:

@@ -396,6 +396,17 @@ class TrialsSummary(CamelModel):
     rows: list[CaseRow] = Field(description="the rows of trials 1 to N-1 (trial 0's are `cases`)")
 
 
+class ConfirmationTrials(CamelModel):
+    """A live run compared with its baseline: the cases whose blocker event (under-classified from
+    sensitive gold, unavailable with a sensitive floor) showed without reproducing enough to
+    decide were run again, up to `trials` trials each; these are those extra rows."""
+
+    trials: int = Field(ge=2)
+    cases: list[str]
+    rows: list[CaseRow] = Field(description="the extra trials' rows (each with its `trial`)")
+    cost_usd: float | None = Field(description="their cost; null when a call had no price")
+
+
 class EvalReport(CamelModel):
     schema_version: Literal[2]
     run_id: Annotated[str, StringConstraints(pattern=RUN_ID_PATTERN)]
@@ -419,6 +430,11 @@ class EvalReport(CamelModel):
         exclude_if=lambda value: value is None,
         description="the run that produced each input of the report (keys REPORT_INPUTS): a Dagster "
         "run id, or this report's own runId for graft-eval run; absent in reports of older code",
+    )
+    confirmation: ConfirmationTrials | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="absent unless a live run re-ran blocker candidates against its baseline",
     )
 
 
