@@ -27,7 +27,7 @@ from graft_eval_pipeline.evalset.scoring import (
     metric_values,
     upper_bound,
 )
-from graft_eval_pipeline.evalset.sets import EvalError
+from graft_eval_pipeline.evalset.sets import EvalError, eval_dir_hint
 
 Direction = Literal["lower", "higher"]
 GateOn = Literal["value", "upper95"]
@@ -202,7 +202,7 @@ def load_thresholds(path: Path) -> dict[str, ThresholdBlock]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise EvalError(f"cannot read thresholds {path}: {exc.strerror}") from None
+        raise EvalError(f"cannot read thresholds {path}: {exc.strerror}{eval_dir_hint()}") from None
     except json.JSONDecodeError as exc:
         raise EvalError(f"{path} is not valid JSON (line {exc.lineno})") from None
     if not isinstance(data, dict):

@@ -49,6 +49,7 @@ from graft_eval_pipeline.evalset.sets.paths import (
     SYNTHETIC_BASELINE,
     SYNTHETIC_DIR,
     THRESHOLDS_FILE,
+    eval_dir_hint,
 )
 from graft_eval_pipeline.evalset.sets.records import RecordWriter, read_records
 from graft_eval_pipeline.evalset.sets.sample import (
@@ -157,6 +158,7 @@ __all__ = [
     "describe_validation_error",
     "discover_set_ids",
     "draw_sample",
+    "eval_dir_hint",
     "generate_key",
     "gold",
     "iter_cases",
