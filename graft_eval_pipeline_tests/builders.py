@@ -199,5 +199,7 @@ def copy_eval_home(tmp_path: Path) -> Path:
     """The whole eval/ (synthetic set, baselines, thresholds.json, schemas) copied to
     `tmp_path/eval` without what runs leave in it: a folder to name in GRAFT_EVAL_REPO, so a
     process that imports the code location afresh (a step subprocess, a code server) writes there."""
-    shutil.copytree(EVAL_DIR, tmp_path / "eval", ignore=shutil.ignore_patterns("runs", "cache", "assets", "tools"))
+    shutil.copytree(
+        EVAL_DIR, tmp_path / "eval", ignore=shutil.ignore_patterns("runs", "cache", "assets", "tools")
+    )
     return tmp_path

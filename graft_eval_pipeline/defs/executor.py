@@ -40,10 +40,10 @@ in_process_or_multiprocess_executor = dg.multi_or_in_process_executor.configured
     _as_given,
     name=DEFAULT_EXECUTOR,
     config_schema=dg.Field(
-        dg.Selector(
+        dg.Selector(  # type: ignore[no-untyped-call]  # dagster's config types are untyped
             {
-                "in_process": dg.Field(dg.Permissive(), default_value={}),
-                "multiprocess": dg.Field(dg.Permissive(), default_value={}),
+                "in_process": dg.Field(dg.Permissive(), default_value={}),  # type: ignore[no-untyped-call]
+                "multiprocess": dg.Field(dg.Permissive(), default_value={}),  # type: ignore[no-untyped-call]
             }
         ),
         default_value={"in_process": {}},

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -31,9 +32,7 @@ MULTIPROCESS = {
 }
 
 
-def _run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_config: dict[str, object]
-) -> dg.ExecutionResult:
+def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_config: dict[str, Any]) -> dg.ExecutionResult:
     """The shipped evaluation job on a copy of eval/ (GRAFT_EVAL_REPO), as a reconstructable job."""
     home = copy_eval_home(tmp_path / "repo")
     monkeypatch.setenv(EVAL_REPO_VAR, str(home))
