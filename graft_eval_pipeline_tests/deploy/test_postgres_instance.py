@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import dagster as dg
+import pytest
 from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._core.workspace.load_target import ModuleTarget
 from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
@@ -47,7 +48,7 @@ def _synthetic_dir() -> Path:
 
 
 def test_readme_postgres_block_materializes_the_synthetic_partition_and_sensors_read_it(
-    tmp_path: Path, deployment: PgServer
+    tmp_path: Path, deployment: PgServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     instance = _instance(tmp_path / "dagster-home", README_POSTGRES_BLOCK)
     try:
