@@ -1,5 +1,7 @@
 """The Dagster code location, for `dagster dev` and `dagster asset materialize`."""
 
+import os
+
 import dagster as dg
 
 from graft_eval_pipeline.defs.assets.comparison import eval_comparison
@@ -12,6 +14,7 @@ from graft_eval_pipeline.defs.assets.export import (
     rescanned_cases,
 )
 from graft_eval_pipeline.defs.assets.labeling import label_import, labeler_agreement
+from graft_eval_pipeline.defs.executor import executor_from_env
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.resources import GitHubResource, case_sets_resource
@@ -36,9 +39,8 @@ defs = dg.Definitions(
         eval_comparison,
     ],
     jobs=[evaluate_case_set_job],
-    # One process per run: the steps are short and the harness runs its cases concurrently
-    # itself; a step per subprocess would re-import the code location for each (README, Scaling out).
-    executor=dg.in_process_executor,
+    # In-process unless run config or GRAFT_EVAL_EXECUTOR says otherwise (defs/executor.py).
+    executor=executor_from_env(os.environ),
     schedules=[nightly_synthetic_schedule],
     sensors=[case_set_registry_sensor, prompt_change_sensor],
     resources={

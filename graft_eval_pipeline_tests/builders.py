@@ -22,7 +22,7 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
     SyntheticSource,
 )
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.paths import EVAL_DIR, SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import CaseSet, create_set
 
 REPO = "fictional-org/shop-demo"
@@ -193,3 +193,13 @@ def copy_synthetic(tmp_path: Path, *, baseline: bool = False) -> Path:
     if baseline:
         shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
     return root / "synthetic"
+
+
+def copy_eval_home(tmp_path: Path) -> Path:
+    """The whole eval/ (synthetic set, baselines, thresholds.json, schemas) copied to
+    `tmp_path/eval` without what runs leave in it: a folder to name in GRAFT_EVAL_REPO, so a
+    process that imports the code location afresh (a step subprocess, a code server) writes there."""
+    shutil.copytree(
+        EVAL_DIR, tmp_path / "eval", ignore=shutil.ignore_patterns("runs", "cache", "assets", "tools")
+    )
+    return tmp_path

@@ -111,8 +111,9 @@ def test_build_requires_lists_the_build_backend() -> None:
 @pytest.mark.parametrize(
     ("upgrade", "kept"),
     [
-        (None, {"dagster", "pandas", "pip"}),  # plain `lock`: every current pin stays
-        (["Dagster"], {"pandas", "pip"}),  # `--upgrade dagster`: that one is free
+        (None, {"dagster", "dagster-webserver", "pandas", "pip"}),  # plain `lock`: every current pin stays
+        (["Dagster"], {"dagster-webserver", "pandas", "pip"}),  # `--upgrade dagster`: that one is free
+        (["dagster*"], {"pandas", "pip"}),  # a glob frees dagster and its libraries together
         ([], set()),  # `--upgrade`: everything anew
     ],
 )
@@ -123,12 +124,14 @@ def test_lock_keeps_current_pins_unless_upgraded(
     kept: set[str],
 ) -> None:
     pyproject, lock = project
-    lock.write_text("# old\ndagster==1.0.0\npandas==2.2.0\npip==24.0\n", encoding="utf-8")
+    lock.write_text(
+        "# old\ndagster==1.0.0\ndagster-webserver==1.0.0\npandas==2.2.0\npip==24.0\n", encoding="utf-8"
+    )
     seen: list[dict[str, str]] = []
 
     def fake_resolve(_pyproject: Path, keep: dict[str, str]) -> list[tuple[str, str]]:
         seen.append(keep)
-        return [("dagster", "1.0.0"), ("pandas", "2.2.0"), ("pip", "24.0")]
+        return [("dagster", "1.0.0"), ("dagster-webserver", "1.0.0"), ("pandas", "2.2.0"), ("pip", "24.0")]
 
     monkeypatch.setattr(lockfile, "resolve", fake_resolve)
     monkeypatch.setattr(lockfile, "_check_platform", lambda: None)
@@ -138,6 +141,7 @@ def test_lock_keeps_current_pins_unless_upgraded(
     assert _run("--pyproject", pyproject, "--lock", lock, "check").returncode == 0
     assert lockfile.read_pins(lock) == {
         "dagster": "dagster==1.0.0",
+        "dagster-webserver": "dagster-webserver==1.0.0",
         "pandas": "pandas==2.2.0",
         "pip": "pip==24.0",
     }
@@ -167,3 +171,17 @@ def test_lock_refuses_another_platform(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lockfile.platform, "machine", lambda: "arm64")
     with pytest.raises(lockfile.LockError, match=r"pinned for Linux x86_64 / CPython 3\.11"):
         lockfile._check_platform()
+
+
+def test_committed_lock_moves_dagster_with_the_integrations_it_pins() -> None:
+    """dagster-postgres, -celery and -k8s each require one dagster release exactly: the lock holds
+    the dagster family at that release (issue 21), which `--upgrade 'dagster*'` moves together."""
+    pins = {name: pin.split("==")[1] for name, pin in lockfile.read_pins(ROOT / "constraints.txt").items()}
+    core = {
+        pins[name]
+        for name in ("dagster", "dagster-webserver", "dagster-graphql", "dagster-pipes", "dagster-shared")
+    }
+    integrations = {pins[name] for name in ("dagster-postgres", "dagster-celery", "dagster-k8s")}
+    assert len(core) == 1 and len(integrations) == 1
+    _major, minor, patch = next(iter(core)).split(".")
+    assert next(iter(integrations)) == f"0.{int(minor) + 16}.{patch}"  # dagster 1.13.27 <-> 0.29.27

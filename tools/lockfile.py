@@ -14,12 +14,13 @@ Standard library only: `run.sh` runs it with the system python3 before `.venv/` 
 
     python3 tools/lockfile.py check             # exit 2 when constraints.txt is missing or stale
     python3 tools/lockfile.py build-requires    # pyproject.toml's build requirements, one a line
-    python3 tools/lockfile.py lock [--upgrade [NAME ...]]
+    python3 tools/lockfile.py lock [--upgrade [NAME ...]]   # a NAME may be a glob: 'dagster*'
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import json
 import platform
@@ -179,12 +180,17 @@ def write_lock(pyproject: Path, lock: Path, pins: list[tuple[str, str]]) -> None
     tmp.replace(lock)
 
 
+def upgrades(name: str, patterns: list[str]) -> bool:
+    """Whether `--upgrade` frees the pin of `name`: a pattern is a name or a glob (`'dagster*'`
+    frees dagster and every dagster-* library, which each pin one dagster release exactly)."""
+    return any(fnmatch.fnmatchcase(name, canonical_name(pattern)) for pattern in patterns)
+
+
 def lock_command(pyproject: Path, lock: Path, upgrade: list[str] | None) -> None:
     _check_platform()
     keep: dict[str, str] = {}
     if upgrade != [] and lock.is_file():  # --upgrade with no names: everything anew
-        drop = {canonical_name(name) for name in upgrade or []}
-        keep = {name: pin for name, pin in read_pins(lock).items() if name not in drop}
+        keep = {name: pin for name, pin in read_pins(lock).items() if not upgrades(name, upgrade or [])}
     try:
         pins = resolve(pyproject, keep)
     except subprocess.CalledProcessError:
@@ -217,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         "--upgrade",
         nargs="*",
         metavar="NAME",
-        help="take the newest allowed version of these packages (of every package when none is named)",
+        help="take the newest allowed version of these packages (a glob such as 'dagster*' names several; "
+        "every package when none is named)",
     )
     args = parser.parse_args(argv)
     try:

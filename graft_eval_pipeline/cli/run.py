@@ -33,6 +33,7 @@ from graft_eval_pipeline.evalset.sets import (
     EvalEnv,
     EvalError,
     check_output_target,
+    eval_dir_hint,
 )
 
 if TYPE_CHECKING:
@@ -275,6 +276,8 @@ def run(set_dir: Path, case_ids: str | None, tag: str | None, check: bool, **opt
 @_run_output_options
 def ci(baseline: Path | None, **outputs: Any) -> None:
     """= run --set eval/synthetic --baseline eval/baselines/synthetic.json --check."""
+    if hint := eval_dir_hint():
+        raise EvalError(f"the synthetic set is missing{hint}")
     _run_and_report(SYNTHETIC_DIR, baseline=baseline or SYNTHETIC_BASELINE, check=True, **outputs)
 
 

@@ -1,10 +1,9 @@
 """A Dagster UI that explains itself (issue 15 §3): what the instance records for the evaluation
 (numeric rates, check results that say what failed, report paths), descriptions, the nightly
-schedule, the export dependency, progress logging, and a run with each step in its own process."""
+schedule, the export dependency and progress logging."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,6 @@ from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import open_set, read_case, read_cases, write_case
 from graft_eval_pipeline_tests.builders import copy_synthetic, make_synthetic_set
 from graft_eval_pipeline_tests.conftest import meta_value
-from graft_eval_pipeline_tests.defs.multiprocess_job import EVAL_DIR_VAR, SYNTHETIC_DIR_VAR, evaluation_job
 
 PARTITION = "synthetic"
 
@@ -227,40 +225,3 @@ def test_harness_logs_progress_summaries_and_failures_not_one_event_per_case(tmp
     assert [line for line in lines if line.startswith("done: 120 of 120 cases (100 %), 8 unavailable")]
     assert len(failures) == 8 and all(" unavailable (" in line for line in failures)
     assert len(lines) <= 20  # was one event per case (120)
-
-
-def test_multiprocess_executor_runs_the_synthetic_partition_step_by_step(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The README's scale-out claim: steps in separate processes share only the set folder and
-    the IO manager's files, as with the k8s or celery executors."""
-    synthetic = copy_synthetic(tmp_path, baseline=True)
-    monkeypatch.setenv(EVAL_DIR_VAR, str(tmp_path / "pilots"))
-    monkeypatch.setenv(SYNTHETIC_DIR_VAR, str(synthetic))
-    assert evaluation_job().executor_def.name == "multiprocess"
-    (tmp_path / "dagster-home").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster-home")) as instance:
-        instance.add_dynamic_partitions("case_set", [PARTITION])
-        result = dg.execute_job(
-            dg.reconstructable(evaluation_job), instance=instance, tags={"dagster/partition": PARTITION}
-        )
-        assert result.success
-        starts = [e for e in result.all_events if e.event_type_value == "STEP_START"]
-        assert len(starts) == 7
-        assert len({e.pid for e in starts}) == 7 and os.getpid() not in {e.pid for e in starts}
-        checks = {
-            e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data.passed
-            for e in result.all_events
-            if e.event_type_value == "ASSET_CHECK_EVALUATION"
-        }
-        # the synthetic set has one labeler: no pair compared, so the (warning) agreement check fails
-        assert checks == {
-            "thresholds": True,
-            "baseline_match": True,
-            "baseline_usage": True,
-            "no_regression": True,
-            "risk_kappa_meets_target": False,
-        }
-        assert instance.get_latest_materialization_event(eval_report.key) is not None
-    (run_dir,) = (synthetic / "runs").iterdir()
-    assert (run_dir / "report.html").is_file()

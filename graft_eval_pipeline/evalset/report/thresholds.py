@@ -26,7 +26,7 @@ from graft_eval_pipeline.evalset.scoring import (
     metric_values,
     upper_bound,
 )
-from graft_eval_pipeline.evalset.sets import EvalError, load_json, read_limited
+from graft_eval_pipeline.evalset.sets import EvalError, eval_dir_hint, load_json, read_limited
 
 Direction = Literal["lower", "higher"]
 GateOn = Literal["value", "upper95"]
@@ -201,7 +201,7 @@ def load_thresholds(path: Path) -> dict[str, ThresholdBlock]:
     try:
         data = load_json(read_limited(Path(path), str(path)), str(path))
     except OSError as exc:
-        raise EvalError(f"cannot read thresholds {path}: {exc.strerror}") from None
+        raise EvalError(f"cannot read thresholds {path}: {exc.strerror}{eval_dir_hint()}") from None
     if not isinstance(data, dict):
         raise EvalError(f"{path}: expected an object keyed by set kind")
     return parse_thresholds(data)

@@ -59,6 +59,7 @@ from graft_eval_pipeline.evalset.sets.paths import (
     SYNTHETIC_DIR,
     THRESHOLDS_FILE,
     card_results_file,
+    eval_dir_hint,
 )
 from graft_eval_pipeline.evalset.sets.records import RecordWriter, read_records
 from graft_eval_pipeline.evalset.sets.sample import (
@@ -179,6 +180,7 @@ __all__ = [
     "describe_validation_error",
     "discover_set_ids",
     "draw_sample",
+    "eval_dir_hint",
     "generate_key",
     "gold",
     "holding",

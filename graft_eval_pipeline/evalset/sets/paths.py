@@ -1,20 +1,47 @@
-"""Where things live: the committed eval/ layout of this checkout and the layout of a set folder.
+"""Where things live: the committed eval/ layout and the layout of a set folder.
 
 The one home for these names; the store, the stages, the Dagster IO manager and sensors, the CLI
 and the tests import them from here.
+
+eval/ (the synthetic set, its baseline, thresholds.json, the schemas) is found in the folder
+$GRAFT_EVAL_REPO names, else in the source checkout this package runs from. An installed package
+(`pip install .`, the image of deploy/Dockerfile) has no checkout around it, so it needs the
+variable: the image copies eval/ to /opt/graft-eval and sets it. eval/ is not package data
+because the synthetic set is written to like any set (runs/, assets/), which must not happen
+inside site-packages, and a shared deployment puts that folder on the shared volume.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
-# --- this checkout's eval/ -------------------------------------------------------------------
-REPO_ROOT = Path(__file__).resolve().parents[3]
-EVAL_DIR = REPO_ROOT / "eval"
+# --- eval/ -----------------------------------------------------------------------------------
+EVAL_REPO_VAR = "GRAFT_EVAL_REPO"
+REPO_ROOT = Path(__file__).resolve().parents[3]  # the source checkout (when run from one)
+
+
+def eval_home(environ: Mapping[str, str] = os.environ) -> Path:
+    """The folder that holds eval/: $GRAFT_EVAL_REPO when set, else the source checkout."""
+    named = environ.get(EVAL_REPO_VAR, "").strip()
+    return Path(named).expanduser() if named else REPO_ROOT
+
+
+EVAL_DIR = eval_home() / "eval"
 SCHEMA_DIR = EVAL_DIR / "schema"
 SYNTHETIC_DIR = EVAL_DIR / "synthetic"
 SYNTHETIC_BASELINE = EVAL_DIR / "baselines" / "synthetic.json"
 THRESHOLDS_FILE = EVAL_DIR / "thresholds.json"
+
+
+def eval_dir_hint() -> str:
+    """What to add to an error about a missing eval/ file: where eval/ was looked for and how to
+    name another place; empty while eval/ exists."""
+    if EVAL_DIR.is_dir():
+        return ""
+    return f" (no eval/ folder at {EVAL_DIR.parent}: set {EVAL_REPO_VAR} to the folder that holds eval/)"
+
 
 # --- inside a set folder (<set>/...) ---------------------------------------------------------
 SET_FILE = "set.json"  # plaintext metadata: set id, kind, key id, consent
