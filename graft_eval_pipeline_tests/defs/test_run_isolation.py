@@ -105,6 +105,15 @@ def _dagster_runs(env: dict[str, str]) -> dict[str, int]:
         return {run.run_id: len(_selected(run.run_config)) for run in instance.get_runs()}
 
 
+def _latest_harness_run(env: dict[str, str]) -> str:
+    with dg.DagsterInstance.from_ref(InstanceRef.from_dir(env["DAGSTER_HOME"])) as instance:
+        records = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("harness_run"), asset_partitions=["synthetic"]),
+            limit=1,
+        ).records
+        return records[0].run_id
+
+
 def _selected(run_config: Mapping[str, Any]) -> list[str]:
     cases: list[str] = run_config["ops"]["harness_run"]["config"].get("cases", [])
     return cases
@@ -153,6 +162,9 @@ def test_two_dagster_runs_of_one_set_each_report_their_own_cases(tmp_path: Path,
     assert len(_reports(synthetic)) == 2, outcomes
     _check_each_report_is_its_own(synthetic, env, {})
     assert read_holder(synthetic) is None
+    # card results are one file per run, and a run that completes its own drops the earlier ones
+    (kept,) = (synthetic / "assets").glob("harness_run.card-results.*")
+    assert kept.name == f"harness_run.card-results.{_latest_harness_run(env)}.jsonl"
 
 
 @pytest.mark.parametrize(("dagster_first", "offset_s"), [(True, 1.0), (False, 0.2)])

@@ -329,6 +329,7 @@ def as_v1(report: EvalReport) -> dict[str, Any]:
     data: dict[str, Any] = values_only(report.to_json_dict())
     data["schemaVersion"] = 1
     data.pop("labelAgreement")
+    data.pop("inputs")
     data["metrics"] = {k: v for k, v in data["metrics"].items() if k in v1["metrics"]}
     for tag in data["metrics"]["underClassificationByTag"].values():
         tag.pop("tooSmall")
