@@ -2,17 +2,19 @@
 clustered by case, flaky cases and the worst-case view.
 
 The trials of one case are not independent draws, so a rate's interval treats each case as a
-cluster (the cluster-robust variance of a ratio of sums); the standard metrics stay on trial 0.
+cluster: the Clopper-Pearson interval at the effective sample size that the cluster-robust
+variance implies (Korn and Graubard's interval for clustered samples). Trials that always agree
+carry one trial's information, so the interval is then that of one run's cases; trials that
+disagree independently carry more. The standard metrics stay on trial 0.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from graft_eval_pipeline.card.models import RISK_ORDER
-from graft_eval_pipeline.evalset.scoring.intervals import CONFIDENCE, normal_quantile, wilson
+from graft_eval_pipeline.evalset.scoring.intervals import CONFIDENCE, clopper_pearson
 from graft_eval_pipeline.evalset.scoring.rates import RATE_DECIMALS, rate, rate_stat, rounded
 from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, TrialCase, TrialRate, TrialsSummary
 
@@ -25,22 +27,33 @@ TRIAL_RATES: dict[str, Outcome] = {
 }
 
 
+def effective_size(counts: Sequence[float], sizes: Sequence[float]) -> float | None:
+    """How many independent trials the clustered outcomes are worth: n / design effect, where the
+    design effect is the cluster-robust variance of the pooled share, G/(G-1) * sum((y_i - p m_i)^2)
+    / (sum m_i)^2, over the binomial one, p(1-p)/n. Between the number of cases (trials that always
+    agree) and n; the number of cases when p is 0 or 1 (no variance to measure: the cautious
+    choice, never tighter than one run's exact interval). None without a scored case."""
+    pairs = [(y, m) for y, m in zip(counts, sizes, strict=True) if m > 0]
+    clusters, total = len(pairs), sum(m for _, m in pairs)
+    if clusters == 0:
+        return None
+    p = sum(y for y, _ in pairs) / total
+    if clusters < 2 or p in (0.0, 1.0):
+        return float(clusters)
+    variance = clusters / (clusters - 1) * sum((y - p * m) ** 2 for y, m in pairs) / total**2
+    return min(float(total), max(float(clusters), p * (1 - p) / variance))
+
+
 def cluster_interval(
     counts: Sequence[float], sizes: Sequence[float], confidence: float = CONFIDENCE
 ) -> tuple[float, float] | None:
-    """The interval of sum(counts) / sum(sizes) with each case a cluster (count of events over
-    size trials): normal, cluster-robust variance G/(G-1) * sum((y_i - p m_i)^2) / (sum m_i)^2.
-    At p = 0 or 1 (no variance) the Wilson interval over the cases; None without two cases."""
-    pairs = [(y, m) for y, m in zip(counts, sizes, strict=True) if m > 0]
-    clusters, total = len(pairs), sum(m for _, m in pairs)
-    if clusters < 2:
+    """The exact (Clopper-Pearson) interval of sum(counts) / sum(sizes) at the effective sample
+    size of `effective_size`, each case a cluster of its trials; None without a scored case."""
+    n_eff = effective_size(counts, sizes)
+    if n_eff is None:
         return None
-    p = sum(y for y, _ in pairs) / total
-    variance = clusters / (clusters - 1) * sum((y - p * m) ** 2 for y, m in pairs) / total**2
-    if variance == 0:
-        return wilson(p * clusters, clusters, confidence)
-    half = normal_quantile(0.5 + confidence / 2) * math.sqrt(variance)
-    return max(p - half, 0.0), min(p + half, 1.0)
+    p = sum(counts) / sum(sizes)
+    return clopper_pearson(p * n_eff, n_eff, confidence)
 
 
 def _scored(row: CaseRow) -> tuple[str, str] | None:
@@ -109,7 +122,7 @@ def trials_summary(rows: Sequence[CaseRow], trials: int, cost_usd: float | None)
         rates={name: trial_rate(by_case, trials, outcome) for name, outcome in TRIAL_RATES.items()},
         cases=cases,
         flaky_cases=[c.id for c in cases if not c.agreed],
-        under_any_trial=rate_stat(under_any, scored_cases),
+        under_any_trial=rate_stat(under_any, scored_cases, "clopper-pearson"),
         cost_usd=cost_usd,
         rows=[r for r in rows if r.trial > 0],
     )
