@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from graft_eval_pipeline.evalset.sets.secret_catalogue import TOKENS
-from graft_eval_pipeline.evalset.sets.secret_scan import KEY_HINTS, AddSpan, key_blocks, scan
+from graft_eval_pipeline.evalset.sets.secret_scan import AddSpan, key_blocks, scan
 
 STRUCTURED_KINDS = ("url_password", "connection_string", "auth_header", "basic_auth", "aws_secret_key")
 SECRET_KINDS: tuple[str, ...] = tuple(
@@ -34,9 +34,7 @@ counted one by one (the block counts once)."""
 def secret_spans(text: str, is_patch: bool, add: AddSpan, add_block_line: AddSpan) -> int:
     """Report every secret span of `text` through `add` (key-block lines through `add_block_line`);
     returns the number of private-key blocks found."""
-    blocks = key_blocks(text, is_patch, add_block_line) if any(h in text for h in KEY_HINTS) else 0
-    scan(text, is_patch, add)
-    return blocks
+    return key_blocks(text, is_patch, add_block_line) if scan(text, is_patch, add) else 0
 
 
 def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:

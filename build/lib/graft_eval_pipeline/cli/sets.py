@@ -1,0 +1,378 @@
+"""Set folders and what is in them: schema, keygen, init, validate, show, cases, purge, view,
+history, summary, and `sets sync` (one Dagster partition per set)."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+import click
+
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.cli.base import (
+    SET_OPTION,
+    STRICT_OPTION,
+    cli,
+    comma_list,
+    echo_error,
+    eval_env,
+    open_case_set,
+)
+from graft_eval_pipeline.evalset.report import CASE_KINDS, DEFAULT_LAST, CaseKind, CaseLine
+from graft_eval_pipeline.evalset.sets import (
+    PURGE_LOG,
+    SCHEMA_DIR,
+    CaseSet,
+    CheckFailed,
+    EvalCase,
+    EvalError,
+    FloorConfig,
+    atomic_write,
+    create_set,
+    generate_key,
+    gold,
+    label_counts,
+    list_case_ids,
+    purge_set,
+    read_case,
+    render_case,
+)
+
+
+def _operator() -> str:
+    """Who ran a purge, for the log: the login name, never an e-mail."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+# --- schema -------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--write", is_flag=True, help="Write eval/schema/*.json instead of printing them.")
+def schema(write: bool) -> None:
+    """Print or write the committed JSON Schemas."""
+    from graft_eval_pipeline.evalset.report import render_schemas
+
+    for name, text in render_schemas().items():
+        if write:
+            path = SCHEMA_DIR / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, text.encode("utf-8"), 0o644)
+            click.echo(f"wrote eval/schema/{name}")
+        else:
+            click.echo(text, nl=False)
+
+
+@cli.command()
+def keygen() -> None:
+    """Print a new GRAFT_EVAL_KEY (base64 of 32 random bytes)."""
+    click.echo(generate_key())
+    click.echo("store it in the team password manager; never in .env or the repository", err=True)
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--kind", type=click.Choice(["pilot", "synthetic"]), required=True)
+@click.option("--consent-ref", default=None, help="Pilot agreement reference (required for pilot sets).")
+@click.option("--sensitive-paths", default=None, help="Comma-separated extra sensitive globs.")
+@click.option("--description", default="")
+@click.option("--set-id", default=None, help="Set id (default: the folder name).")
+def init(
+    set_dir: Path,
+    kind: Literal["pilot", "synthetic"],
+    consent_ref: str | None,
+    sensitive_paths: str | None,
+    description: str,
+    set_id: str | None,
+) -> None:
+    """Create a case set: set.json and cases/ (a pilot set outside any git tree, encrypted)."""
+    env = eval_env()
+    cs = create_set(
+        set_dir,
+        set_id=set_id or set_dir.resolve().name,
+        kind=kind,
+        description=description,
+        consent_ref=consent_ref,
+        default_floor_config=FloorConfig(extra_sensitive_globs=comma_list(sensitive_paths)),
+        key=env.key() if kind == "pilot" else None,
+        now=datetime.now(UTC),
+    )
+    sealed = f", encrypted with key {cs.meta.key_id}" if cs.is_pilot else ", plaintext"
+    click.echo(f"created {kind} set {cs.set_id} in {set_dir}{sealed}")
+
+
+@cli.command()
+@SET_OPTION
+@STRICT_OPTION
+def validate(set_dir: Path, strict: bool) -> None:
+    """Check the schema of (and decrypt) every case; print counts and loose modes."""
+    cs = open_case_set(set_dir, strict)
+    ids = list_case_ids(cs)
+    cases, invalid = [], 0
+    for case_id in ids:
+        try:
+            cases.append(read_case(cs, case_id))
+        except EvalError as err:
+            invalid += 1
+            echo_error(f"invalid: {' '.join(str(err).split())}")
+    counts = label_counts(cases)
+    click.echo(
+        f"set {cs.set_id}: {len(ids)} cases, {counts.labeled} labeled, {counts.gold} gold, "
+        f"{counts.needs_adjudication} need adjudication, {invalid} invalid"
+        + (", modes too open (see the warning)" if cs.warnings else "")
+    )
+    if invalid:
+        raise CheckFailed(f"{invalid} of {len(ids)} cases failed validation: fix or re-export them")
+
+
+LIVE_RESULT_LABEL = "cached live card result (current prompts and models)"
+FAKE_RESULT_LABEL = "fake card result (the fake model run again: the case's script, or the null model)"
+
+
+def _card_result(cs: CaseSet, case: EvalCase) -> tuple[CardResult, str]:
+    """The cached live card under the current prompts and models when there is one;
+    otherwise the fake run's card, derived again (deterministic, no call, nothing written)."""
+    from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
+
+    env = eval_env()
+    models = env.models()
+    cached = cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
+    if cached is not None:
+        return cached, LIVE_RESULT_LABEL
+    return fake_result(case, models, env.timeout_ms), FAKE_RESULT_LABEL
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--case", "case_id", required=True)
+@click.option(
+    "--with-result",
+    is_flag=True,
+    help="Add the card (the cached live one, else the fake model's) and the gold label.",
+)
+@STRICT_OPTION
+def show(set_dir: Path, case_id: str, with_result: bool, strict: bool) -> None:
+    """Print one case for a human, terminal-safe."""
+    cs = open_case_set(set_dir, strict)
+    case = read_case(cs, case_id)
+    if not with_result:
+        click.echo(render_case(case), nl=False)
+        return
+    result, label = _card_result(cs, case)
+    click.echo(render_case(case, result=result, gold=gold(case), result_label=label), nl=False)
+    if label == FAKE_RESULT_LABEL:
+        click.echo("\nnote: the card above is the fake model's, derived again; no cached result")
+
+
+def _case_table(lines: list[CaseLine]) -> list[str]:
+    """Fixed-width columns: ids, classes, status, verifier and rules (no content)."""
+    header = ["case", "why", "gold", "floor", "model", "final", "status", "verifier", "rules fired"]
+    rows = [
+        [
+            line.id,
+            ", ".join(line.kinds) or "-",
+            line.gold or "-",
+            line.floor,
+            line.model or "-",
+            line.final or "-",
+            line.status,
+            line.verifier or "-",
+            ", ".join(line.rules) or "-",
+        ]
+        for line in lines
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1]
+        for row in [header, *rows]
+    ]
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option(
+    "--only",
+    type=click.Choice(CASE_KINDS),
+    default=None,
+    help="under/over: final class below/above gold; unavailable: no card; flagged: the verifier "
+    "disagreed; changed: differs from the set's baseline.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the cases as JSON.")
+@STRICT_OPTION
+def cases(set_dir: Path, run_id: str | None, only: CaseKind | None, as_json: bool, strict: bool) -> None:
+    """List the cases of a run: id, why to look, gold, floor, model, final, status, verifier, rules.
+
+    Ids, classes and rule ids only (no content); `show --case <id>` prints one case.
+    """
+    import json
+
+    from graft_eval_pipeline.evalset.report import KIND_TITLES, open_run, run_dirs
+
+    cs = open_case_set(set_dir, strict)
+    if run_id is None and only is None and not run_dirs(cs.dir):
+        ids = list_case_ids(cs)
+        click.echo(
+            f"set {cs.set_id} has no run yet: these are its {len(ids)} case ids; "
+            f"`graft-eval run --set {set_dir}` adds classes, status and rules",
+            err=True,
+        )
+        click.echo(json.dumps({"setId": cs.set_id, "runId": None, "ids": ids}) if as_json else "\n".join(ids))
+        return
+    view = open_run(cs, run_id)
+    lines = view.cases(only)
+    report = view.report
+    if as_json:
+        data = {
+            "setId": report.set.set_id,
+            "runId": report.run_id,
+            "llm": report.llm,
+            "only": only,
+            "cases": [line.to_json_dict() for line in lines],
+        }
+        click.echo(json.dumps(data, indent=2))
+        return
+    what = f", {len(lines)} {KIND_TITLES[only]}" if only is not None else ""
+    header = f"set {report.set.set_id}, run {report.run_id} ({report.llm}): {len(report.cases)} cases"
+    click.echo(header + what)
+    if lines:
+        click.echo("\n".join(_case_table(lines)))
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--confirm", required=True, help="The set id, typed again.")
+def purge(set_dir: Path, confirm: str) -> None:
+    """Delete a pilot set folder and log the deletion; needs no key."""
+    env = eval_env()
+    done = purge_set(set_dir, confirm=confirm, by=_operator(), now=datetime.now(UTC), eval_root=env.eval_dir)
+    if done.finished:
+        click.echo(f"finished and logged {len(done.finished)} interrupted purge(s)")
+    if done.case_count is None:
+        click.echo(f"set {confirm} was already purged and logged; its leftover files are now deleted")
+    else:
+        click.echo(
+            f"purged set {confirm}: {done.case_count} cases deleted and nothing of its folder is left; "
+            f"logged in {env.eval_dir / PURGE_LOG}"
+        )
+    click.echo("now delete any other copies (backups, synced folders, other machines)")
+
+
+def _synthetic_cards(cs: CaseSet, report_llm: str) -> dict[str, CardResult]:
+    """The cards of a synthetic run for its report.html: the fake model's again, or the cached
+    live ones (a case without a cache entry shows its title only)."""
+    from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
+    from graft_eval_pipeline.evalset.sets import read_cases
+
+    env = eval_env()
+    models = env.models()
+    cards: dict[str, CardResult] = {}
+    for case in read_cases(cs):
+        if report_llm == "fake":
+            cards[case.id] = fake_result(case, models, env.timeout_ms)
+        elif (
+            cached := cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
+        ) is not None:
+            cards[case.id] = cached
+    return cards
+
+
+@cli.command()
+@SET_OPTION
+@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option("--rebuild", is_flag=True, help="Write report.html again even if the run has one.")
+@click.option(
+    "--open/--no-open",
+    "open_browser",
+    default=None,
+    help="Open it in the default browser (default: only on a terminal).",
+)
+@STRICT_OPTION
+def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | None, strict: bool) -> None:
+    """Write a run's report.html (when missing, or with --rebuild) and open it: one offline file."""
+    import webbrowser
+
+    from graft_eval_pipeline.evalset.report import open_run
+
+    cs = open_case_set(set_dir, strict)
+    run = open_run(cs, run_id)
+    path = run.html_path
+    if rebuild or not path.is_file():
+        cards = _synthetic_cards(cs, run.report.llm) if cs.meta.kind == "synthetic" else None
+        path = run.write_html(cards)
+        click.echo(f"wrote {path}")
+    click.echo(path.resolve().as_uri())
+    if open_browser if open_browser is not None else sys.stdout.isatty():
+        webbrowser.open(path.resolve().as_uri())
+
+
+@cli.command()
+@SET_OPTION
+@click.option(
+    "--last",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LAST,
+    show_default=True,
+    help="How many of the latest runs to list.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print every headline rate of each run as JSON.")
+@STRICT_OPTION
+def history(set_dir: Path, last: int, as_json: bool, strict: bool) -> None:
+    """How the headline rates moved over the set's last runs: run id, mode, k/n and value of each
+    rate (under-classification with its upper bound), the report's verdict. Ids and numbers only."""
+    import json
+
+    from graft_eval_pipeline.evalset.report import read_history
+
+    cs = open_case_set(set_dir, strict)
+    found = read_history(cs, last)
+    if not found.total:
+        click.echo(f"set {cs.set_id} has no run yet: `graft-eval run --set {set_dir}` makes one", err=True)
+    if as_json:
+        click.echo(json.dumps(found.to_json_dict(), indent=2))
+    elif found.total:
+        click.echo(found.render(), nl=False)
+
+
+# --- Dagster partitions and the latest report -----------------------------------------------
+
+
+@cli.group()
+def sets() -> None:
+    """Case sets as partitions of the Dagster instance in $DAGSTER_HOME."""
+
+
+@sets.command("sync")
+def sets_sync() -> None:
+    """Register every set on this machine as a case_set partition (what the registry sensor does)."""
+    import dagster as dg
+
+    from graft_eval_pipeline.defs.resources import CaseSetsResource
+    from graft_eval_pipeline.defs.sensors import sync_case_set_partitions
+
+    if not os.environ.get("DAGSTER_HOME"):
+        raise EvalError("DAGSTER_HOME is not set: point it at the Dagster instance folder")
+    sets_resource = CaseSetsResource(eval_dir=str(eval_env().eval_dir))
+    with dg.DagsterInstance.get() as instance:
+        added, deleted = sync_case_set_partitions(instance, sets_resource)
+    click.echo(
+        f"case_set partitions: added {', '.join(added) or 'none'}; removed {', '.join(deleted) or 'none'}"
+    )
+
+
+@cli.command()
+@SET_OPTION
+@STRICT_OPTION
+def summary(set_dir: Path, strict: bool) -> None:
+    """Print the summary of the set's latest report (what the main job ends with)."""
+    from graft_eval_pipeline.evalset.report import latest_report_summary
+
+    cs = open_case_set(set_dir, strict)
+    click.echo(latest_report_summary(cs), nl=False)

@@ -1,0 +1,136 @@
+"""The comparison asset: did the change help? This run case by case against the set's baseline
+(or the previous report), beside `eval_report` rather than after it.
+"""
+
+# No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
+# from the real annotations.
+
+from pathlib import Path
+from typing import Literal
+
+import dagster as dg
+from pydantic import Field
+
+from graft_eval_pipeline.defs.assets.evaluation import eval_report, report_run_id
+from graft_eval_pipeline.defs.checks import COMPARISON_CHECK, COMPARISON_CHECKS
+from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
+from graft_eval_pipeline.defs.metadata import rates_table
+from graft_eval_pipeline.defs.partitions import case_set_partitions
+from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.evalset.report import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MIN_RESAMPLES,
+    build_report,
+    compare_reports,
+    comparison_markdown,
+    default_baseline_path,
+    load_report,
+)
+from graft_eval_pipeline.evalset.scoring import HarnessRun, Metrics
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalError
+
+
+class ComparisonConfig(dg.Config):
+    """What to compare this run's results with, and the bootstrap behind the intervals."""
+
+    against: Literal["baseline", "previous"] = Field(
+        default="baseline",
+        description="The set's baseline (the previous report when the set has none), or the previous report.",
+    )
+    resamples: int = Field(
+        default=DEFAULT_RESAMPLES, ge=MIN_RESAMPLES, description="Paired bootstrap resamples over case ids."
+    )
+    seed: int = Field(default=DEFAULT_SEED, description="Seed of the bootstrap.")
+
+
+def previous_report_path(context: dg.AssetExecutionContext) -> Path | None:
+    """report.json of the newest eval_report of this partition made by another Dagster run."""
+    records = context.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=eval_report.key, asset_partitions=[context.partition_key]), limit=20
+    ).records
+    for record in records:
+        materialization = record.asset_materialization
+        if record.run_id == context.run.run_id or materialization is None:
+            continue
+        entry = materialization.metadata.get("report_json")
+        if entry is not None and Path(str(entry.value)).is_file():
+            return Path(str(entry.value))
+    return None
+
+
+def comparison_base(
+    context: dg.AssetExecutionContext, config: ComparisonConfig, cs: CaseSet
+) -> tuple[str, Path] | None:
+    """(what, path) of the report to compare with: the baseline or the previous report."""
+    baseline = default_baseline_path(cs.dir, cs.meta)
+    if config.against == "baseline" and baseline.is_file():
+        return "baseline", baseline
+    previous = previous_report_path(context)
+    return ("previous report", previous) if previous is not None else None
+
+
+@dg.asset(
+    partitions_def=case_set_partitions,
+    group_name=EVALUATION_GROUP,
+    check_specs=COMPARISON_CHECKS,
+)
+def eval_comparison(
+    context: dg.AssetExecutionContext,
+    config: ComparisonConfig,
+    harness_run: HarnessRun,
+    eval_metrics: Metrics,
+    case_sets: CaseSetsResource,
+) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
+    """This run case by case against the set's baseline (or the previous report): each headline
+    rate with k/n, the paired difference with a 95% interval, McNemar p, a verdict and blockers.
+
+    Beside the report rather than after it, so a failing baseline check does not hide the
+    comparison that explains it."""
+    cs = case_sets.open(context.partition_key)
+    new = build_report(harness_run, eval_metrics, run_id=report_run_id(context, harness_run))
+    base = comparison_base(context, config, cs)
+    comparison = None
+    reason = "nothing to compare with: the set has no baseline and no earlier report"
+    if base is not None:
+        try:
+            comparison = compare_reports(
+                load_report(base[1]), new, resamples=config.resamples, seed=config.seed
+            )
+        except EvalError as err:
+            reason = str(err)
+    if comparison is None:
+        return dg.MaterializeResult(
+            metadata={"compared": False, "reason": reason},
+            check_results=[
+                dg.AssetCheckResult(
+                    check_name=COMPARISON_CHECK, passed=True, metadata={"compared": False, "reason": reason}
+                )
+            ],
+        )
+    assert base is not None
+    verdict: dict[str, dg.RawMetadataValue] = {
+        "compared": True,
+        "against": base[0],
+        "base_run_id": comparison.base.run_id,
+        "new_run_id": comparison.new.run_id,
+        "verdict": comparison.verdict,
+        "blockers": dg.MetadataValue.json([b.to_json_dict() for b in comparison.blockers]),
+    }
+    return dg.MaterializeResult(
+        metadata={
+            **verdict,
+            "shared_cases": comparison.shared,
+            "changed_cases": dg.MetadataValue.json([c.id for c in comparison.changed][:100]),
+            "rates": rates_table(comparison),
+            "comparison": dg.MetadataValue.md(comparison_markdown(comparison)),
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=COMPARISON_CHECK,
+                passed=not comparison.failed,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata=verdict,
+            )
+        ],
+    )

@@ -1,0 +1,301 @@
+"""Evaluation assets: loaded case set → harness run → metrics → report (with its checks).
+
+Their metadata builders are in `defs/metadata.py`, the checks in `defs/checks.py`, and the
+comparison beside the report in `comparison.py`.
+
+Thin shells over `evalset/`: the same functions `graft-eval run` calls. Metadata carries ids,
+classes, counts, rates and costs only (E8); the card results (model prose) travel through the
+sealed IO manager.
+"""
+
+# No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
+# from the real annotations.
+
+from typing import Any, Literal
+
+import dagster as dg
+from pydantic import Field
+
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.defs.assets.export import case_files
+from graft_eval_pipeline.defs.assets.labeling import label_import
+from graft_eval_pipeline.defs.checks import REPORT_CHECKS, baseline_check, thresholds_check, usage_check
+from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
+from graft_eval_pipeline.defs.metadata import (
+    confusion_table,
+    estimate_metadata,
+    metric_table,
+    model_numbers,
+    models_label,
+    pacing_metadata,
+)
+from graft_eval_pipeline.defs.partitions import case_set_partitions
+from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.evalset.evaluate import report_agreement
+from graft_eval_pipeline.evalset.labeling import AgreementReport
+from graft_eval_pipeline.evalset.report import (
+    HTML_FILE,
+    MARKDOWN_FILE,
+    PARQUET_FILE,
+    REPORT_FILE,
+    brief_markdown,
+    build_report,
+    calibrate,
+    calibration_markdown,
+    headline_metadata,
+    load_thresholds,
+    new_run_id,
+    publish_run,
+    trials_metadata,
+)
+from graft_eval_pipeline.evalset.run import (
+    DEFAULT_MAX_COST_USD,
+    DEFAULT_MAX_TOKENS,
+    Estimate,
+    ProgressEvery,
+    RunOptions,
+    anthropic_llm,
+    case_filter_for,
+    read_card_results,
+    require_live_env,
+    run_harness,
+)
+from graft_eval_pipeline.evalset.scoring import (
+    HarnessRun,
+    Metrics,
+    compute_metrics,
+)
+from graft_eval_pipeline.evalset.sets import (
+    CARD_RESULTS_FILE,
+    THRESHOLDS_FILE,
+    CaseSet,
+    CaseTally,
+    EvalEnv,
+    iter_cases,
+)
+
+
+@dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[label_import, case_files])
+def loaded_case_set(
+    context: dg.AssetExecutionContext, case_sets: CaseSetsResource
+) -> dg.MaterializeResult[Any]:
+    """Every case parsed, validated (and decrypted), one at a time; a malformed case fails naming
+    its file. Only the counts and the set hash are kept."""
+    cs = case_sets.open(context.partition_key)
+    tally = CaseTally()
+    for case in iter_cases(cs):
+        tally.add(case)
+    return dg.MaterializeResult(
+        metadata={
+            "kind": cs.meta.kind,
+            **tally.counts()._asdict(),
+            "case_set_hash": tally.case_set_hash(),
+        }
+    )
+
+
+class HarnessConfig(dg.Config):
+    """The `graft-eval run` flags that choose, pace and (live) cap the run.
+
+    Live mode has no terminal to ask on, so it runs only with `confirm_live: true` and an
+    explicit `max_cost_usd`; the API key comes from ANTHROPIC_API_KEY only, never config.
+    """
+
+    cases: list[str] = Field(default_factory=list, description="Only these case ids (default: all).")
+    tag: str | None = Field(default=None, description="Only cases with this tag.")
+    concurrency: int | None = Field(default=None, description="Cases in flight (default 4 live, 8 fake).")
+    mode: Literal["fake", "live"] = Field(default="fake", description="live calls the Anthropic API.")
+    confirm_live: bool = Field(
+        default=False, description="Live: the operator accepts the cost up to the cap."
+    )
+    max_cost_usd: float | None = Field(
+        default=None, ge=0, description="Live (required): refuse a larger estimate, start no case past it."
+    )
+    max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1, description="Live: start no case past it.")
+    use_cache: bool = Field(default=True, description="Live: read cached results (they are always written).")
+    allow_secrets: bool = Field(
+        default=False,
+        description="Live: send a case even when the secret rules find a secret in its prompt text "
+        "(default: skip it as secret_detected).",
+    )
+    batch: bool = Field(
+        default=False,
+        description="Live: calls through the Message Batches API at half price (answers within 24 h; "
+        "a stopped run resumes its batches when materialized again).",
+    )
+    trials: int = Field(
+        default=1,
+        ge=1,
+        description="Runs of each case (live: each trial cached on its own; not with batch); the "
+        "report adds agreement between trials, flaky cases and clustered intervals.",
+    )
+
+
+def live_cap(config: HarnessConfig, env: EvalEnv) -> float:
+    """The cost cap of a confirmed live run; anything missing fails before any call."""
+    if not config.confirm_live or config.max_cost_usd is None:
+        raise dg.Failure(
+            "live mode in Dagster needs `confirm_live: true` and `max_cost_usd` in the harness_run "
+            "config: there is no terminal to show the estimate and ask on"
+        )
+    require_live_env(env)
+    return config.max_cost_usd
+
+
+async def confirmed_by_config(_estimate: Estimate) -> bool:
+    """`confirm_live: true` in the run config is the operator's answer (checked by `live_cap`)."""
+    return True
+
+
+@dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[loaded_case_set])
+def harness_run(
+    context: dg.AssetExecutionContext, config: HarnessConfig, case_sets: CaseSetsResource
+) -> dg.Output[HarnessRun]:
+    """The card engine over every selected case, streamed; each card result is written to the
+    set's assets/harness_run.card-results.jsonl as its case ends (sealed in a pilot set)."""
+    if config.batch and config.mode != "live":
+        raise dg.Failure("`batch: true` sends live calls through the Message Batches API: set `mode: live`")
+    cs = case_sets.open(context.partition_key)
+    env = case_sets.env()
+    live = config.mode == "live"
+    estimates: list[Estimate] = []
+    options = RunOptions(
+        set=cs,
+        mode=config.mode,
+        llm_factory=(lambda: anthropic_llm(env)) if live else None,
+        models=env.models(),
+        timeout_ms=env.timeout_ms,
+        concurrency=config.concurrency,
+        max_cost_usd=live_cap(config, env) if live else DEFAULT_MAX_COST_USD,
+        max_tokens=config.max_tokens,
+        use_cache=config.use_cache,
+        allow_secrets=config.allow_secrets,
+        case_filter=case_filter_for(cs, config.cases, config.tag),
+        confirm=confirmed_by_config if live else None,
+        on_estimate=estimates.append,
+        progress=context.log.info,
+        progress_every=ProgressEvery(),  # a Dagster log line is an event: summaries, not one per case
+        batch=config.batch,
+        trials=config.trials,
+        card_results=CARD_RESULTS_FILE,
+    )
+    harness = run_harness(options)
+    statuses = [r.status for r in harness.rows]
+    fresh_costs = [r.cost_usd for r in harness.rows if not r.cached]
+    return dg.Output(
+        harness,
+        metadata={
+            "mode": harness.llm,
+            "cases_run": sum(r.skipped is None for r in harness.rows),
+            "ok": statuses.count("ok"),
+            "unavailable": statuses.count("unavailable"),
+            "calls": sum(r.usage.calls for r in harness.rows if not r.cached),
+            "complete": harness.run.complete,
+            "skipped_budget": harness.run.skipped_budget,
+            "skipped_secret_detected": sum(r.skipped == "secret_detected" for r in harness.rows),
+            "cached_results": harness.run.cached_results,
+            "cost_usd_this_run": None
+            if None in fresh_costs
+            else round(sum(c or 0.0 for c in fresh_costs), 6),
+            **(estimate_metadata(estimates[0]) if estimates else {}),
+            **pacing_metadata(harness),
+            "prompt_version": harness.prompt.prompt_version,
+            "prompt_fingerprint": harness.prompt.prompt_fingerprint,
+            "models": models_label(harness.models.fast, harness.models.strong),
+            "model_numbers": model_numbers(harness.llm),
+        },
+    )
+
+
+@dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP)
+def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
+    """Every report metric (under-classification, confusion, precision/recall, cost), from the
+    per-case rows; each headline rate is numeric metadata, so Dagster plots it over runs and
+    partitions."""
+    metrics = compute_metrics(harness_run.rows)
+    uc = metrics.under_classification_final
+    return dg.Output(
+        metrics,
+        metadata={
+            **headline_metadata(metrics),
+            "scored": metrics.scored,
+            "run_cases": metrics.run_cases,
+            "metrics": metric_table(metrics, harness_run.llm),
+            "confusion_floor": confusion_table(metrics.confusion.floor),
+            "confusion_model": confusion_table(metrics.confusion.model),
+            "confusion_final": confusion_table(metrics.confusion.final),
+            "under_classification_final": uc.value,
+            "under_classification_final_k_of_n": f"{uc.k}/{uc.n}",
+            "under_classification_final_upper95": uc.upper95,
+            "model_numbers": model_numbers(harness_run.llm),
+        },
+    )
+
+
+def synthetic_cards(cs: CaseSet, harness: HarnessRun) -> dict[str, CardResult] | None:
+    """The cards the synthetic set's report.html shows, read back from the run's card-results
+    file (the designed set: a few dozen cards); None for a pilot set, whose report.html shows none."""
+    if cs.meta.kind != "synthetic" or harness.card_results is None:
+        return None
+    return dict(read_card_results(cs, harness.card_results))
+
+
+def report_run_id(context: dg.AssetExecutionContext, harness: HarnessRun) -> str:
+    """One report run id per Dagster run, so the report and the comparison name the same run."""
+    return new_run_id(harness.created_at, context.run.run_id.replace("-", "")[:4])
+
+
+@dg.asset(
+    partitions_def=case_set_partitions,
+    group_name=EVALUATION_GROUP,
+    check_specs=REPORT_CHECKS,
+)
+def eval_report(
+    context: dg.AssetExecutionContext,
+    harness_run: HarnessRun,
+    eval_metrics: Metrics,
+    labeler_agreement: AgreementReport,
+    case_sets: CaseSetsResource,
+) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
+    """report.json, report.md, report.html and cases.parquet under the set's runs/, diffed and
+    checked; each is a path in the metadata, beside a one-screen brief of the run and, for
+    repeated trials, the flaky cases and the worst-case share as numbers."""
+    cs = case_sets.open(context.partition_key)
+    thresholds = load_thresholds(THRESHOLDS_FILE)
+    report = build_report(
+        harness_run,
+        eval_metrics,
+        run_id=report_run_id(context, harness_run),
+        label_agreement=report_agreement(labeler_agreement),
+    )
+    published = publish_run(
+        cs, report, thresholds=thresholds, strict=False, results=synthetic_cards(cs, harness_run)
+    )
+    report, diff = published.checked.report, published.checked.diff
+    block = thresholds.get(report.set.kind)
+    match_required = block is not None and block.match_baseline
+    out = published.out_dir
+    return dg.MaterializeResult(
+        metadata={
+            "run_id": report.run_id,
+            "report": dg.MetadataValue.md(brief_markdown(report, diff)),  # one screen: opens at its top
+            "verifier_calibration": dg.MetadataValue.md(calibration_markdown(calibrate(report.cases))),
+            "report_html": dg.MetadataValue.path(str(out / HTML_FILE)),
+            "report_md": dg.MetadataValue.path(str(out / MARKDOWN_FILE)),
+            "report_json": dg.MetadataValue.path(str(out / REPORT_FILE)),
+            "cases_parquet": dg.MetadataValue.path(str(out / PARQUET_FILE)),
+            "metrics": metric_table(report.metrics, report.llm),
+            "prompt_version": report.prompt.prompt_version,
+            "prompt_fingerprint": report.prompt.prompt_fingerprint,
+            "models": models_label(report.models.fast, report.models.strong),
+            "llm": report.llm,
+            "model_numbers": model_numbers(report.llm),
+            "changed_cases": 0 if diff is None else len({c.where for c in diff.case_changes}),
+            **trials_metadata(report.trials),
+        },
+        check_results=[
+            thresholds_check(report.thresholds, context.partition_key),
+            baseline_check(published, match_required, context.partition_key),
+            usage_check(published, block is not None and block.match_usage, context.partition_key),
+        ],
+    )

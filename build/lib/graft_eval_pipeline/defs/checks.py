@@ -1,0 +1,212 @@
+"""Every asset check: its name, description and spec (what the UI lists), and the results the
+assets attach (`eval_report`'s three, `labeler_agreement`'s kappa, `rescanned_cases`' secrets;
+`eval_comparison` builds its own from the comparison it shows). A failing check's metadata says
+what failed by metric, value and limit, or by case id, and how to accept an intended change.
+"""
+
+import dagster as dg
+
+from graft_eval_pipeline.evalset.export import RescanResult
+from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, agreement_check
+from graft_eval_pipeline.evalset.report import (
+    PublishedRun,
+    baseline_check_details,
+    dagster_check_passed,
+    threshold_verdict,
+)
+from graft_eval_pipeline.evalset.scoring import ThresholdResult
+
+THRESHOLDS_CHECK = "thresholds"
+BASELINE_CHECK = "baseline_match"
+USAGE_CHECK = "baseline_usage"
+COMPARISON_CHECK = "no_regression"
+KAPPA_CHECK = "risk_kappa_meets_target"
+RESCAN_CHECK = "no_unredacted_secrets"
+
+
+THRESHOLDS_DESCRIPTION = (
+    "Every limit of eval/thresholds.json for the set's kind (and the regression against its "
+    "baseline) holds. Blocking: a failure fails the run; a provisional block (pilot) only reports."
+)
+BASELINE_DESCRIPTION = (
+    "The report's decisions (per case floor, rules, classes, status, verifier status and flag, and "
+    "every metric over them) equal the set's baseline; a live run instead must show no regression "
+    "and no blocker when compared case by case. Blocking with ERROR severity where "
+    "thresholds.json asks for the match (synthetic), a warning elsewhere."
+)
+USAGE_DESCRIPTION = (
+    "Tokens, calls and cost equal the set's baseline. A warning (a prompt edit moves them without "
+    "changing a decision) unless thresholds.json sets matchBaselineUsage."
+)
+COMPARISON_DESCRIPTION = (
+    "Compared case by case with the set's baseline (or the previous report), no headline rate "
+    "regressed and no sensitive case was newly under-classified or newly unavailable."
+)
+KAPPA_DESCRIPTION = (
+    f"Cohen's kappa on the risk class is at least {TARGET_RISK_KAPPA} for every labeler pair (a "
+    "warning): below it, revise the labeling guide and relabel before trusting metrics."
+)
+RESCAN_DESCRIPTION = (
+    "No stored case holds a secret that today's rules would redact; fails while findings remain "
+    "unapplied (materialize with `apply: true` to rewrite them)."
+)
+KAPPA_CHECKS = [dg.AssetCheckSpec(KAPPA_CHECK, asset="labeler_agreement", description=KAPPA_DESCRIPTION)]
+RESCAN_CHECKS = [dg.AssetCheckSpec(RESCAN_CHECK, asset="rescanned_cases", description=RESCAN_DESCRIPTION)]
+REPORT_CHECKS = [
+    dg.AssetCheckSpec(
+        THRESHOLDS_CHECK, asset="eval_report", blocking=True, description=THRESHOLDS_DESCRIPTION
+    ),
+    dg.AssetCheckSpec(BASELINE_CHECK, asset="eval_report", blocking=True, description=BASELINE_DESCRIPTION),
+    dg.AssetCheckSpec(USAGE_CHECK, asset="eval_report", blocking=True, description=USAGE_DESCRIPTION),
+]
+COMPARISON_CHECKS = [
+    dg.AssetCheckSpec(COMPARISON_CHECK, asset="eval_comparison", description=COMPARISON_DESCRIPTION)
+]
+CHECK_RESULT_COLUMNS = dg.TableSchema(
+    columns=[
+        dg.TableColumn("metric", "string"),
+        dg.TableColumn("value", "string"),
+        dg.TableColumn("limit", "string"),
+        dg.TableColumn("verdict", "string"),
+    ]
+)
+
+
+def _value_text(value: float | bool | None) -> str:
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else f"{value:g}"
+
+
+def thresholds_check(results: list[ThresholdResult], partition: str) -> dg.AssetCheckResult:
+    """What failed, by metric, value, limit and verdict; provisional failures do not fail it."""
+    limits = [r for r in results if not r.name.startswith("matchBaseline")]
+    failed = [r for r in limits if not r.passed]
+    fatal = [] if dagster_check_passed(limits) else [r for r in failed if not r.provisional or r.insufficient]
+    if not limits:
+        description = f"set {partition}: no thresholds for this set kind"
+    elif not failed:
+        description = f"set {partition}: all {len(limits)} thresholds pass"
+    else:
+        description = f"set {partition}: {len(failed)} of {len(limits)} thresholds fail" + (
+            "" if fatal else " (provisional)"
+        )
+        description += ": " + "; ".join(f"{r.name} = {_value_text(r.value)} ({r.limit})" for r in failed)
+    return dg.AssetCheckResult(
+        check_name=THRESHOLDS_CHECK,
+        passed=not fatal,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=description,
+        metadata={
+            "partition": partition,
+            "results": dg.MetadataValue.table(
+                [
+                    dg.TableRecord(
+                        {
+                            "metric": r.name,
+                            "value": _value_text(r.value),
+                            "limit": r.limit,
+                            "verdict": threshold_verdict(r),
+                        }
+                    )
+                    for r in limits
+                ],
+                schema=CHECK_RESULT_COLUMNS,
+            ),
+            "failed": dg.MetadataValue.json(
+                [
+                    {"metric": r.name, "value": r.value, "limit": r.limit, "verdict": threshold_verdict(r)}
+                    for r in failed
+                ]
+            ),
+            "provisional_failures": [r.name for r in failed if r.provisional and not r.insufficient],
+            "insufficient_evidence": [r.name for r in limits if r.insufficient],
+        },
+    )
+
+
+def baseline_check(published: PublishedRun, match_required: bool, partition: str) -> dg.AssetCheckResult:
+    """The decisions against the baseline: `compared` only when a baseline existed; the verdict
+    by part, what changed, and the command that accepts it."""
+    checked = published.checked
+    details = baseline_check_details(checked.report, checked.diff, checked.accept)
+    match = next((r for r in checked.report.thresholds if r.name == "matchBaseline"), None)
+    diff = checked.diff
+    passed = match.passed if match is not None else diff is None or diff.decisions_equal
+    metadata: dict[str, dg.RawMetadataValue] = {
+        "partition": partition,
+        "required": match_required,
+        "compared": diff is not None,
+        "baseline": dg.MetadataValue.path(str(published.baseline)),
+        "verdict": details.verdict,
+        "decisions_equal": details.decisions_equal,
+        "changed_cases": len(details.changed_cases),
+        "changed_case_ids": dg.MetadataValue.json(details.changed_cases),
+        "changed_fields": dg.MetadataValue.json(details.decision_changes),
+        "usage": details.usage,
+    }
+    if checked.comparison is not None:
+        metadata["comparison_verdict"] = checked.comparison.verdict
+        metadata["blockers"] = dg.MetadataValue.json([b.to_json_dict() for b in checked.comparison.blockers])
+    if checked.accept is not None:
+        metadata["accept_command"] = accept_markdown(checked.accept)
+    return dg.AssetCheckResult(
+        check_name=BASELINE_CHECK,
+        passed=passed,
+        severity=dg.AssetCheckSeverity.ERROR if match_required else dg.AssetCheckSeverity.WARN,
+        description=f"set {partition}: baseline {details.verdict}",
+        metadata=metadata,
+    )
+
+
+def accept_markdown(command: str) -> dg.MarkdownMetadataValue:
+    return dg.MetadataValue.md(
+        f"When the change is intended, review report.md and accept it:\n\n```\n{command}\n```"
+    )
+
+
+def usage_check(published: PublishedRun, usage_required: bool, partition: str) -> dg.AssetCheckResult:
+    """Tokens, calls and cost against the baseline: reported (a warning) unless thresholds.json
+    makes them blocking."""
+    checked = published.checked
+    diff = checked.diff
+    usage = baseline_check_details(checked.report, diff, None).usage
+    metadata: dict[str, dg.RawMetadataValue] = {
+        "partition": partition,
+        "required": usage_required,
+        "compared": diff is not None,
+        "usage": usage,
+    }
+    if checked.accept is not None:
+        metadata["accept_command"] = accept_markdown(checked.accept)
+    equal = diff is not None and diff.usage_equal
+    return dg.AssetCheckResult(
+        check_name=USAGE_CHECK,
+        passed=equal or (diff is None and not usage_required),
+        severity=dg.AssetCheckSeverity.ERROR if usage_required else dg.AssetCheckSeverity.WARN,
+        description=f"set {partition}: "
+        + ("no baseline" if diff is None else "usage matches the baseline" if equal else usage),
+        metadata=metadata,
+    )
+
+
+def kappa_check(report: AgreementReport) -> dg.AssetCheckResult:
+    """A warning below the guide's target, on an undefined kappa and when no pair was compared."""
+    passed, low = agreement_check(report)
+    return dg.AssetCheckResult(
+        check_name=KAPPA_CHECK,
+        passed=passed,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={
+            "target": TARGET_RISK_KAPPA,
+            "pairs_compared": len(report.pairs),
+            "pairs_below_target": dg.MetadataValue.json(low),
+        },
+    )
+
+
+def rescan_check(result: RescanResult) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        check_name=RESCAN_CHECK,
+        passed=result.applied or not result.affected,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata={"affected_cases": len(result.affected), "applied": result.applied},
+    )

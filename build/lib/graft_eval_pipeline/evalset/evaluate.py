@@ -1,0 +1,83 @@
+"""The whole evaluation in one call: harness, then metrics, then the report.
+
+This is the one place that composes the stages (run → scoring → report, with labeling's
+agreement), so the harness itself needs nothing from the report. `graft-eval run` and the
+Dagster assets both end up here or in the same steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, AgreementTally
+from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail
+from graft_eval_pipeline.evalset.run import RunOptions, collector_policy, run_harness
+from graft_eval_pipeline.evalset.scoring import (
+    EvalReport,
+    LabelAgreement,
+    PairKappa,
+    compute_metrics,
+    round_down,
+    round_up,
+)
+from graft_eval_pipeline.evalset.sets import EvalCase
+
+
+def report_agreement(report: AgreementReport) -> LabelAgreement:
+    """Labeling's per-pair agreement as the report holds it: risk kappa with its interval."""
+    return LabelAgreement(
+        target=TARGET_RISK_KAPPA,
+        pairs=[
+            PairKappa(
+                labelers=p.labelers,
+                n=p.risk.n,
+                kappa=None if p.risk.kappa is None else round(p.risk.kappa, 4),
+                ci95=None if p.risk.ci95 is None else (round_down(p.risk.ci95[0]), round_up(p.risk.ci95[1])),
+                status="undefined" if p.risk.undefined else "ok",
+            )
+            for p in report.pairs
+        ],
+        skipped_pairs=len(report.skipped_pairs),
+    )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The report, and for the synthetic set each case's title and card as report.html shows
+    them (model prose: only that file shows it); None for any other set."""
+
+    report: EvalReport
+    details: dict[str, CaseDetail] | None
+
+
+def evaluate(options: RunOptions) -> Evaluation:
+    """Harness, metrics and report in one call: what `graft-eval run` does before checking.
+
+    The harness streams its cases; the first pass shows each case here once, and only its label
+    data is kept for labeler agreement (every case of the set, as `agreement` over the whole set
+    would see them). For the synthetic set the title and card text of each case are kept for
+    report.html (which holds them all anyway); for a pilot set nothing of the cards is kept.
+    """
+    labels = AgreementTally()
+    details: dict[str, CaseDetail] | None = {} if options.set.meta.kind == "synthetic" else None
+
+    def seen(case: EvalCase) -> None:
+        labels.add(case)
+        if details is not None:
+            details[case.id] = case_detail(case, None)
+
+    def ended(case: EvalCase, result: CardResult) -> None:
+        if details is not None:
+            details[case.id] = case_detail(case, result)
+
+    with collector_policy(options):  # a fake run keeps the collector paused through the report too
+        harness = run_harness(replace(options, on_case=seen, on_result=ended))
+        label_agreement = report_agreement(labels.report())
+        report = build_report(harness, compute_metrics(harness.rows), label_agreement=label_agreement)
+        return Evaluation(report, details)
+
+
+def run_eval(options: RunOptions) -> EvalReport:
+    """The report alone."""
+    return evaluate(options).report

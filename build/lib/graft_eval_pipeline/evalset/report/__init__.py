@@ -1,0 +1,89 @@
+"""Report: build and publish report.json / .md / cases.parquet, the baseline diff, the thresholds
+and the JSON Schemas.
+
+What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
+"""
+
+from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
+from graft_eval_pipeline.evalset.report.brief import brief_markdown
+from graft_eval_pipeline.evalset.report.calibration import calibrate, calibration_markdown, render_calibration
+from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
+from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
+from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, render_comparison
+from graft_eval_pipeline.evalset.report.files import (
+    HTML_FILE,
+    MARKDOWN_FILE,
+    PARQUET_FILE,
+    REPORT_FILE,
+    load_report,
+)
+from graft_eval_pipeline.evalset.report.headline import headline_metadata
+from graft_eval_pipeline.evalset.report.history_table import DEFAULT_LAST, read_history
+from graft_eval_pipeline.evalset.report.html import CaseDetail, case_detail
+from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
+from graft_eval_pipeline.evalset.report.locate import chosen_report, compare_inputs
+from graft_eval_pipeline.evalset.report.paired_stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_RESAMPLES
+from graft_eval_pipeline.evalset.report.publish import (
+    PublishedRun,
+    build_report,
+    default_baseline_path,
+    latest_report_summary,
+    new_run_id,
+    publish_run,
+)
+from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS, baseline_check_details
+from graft_eval_pipeline.evalset.report.runs import run_dirs
+from graft_eval_pipeline.evalset.report.thresholds import (
+    dagster_check_passed,
+    load_thresholds,
+    threshold_verdict,
+)
+from graft_eval_pipeline.evalset.report.trials_render import trials_metadata
+from graft_eval_pipeline.evalset.report.views import open_run
+
+__all__ = [
+    "CASE_KINDS",
+    "DEFAULT_LAST",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "HTML_FILE",
+    "KIND_TITLES",
+    "MARKDOWN_FILE",
+    "MIN_RESAMPLES",
+    "PARQUET_FILE",
+    "REPORT_FILE",
+    "SUMMARY_METRICS",
+    "CaseDetail",
+    "CaseKind",
+    "CaseLine",
+    "Comparison",
+    "PublishedRun",
+    "baseline_check_details",
+    "brief_markdown",
+    "build_report",
+    "calibrate",
+    "calibration_markdown",
+    "case_detail",
+    "check_baseline_target",
+    "chosen_report",
+    "compare_inputs",
+    "compare_reports",
+    "comparison_markdown",
+    "dagster_check_passed",
+    "default_baseline_path",
+    "headline_metadata",
+    "latest_report_summary",
+    "load_report",
+    "load_thresholds",
+    "new_run_id",
+    "open_run",
+    "publish_run",
+    "read_history",
+    "render_calibration",
+    "render_comparison",
+    "render_schemas",
+    "run_dirs",
+    "save_baseline",
+    "threshold_verdict",
+    "trials_metadata",
+]

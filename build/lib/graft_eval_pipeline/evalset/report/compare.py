@@ -1,0 +1,415 @@
+"""Did the change help? Two reports compared case by case, with a noise model and a verdict.
+
+The baseline diff says *whether* anything changed; this says whether the rates moved more than
+case-to-case noise allows. Rows pair by case id; each headline rate gets both values with k/n,
+the paired difference with a bootstrap interval over case ids, the discordant counts and an exact
+McNemar p-value. Blockers override the statistics: a shared case newly under-classified from
+sensitive gold, or newly unavailable with a sensitive floor. Everything here is ids, classes,
+counts and rates (no case content), so it can be printed and stored as Dagster metadata.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from graft_eval_pipeline.card.models import RISK_ORDER, CamelModel, RiskClass
+from graft_eval_pipeline.evalset.report.paired_stats import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MIN_RESAMPLES,
+    mcnemar_exact_p,
+    paired_rate_differences,
+    percentile_interval,
+)
+from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
+from graft_eval_pipeline.evalset.sets import EvalError
+
+Verdict = Literal["improved", "regressed", "no clear difference"]
+Better = Literal["lower", "higher"]
+BlockerKind = Literal["newly_under_classified_sensitive", "newly_unavailable_sensitive_floor"]
+ALPHA = 0.05
+RATE_DECIMALS = 4
+
+
+def _under(row: CaseRow, predicted: RiskClass | None) -> bool:
+    return (
+        row.gold is not None and predicted is not None and RISK_ORDER[predicted] < RISK_ORDER[row.gold.risk]
+    )
+
+
+def _scored(row: CaseRow, predicted: RiskClass | None) -> bool:
+    return row.gold is not None and predicted is not None
+
+
+def _flag_scored(row: CaseRow) -> bool:
+    return row.gold is not None and row.status == "ok" and row.flag in ("tp", "fn")
+
+
+@dataclass(frozen=True)
+class RateSpec:
+    """One rate as a per-case outcome: (is the case in the denominator, does it count)."""
+
+    name: str
+    better: Better
+    outcome: Callable[[CaseRow], tuple[bool, bool]]
+    overall: bool = True  # counts towards the overall verdict (the model-alone rates do not)
+
+
+HEADLINE_RATES: tuple[RateSpec, ...] = (
+    RateSpec("underClassificationFinal", "lower", lambda r: (_scored(r, r.final), _under(r, r.final))),
+    RateSpec(
+        "severeUnderClassificationFinal",
+        "lower",
+        lambda r: (
+            _scored(r, r.final),
+            r.gold is not None and r.gold.risk == "sensitive" and r.final == "trivial",
+        ),
+    ),
+    RateSpec(
+        "exactAccuracyFinal",
+        "higher",
+        lambda r: (_scored(r, r.final), r.gold is not None and r.final == r.gold.risk),
+    ),
+    RateSpec(
+        "overClassificationFinal",
+        "lower",
+        lambda r: (
+            _scored(r, r.final),
+            r.gold is not None and r.final is not None and RISK_ORDER[r.final] > RISK_ORDER[r.gold.risk],
+        ),
+    ),
+    RateSpec("unavailableRate", "lower", lambda r: (True, r.status == "unavailable")),
+    RateSpec("flagRecall", "higher", lambda r: (_flag_scored(r), r.flag == "tp")),
+    RateSpec(
+        "underClassificationModel",
+        "lower",
+        lambda r: (_scored(r, r.model), _under(r, r.model)),
+        overall=False,
+    ),
+    RateSpec(
+        "exactAccuracyModel",
+        "higher",
+        lambda r: (_scored(r, r.model), r.gold is not None and r.model == r.gold.risk),
+        overall=False,
+    ),
+)
+
+
+class RunSide(CamelModel):
+    """What identifies one side of a comparison (ids and names only)."""
+
+    run_id: str
+    set_id: str
+    llm: Literal["fake", "live"]
+    prompt_version: str
+    prompt_fingerprint: str
+    models: str
+    cases: int
+    case_set_hash: str
+
+
+class RateComparison(CamelModel):
+    name: str
+    better: Better
+    in_overall: bool
+    base_k: int
+    base_n: int
+    base: float | None
+    new_k: int
+    new_n: int
+    new: float | None
+    difference: float | None
+    low: float | None
+    high: float | None
+    only_base: int  # cases counted by the base run only (in both denominators)
+    only_new: int  # cases counted by the new run only
+    mcnemar_p: float | None
+    verdict: Verdict
+
+
+class CaseChange(CamelModel):
+    """A shared case whose final class, model class or status changed; ids and classes only."""
+
+    id: str
+    gold: RiskClass | None
+    base_final: RiskClass | None
+    new_final: RiskClass | None
+    base_model: RiskClass | None
+    new_model: RiskClass | None
+    base_status: str | None
+    new_status: str | None
+    notes: list[str]
+
+
+class Blocker(CamelModel):
+    id: str
+    kind: BlockerKind
+    detail: str
+
+
+class UsageTotals(CamelModel):
+    input_tokens: int
+    output_tokens: int
+    calls: int
+    cost_usd: float | None
+
+
+class Comparison(CamelModel):
+    base: RunSide
+    new: RunSide
+    shared: int
+    only_in_base: list[str]
+    only_in_new: list[str]
+    skipped: list[str]
+    gold_differs: list[str]
+    notes: list[str]
+    warnings: list[str]
+    resamples: int
+    seed: int
+    rates: list[RateComparison]
+    verdict: Verdict
+    blockers: list[Blocker]
+    changed: list[CaseChange]
+    base_usage: UsageTotals
+    new_usage: UsageTotals
+
+    @property
+    def failed(self) -> bool:
+        """Exit 1: a rate of the overall verdict regressed, or a blocker fired."""
+        return self.verdict == "regressed" or bool(self.blockers)
+
+
+def run_side(report: EvalReport) -> RunSide:
+    return RunSide(
+        run_id=report.run_id,
+        set_id=report.set.set_id,
+        llm=report.llm,
+        prompt_version=report.prompt.prompt_version,
+        prompt_fingerprint=report.prompt.prompt_fingerprint,
+        models=f"{report.models.fast} / {report.models.strong}",
+        cases=len(report.cases),
+        case_set_hash=report.set.case_set_hash,
+    )
+
+
+def _rate(k: int, n: int) -> float | None:
+    return round(k / n, RATE_DECIMALS) if n else None
+
+
+def _verdict(spec: RateSpec, low: float | None, high: float | None, p: float | None) -> Verdict:
+    """A rate moved when its interval excludes zero and (binary outcome) McNemar agrees."""
+    if low is None or high is None or p is None or p >= ALPHA or low <= 0 <= high:
+        return "no clear difference"
+    worse = (low > 0) == (spec.better == "lower")
+    return "regressed" if worse else "improved"
+
+
+def compare_rates(
+    base: list[CaseRow], new: list[CaseRow], *, resamples: int, seed: int
+) -> list[RateComparison]:
+    """Every headline rate over paired rows (same ids, same order)."""
+    import numpy as np
+
+    outcomes = [[spec.outcome(row) for spec in HEADLINE_RATES] for row in base]
+    new_outcomes = [[spec.outcome(row) for spec in HEADLINE_RATES] for row in new]
+    shape = (len(base), len(HEADLINE_RATES))
+    b = np.array(outcomes, dtype=np.float64).reshape(*shape, 2)
+    c = np.array(new_outcomes, dtype=np.float64).reshape(*shape, 2)
+    b_den, b_num = b[..., 0], b[..., 0] * b[..., 1]
+    n_den, n_num = c[..., 0], c[..., 0] * c[..., 1]
+    replicates = paired_rate_differences(b_num, b_den, n_num, n_den, resamples=resamples, seed=seed)
+    results = []
+    for j, spec in enumerate(HEADLINE_RATES):
+        base_k, base_n = int(b_num[:, j].sum()), int(b_den[:, j].sum())
+        new_k, new_n = int(n_num[:, j].sum()), int(n_den[:, j].sum())
+        base_rate, new_rate = _rate(base_k, base_n), _rate(new_k, new_n)
+        both = (b_den[:, j] > 0) & (n_den[:, j] > 0)
+        only_base = int((both & (b_num[:, j] > 0) & (n_num[:, j] == 0)).sum())
+        only_new = int((both & (n_num[:, j] > 0) & (b_num[:, j] == 0)).sum())
+        defined = base_n > 0 and new_n > 0
+        interval = percentile_interval(replicates[:, j]) if defined else None
+        low = round(interval.low, RATE_DECIMALS) if interval else None
+        high = round(interval.high, RATE_DECIMALS) if interval else None
+        p = mcnemar_exact_p(only_base, only_new) if both.any() else None
+        results.append(
+            RateComparison(
+                name=spec.name,
+                better=spec.better,
+                in_overall=spec.overall,
+                base_k=base_k,
+                base_n=base_n,
+                base=base_rate,
+                new_k=new_k,
+                new_n=new_n,
+                new=new_rate,
+                difference=round(new_k / new_n - base_k / base_n, RATE_DECIMALS) if defined else None,
+                low=low,
+                high=high,
+                only_base=only_base,
+                only_new=only_new,
+                mcnemar_p=p,
+                verdict=_verdict(
+                    spec, interval.low if interval else None, interval.high if interval else None, p
+                ),
+            )
+        )
+    return results
+
+
+def overall_verdict(rates: list[RateComparison]) -> Verdict:
+    counted = [r.verdict for r in rates if r.in_overall]
+    if "regressed" in counted:
+        return "regressed"
+    return "improved" if "improved" in counted else "no clear difference"
+
+
+def blockers(base: list[CaseRow], new: list[CaseRow]) -> list[Blocker]:
+    """Override the statistics: one such case fails the comparison whatever the rates say."""
+    found = []
+    for old, cur in zip(base, new, strict=True):
+        if (
+            cur.gold is not None
+            and cur.gold.risk == "sensitive"
+            and _under(cur, cur.final)
+            and not _under(old, old.final)
+        ):
+            found.append(
+                Blocker(
+                    id=cur.id,
+                    kind="newly_under_classified_sensitive",
+                    detail=f"gold sensitive, final {old.final} → {cur.final}",
+                )
+            )
+        if cur.status == "unavailable" and old.status != "unavailable" and cur.floor == "sensitive":
+            found.append(
+                Blocker(
+                    id=cur.id,
+                    kind="newly_unavailable_sensitive_floor",
+                    detail=f"floor sensitive, status {old.status} → unavailable",
+                )
+            )
+    return found
+
+
+def _notes(old: CaseRow, cur: CaseRow) -> list[str]:
+    notes = []
+    if _under(cur, cur.final) and not _under(old, old.final):
+        notes.append("newly under-classified")
+    elif _under(old, old.final) and not _under(cur, cur.final):
+        notes.append("no longer under-classified")
+    if cur.status == "unavailable" and old.status != "unavailable":
+        notes.append("newly unavailable")
+    elif old.status == "unavailable" and cur.status != "unavailable":
+        notes.append("available again")
+    return notes
+
+
+def changed_cases(base: list[CaseRow], new: list[CaseRow]) -> list[CaseChange]:
+    return [
+        CaseChange(
+            id=cur.id,
+            gold=cur.gold.risk if cur.gold is not None else None,
+            base_final=old.final,
+            new_final=cur.final,
+            base_model=old.model,
+            new_model=cur.model,
+            base_status=old.status,
+            new_status=cur.status,
+            notes=_notes(old, cur),
+        )
+        for old, cur in zip(base, new, strict=True)
+        if (old.final, old.model, old.status) != (cur.final, cur.model, cur.status)
+    ]
+
+
+def usage_totals(rows: list[CaseRow]) -> UsageTotals:
+    costs = [r.cost_usd for r in rows]
+    return UsageTotals(
+        input_tokens=sum(r.usage.input_tokens for r in rows),
+        output_tokens=sum(r.usage.output_tokens for r in rows),
+        calls=sum(r.usage.calls for r in rows),
+        cost_usd=None if None in costs else round(sum(c or 0.0 for c in costs), 6),
+    )
+
+
+def _short(fingerprint: str) -> str:
+    return fingerprint[:8]
+
+
+def header_notes(base: EvalReport, new: EvalReport) -> list[str]:
+    """What else differs between the runs, stated rather than refused."""
+    notes = []
+    if base.set.set_id != new.set.set_id:
+        notes.append(f"other set: {base.set.set_id} → {new.set.set_id}")
+    bp, np_ = base.prompt, new.prompt
+    if bp.prompt_fingerprint != np_.prompt_fingerprint or bp.prompt_version != np_.prompt_version:
+        notes.append(
+            f"other prompt: {bp.prompt_version} ({_short(bp.prompt_fingerprint)}) → "
+            f"{np_.prompt_version} ({_short(np_.prompt_fingerprint)})"
+        )
+    if base.models != new.models:
+        notes.append(f"other models: {run_side(base).models} → {run_side(new).models}")
+    if base.llm != new.llm:
+        notes.append(f"other mode: {base.llm} → {new.llm}")
+    return notes
+
+
+def compare_reports(
+    base: EvalReport,
+    new: EvalReport,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Comparison:
+    """Pair the runs' rows by case id and compare; EvalError when nothing can be paired."""
+    if resamples < MIN_RESAMPLES:
+        raise EvalError(f"resamples must be at least {MIN_RESAMPLES:,} for a stable 95% interval")
+    base_rows = {r.id: r for r in base.cases}
+    new_rows = {r.id: r for r in new.cases}
+    shared_ids = sorted(set(base_rows) & set(new_rows))
+    skipped = [i for i in shared_ids if base_rows[i].skipped is not None or new_rows[i].skipped is not None]
+    paired = [i for i in shared_ids if i not in set(skipped)]
+    if not paired:
+        raise EvalError(
+            f"runs {base.run_id} and {new.run_id} share no case that ran in both: nothing to compare"
+        )
+    old = [base_rows[i] for i in paired]
+    cur = [new_rows[i] for i in paired]
+    only_base = sorted(set(base_rows) - set(new_rows))
+    only_new = sorted(set(new_rows) - set(base_rows))
+    gold_differs = [i for i in shared_ids if base_rows[i].gold != new_rows[i].gold]
+    warnings = []
+    if only_base or only_new:
+        warnings.append(
+            f"the runs cover different cases: compared on the {len(paired)} shared ones "
+            f"({len(only_base)} only in base, {len(only_new)} only in new)"
+        )
+    if gold_differs:
+        warnings.append(
+            f"gold differs on {len(gold_differs)} shared case(s) ({', '.join(gold_differs)}): "
+            "each run is scored against its own gold"
+        )
+    if skipped:
+        warnings.append(f"{len(skipped)} shared case(s) skipped in one run (budget or secret) are left out")
+    rates = compare_rates(old, cur, resamples=resamples, seed=seed)
+    return Comparison(
+        base=run_side(base),
+        new=run_side(new),
+        shared=len(paired),
+        only_in_base=only_base,
+        only_in_new=only_new,
+        skipped=skipped,
+        gold_differs=gold_differs,
+        notes=header_notes(base, new),
+        warnings=warnings,
+        resamples=resamples,
+        seed=seed,
+        rates=rates,
+        verdict=overall_verdict(rates),
+        blockers=blockers(old, cur),
+        changed=changed_cases(old, cur),
+        base_usage=usage_totals(old),
+        new_usage=usage_totals(cur),
+    )

@@ -1,0 +1,130 @@
+"""How the headline rates moved over a set's runs: `runs/<runId>/report.json`, oldest first
+(the HTML report's history charts, and `graft-eval history` through history_table.py).
+
+Only the metrics of each report are read (plain JSON, no validation of every case row), so a
+set with many large runs still renders quickly; a report that cannot be read is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graft_eval_pipeline.evalset.report.files import REPORT_FILE
+from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES
+from graft_eval_pipeline.evalset.report.runs import run_dirs
+from graft_eval_pipeline.evalset.scoring import EvalReport
+
+MAX_HISTORY = 50
+
+
+@dataclass(frozen=True)
+class RatePoint:
+    """One rate of one run: k of n, the value, its 95% interval and (under-classification)
+    the one-sided upper bound. A schemaVersion 1 report holds the value alone."""
+
+    k: int | None
+    n: int | None
+    value: float | None
+    ci95: tuple[float, float] | None = None
+    upper95: float | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "n": self.n,
+            "value": self.value,
+            "ci95": list(self.ci95) if self.ci95 is not None else None,
+            "upper95": self.upper95,
+        }
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    run_id: str
+    llm: str
+    case_set_hash: str
+    rates: dict[str, float | None]  # headline metric -> value
+    evidence: dict[str, RatePoint] = field(default_factory=dict)  # headline metric -> k, n, bounds
+    passed: bool | None = None  # the report's `pass`: every threshold passed (also the baseline match)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "runId": self.run_id,
+            "llm": self.llm,
+            "caseSetHash": self.case_set_hash,
+            "pass": self.passed,
+            "rates": {name: rate.to_json_dict() for name, rate in self.evidence.items()},
+        }
+
+
+def _number(value: Any) -> float | None:
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return None if value is None else float(value)
+    raise TypeError("not a number")
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise TypeError("not a count")
+
+
+def _rate_point(stored: Any) -> RatePoint:
+    """A stored rate: `{k, n, value, ci95, method[, upper95]}` (schema 2) or a bare number (schema 1)."""
+    if not isinstance(stored, dict):
+        return RatePoint(None, None, _number(stored))
+    ci95 = stored.get("ci95")
+    interval = None
+    if ci95 is not None:
+        low, high = ci95
+        interval = (float(_number(low) or 0.0), float(_number(high) or 0.0))
+    return RatePoint(
+        _count(stored["k"]),
+        _count(stored["n"]),
+        _number(stored.get("value")),
+        interval,
+        _number(stored.get("upper95")),
+    )
+
+
+def _point_of(data: dict[str, Any]) -> HistoryPoint:
+    """A report's JSON (as on disk) -> its history point; KeyError, TypeError or ValueError when
+    it is not a report."""
+    metrics = data["metrics"]
+    evidence = {name: _rate_point(metrics.get(name)) for name in HEADLINE_RATES}
+    passed = data.get("pass")
+    return HistoryPoint(
+        str(data["runId"]),
+        str(data["llm"]),
+        str(data["set"]["caseSetHash"]),
+        {name: rate.value for name, rate in evidence.items()},
+        evidence,
+        passed if isinstance(passed, bool) else None,
+    )
+
+
+def _point(report: EvalReport) -> HistoryPoint:
+    fields = {"run_id", "llm", "set", "metrics", "passed"}
+    return _point_of(report.model_dump(mode="json", by_alias=True, include=fields))
+
+
+def read_point(path: Path) -> HistoryPoint | None:
+    try:
+        return _point_of(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def load_history(set_dir: Path, report: EvalReport, limit: int = MAX_HISTORY) -> list[HistoryPoint]:
+    """The set's runs up to and including `report` (which need not be on disk yet), oldest first,
+    the last `limit` of them."""
+    runs = run_dirs(set_dir)
+    names = [p.name for p in runs]
+    # publishing: every run on disk is earlier; re-rendering a past run: those before it
+    earlier = runs[: names.index(report.run_id)] if report.run_id in names else runs
+    earlier = earlier[-(limit - 1) :] if limit > 1 else []
+    points = [point for p in earlier if (point := read_point(p / REPORT_FILE)) is not None]
+    return [*points, _point(report)]

@@ -1,0 +1,205 @@
+"""Evaluation reports (spec 6.6, E22, E23): build one, and publish a run (diff, check, write).
+
+Reports hold ids, classes, rule ids, counts, booleans, tokens and cost only (E8), so they can be
+printed, committed as a baseline (synthetic) and shown as Dagster metadata. The parts live
+beside this module: `baseline` (diff, save), `thresholds` (6.5), `report_render` (report.md
+and the summary) and `report_files` (report.json, report.md, cases.parquet on disk).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, accept_command, diff_reports
+from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
+from graft_eval_pipeline.evalset.report.files import (
+    REPORT_FILE,
+    load_any_report,
+    load_report,
+    write_run_outputs,
+)
+from graft_eval_pipeline.evalset.report.html import CaseDetail, set_html
+from graft_eval_pipeline.evalset.report.legacy import ReportV1
+from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
+from graft_eval_pipeline.evalset.report.thresholds import (
+    ThresholdBlock,
+    check_failed,
+    check_thresholds,
+    with_thresholds,
+)
+from graft_eval_pipeline.evalset.scoring import (
+    REPORT_SCHEMA_VERSION,
+    EvalReport,
+    HarnessRun,
+    LabelAgreement,
+    Metrics,
+    total_cost,
+    trials_summary,
+)
+from graft_eval_pipeline.evalset.sets import (
+    BASELINE_FILE,
+    RUNS_DIR,
+    CaseSet,
+    EvalError,
+    SetMeta,
+    check_output_target,
+)
+
+
+def new_run_id(now: datetime, suffix: str | None = None) -> str:
+    """`YYYYMMDDTHHMMSSZ-xxxx`: sortable by time, unique enough for two runs in one second."""
+    return now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + (suffix or secrets.token_hex(2))
+
+
+def build_report(
+    harness: HarnessRun,
+    metrics: Metrics,
+    run_id: str | None = None,
+    label_agreement: LabelAgreement | None = None,
+) -> EvalReport:
+    """The report before thresholds are checked (they need the baseline diff).
+
+    `label_agreement` comes from the labeling stage (the caller composes the two); None when it
+    was not computed.
+    """
+    return EvalReport(
+        schema_version=REPORT_SCHEMA_VERSION,
+        run_id=run_id or new_run_id(harness.created_at),
+        created_at=harness.created_at.astimezone(UTC).replace(microsecond=0),
+        set=harness.set,
+        prompt=harness.prompt,
+        models=harness.models,
+        llm=harness.llm,
+        git=harness.git,
+        run=harness.run,
+        metrics=metrics,
+        label_agreement=label_agreement,
+        cases=sorted(harness.rows, key=lambda r: r.id),
+        thresholds=[],
+        passed=True,
+        trials=(
+            trials_summary(
+                [*harness.rows, *harness.trial_rows],
+                harness.trials,
+                total_cost([*harness.rows, *harness.trial_rows]),
+            )
+            if harness.trials > 1
+            else None
+        ),
+    )
+
+
+def default_baseline_path(set_dir: Path, meta: SetMeta) -> Path:
+    """Pilot sets keep their baseline inside the set; the synthetic one is committed beside it."""
+    if meta.kind == "pilot":
+        return Path(set_dir) / BASELINE_FILE
+    return Path(set_dir).parent / "baselines" / f"{meta.set_id}.json"
+
+
+def default_out_dir(set_dir: Path, report: EvalReport) -> Path:
+    return Path(set_dir) / RUNS_DIR / report.run_id
+
+
+@dataclass(frozen=True)
+class CheckedRun:
+    """A report with its thresholds checked against an optional baseline, ready to write."""
+
+    report: EvalReport
+    diff: BaselineDiff | None
+    markdown: str
+    comparison: Comparison | None = None  # live runs: the paired comparison with the baseline
+    accept: str | None = None  # the command that makes these results the baseline
+
+    @property
+    def failed(self) -> bool:
+        return check_failed(self.report.thresholds)
+
+    @property
+    def baseline_failed(self) -> bool:
+        return any(t.name.startswith("matchBaseline") and not t.passed for t in self.report.thresholds)
+
+    def summary(self) -> str:
+        return summary_text(self.report, self.diff, self.report.thresholds, self.accept, self.comparison)
+
+
+def check_run(
+    report: EvalReport,
+    baseline: EvalReport | ReportV1 | None,
+    thresholds: dict[str, ThresholdBlock],
+    strict: bool,
+    accept_if_changed: str | None = None,
+) -> CheckedRun:
+    """Diff against the baseline, check the thresholds, render report.md (CLI and main job).
+
+    A live run is also compared with the baseline case by case: its answers vary from run to run,
+    so its baseline gate is the comparison's verdict rather than equality. `accept_if_changed`,
+    the command that would make these results the baseline, is shown when they differ from it
+    (or there is none).
+    """
+    diff = diff_reports(baseline, report) if baseline is not None else None
+    comparison = None
+    if isinstance(baseline, EvalReport) and report.llm == "live":  # version-1 rows are not CaseRows
+        try:
+            comparison = compare_reports(baseline, report)
+        except EvalError:  # no case in common: the gate falls back to equality, which fails
+            comparison = None
+    checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict, comparison))
+    accept = accept_if_changed if diff is None or not diff.equal else None
+    return CheckedRun(checked, diff, render_markdown(checked, diff, accept, comparison), comparison, accept)
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    checked: CheckedRun
+    out_dir: Path
+    baseline: Path  # the baseline compared with (it exists when `checked.diff` is not None)
+
+
+def publish_run(
+    cs: CaseSet,
+    report: EvalReport,
+    *,
+    thresholds: dict[str, ThresholdBlock],
+    strict: bool,
+    baseline: Path | None = None,
+    out: Path | None = None,
+    results: Mapping[str, CardResult] | None = None,
+    details: Mapping[str, CaseDetail] | None = None,
+) -> PublishedRun:
+    """Diff against the baseline (default: the set's own), check, write the run's four files.
+
+    The one path from a report to disk, shared by `graft-eval run` and the Dagster report asset.
+    `results` (the run's cards), or `details` (each case's title and card, kept as the run went),
+    only serve the synthetic set's report.html.
+    """
+    if out is not None:
+        check_output_target(out, "--out")
+    baseline_path = baseline or default_baseline_path(cs.dir, cs.meta)
+    previous = load_any_report(baseline_path) if baseline_path.is_file() else None
+    accept = accept_command(cs.dir, baseline_path, live=report.llm == "live")
+    checked = check_run(report, previous, thresholds, strict, accept)
+    out_dir = out or default_out_dir(cs.dir, checked.report)
+    html = set_html(cs, checked.report, checked.diff, results, details)
+    write_run_outputs(out_dir, checked.report, checked.markdown, html)
+    return PublishedRun(checked, out_dir, baseline_path)
+
+
+def latest_report_summary(cs: CaseSet) -> str:
+    """The newest `runs/<runId>/report.json` (run ids sort by time), diffed with the set's baseline."""
+    reports = sorted((Path(cs.dir) / RUNS_DIR).glob(f"*/{REPORT_FILE}"))
+    if not reports:
+        raise EvalError(f"set {cs.set_id} has no report yet: run `graft-eval run --set {cs.dir}` first")
+    report = load_report(reports[-1])
+    baseline_path = default_baseline_path(cs.dir, cs.meta)
+    diff = diff_reports(load_any_report(baseline_path), report) if baseline_path.is_file() else None
+    accept = (
+        None
+        if diff is not None and diff.equal
+        else accept_command(cs.dir, baseline_path, report.llm == "live")
+    )
+    return summary_text(report, diff, report.thresholds, accept) + f"report: {reports[-1]}\n"

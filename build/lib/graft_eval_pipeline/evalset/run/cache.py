@@ -1,0 +1,82 @@
+"""The live result cache (spec E20): a prompt iteration re-pays only for cases that changed.
+
+Key: SHA-256 of the canonical JSON of `[inputHash, promptFingerprint(), "live"]`. The input hash
+covers the prepared inputs, PROMPT_VERSION, both models, efforts, limits and sensitive globs;
+the fingerprint covers prompt or schema text edited without a version bump. Entries hold model
+prose, so they go through `write_private`: sealed `cache/<key>.json.enc` in a pilot set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+from pydantic import ValidationError
+
+from graft_eval_pipeline.card.models import RETRYABLE_FAILURES, CamelModel, CardInputs
+from graft_eval_pipeline.card.options import GenerateOptions
+from graft_eval_pipeline.card.prepare import prepare_card_inputs
+from graft_eval_pipeline.card.prompts import canonical_json, prompt_fingerprint
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.sets import CACHE_DIR, CaseSet, EvalError, read_private, write_private
+
+LIVE_MODE = "live"
+
+
+class CacheEntry(CamelModel):
+    """One cached live card: the result (its `calls` carry per-model usage) and what it cost."""
+
+    key: str
+    created_at: datetime
+    cost_usd: float | None
+    result: CardResult
+
+
+def cache_key(input_hash: str, fingerprint: str | None = None, trial: int = 0) -> str:
+    """`fingerprint` defaults to the prompts of the running code; trial 0 keeps the key it had
+    before --trials existed, each other trial has its own."""
+    parts: list[object] = [input_hash, fingerprint or prompt_fingerprint(), LIVE_MODE]
+    if trial:
+        parts.append(trial)
+    return hashlib.sha256(canonical_json(parts).encode("utf-8")).hexdigest()
+
+
+def entry_path(key: str) -> str:
+    """The logical path inside the set (`write_private` adds `.enc` in a pilot set)."""
+    return f"{CACHE_DIR}/{key}.json"
+
+
+def is_cacheable(result: CardResult) -> bool:
+    """Cached unless some call failed in a retryable way (unavailable, timeout, rate_limited).
+
+    Transient failures must not be frozen in: this covers a retryable writer failure (the card is
+    unavailable) and also a verifier timeout on an ok card. `too_large` makes no call, and a
+    refusal or invalid output would come back the same, so those are cached.
+    """
+    return not any(call.failure in RETRYABLE_FAILURES for call in result.calls)
+
+
+def read_entry(cs: CaseSet, key: str) -> CacheEntry | None:
+    """The entry under `key`, or None; an unreadable entry is an error naming its key only."""
+    text = read_private(cs, entry_path(key))
+    if text is None:
+        return None
+    try:
+        entry = CacheEntry.model_validate_json(text)
+    except ValidationError:
+        raise EvalError(
+            f"cache entry {key} of set {cs.set_id} is not valid: delete it (or run with --no-cache)"
+        ) from None
+    if entry.key != key:
+        raise EvalError(f"cache entry {key} of set {cs.set_id} holds another key: delete it")
+    return entry
+
+
+def write_entry(cs: CaseSet, entry: CacheEntry) -> None:
+    write_private(cs, entry_path(entry.key), entry.model_dump_json(by_alias=True))
+
+
+def cached_result(cs: CaseSet, inputs: CardInputs, options: GenerateOptions) -> CardResult | None:
+    """The cached live card for these inputs under the running prompts and these options (`show`)."""
+    entry = read_entry(cs, cache_key(prepare_card_inputs(inputs, options).input_hash))
+    return None if entry is None else entry.result

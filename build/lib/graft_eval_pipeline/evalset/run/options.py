@@ -1,0 +1,138 @@
+"""What a run is asked to do: `RunOptions`, its defaults, and the case selection (--cases, --tag).
+
+The CLI and the Dagster `harness_run` config both build a `RunOptions`; every default they show
+comes from here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, Protocol
+
+from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card.options import GenerateOptions, Models
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
+from graft_eval_pipeline.evalset.scoring import GitInfo, git_info
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalError, list_case_ids
+
+DEFAULT_CONCURRENCY = {"fake": 8, "live": 4}
+DEFAULT_TIMEOUT_MS = 120_000
+CODE_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class ProgressEvery:
+    """Summarise progress instead of a line per case: a summary every `cases` cases (default: a
+    tenth of the run) or `seconds` seconds, whichever comes first, and the first `max_failures`
+    failed or skipped cases one by one. Dagster uses it (each log line there is an event in its
+    database), and so does the CLI when stderr is not a terminal."""
+
+    cases: int | None = None
+    seconds: float = 10.0
+    max_failures: int = 20
+
+
+class ProgressBar(Protocol):
+    """A live view of a run's progress (the CLI's bar on a terminal): told the total, then each
+    finished case's count and status counts, and the lines worth keeping (failed and skipped
+    cases: ids and classes only). `finish` ends the view; it may be called more than once."""
+
+    def start(self, total: int) -> None: ...
+
+    def advance(self, done: int, counts: str) -> None: ...
+
+    def note(self, line: str) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything a run needs; clocks, the live client and the confirmation are injected.
+
+    `progress` receives the live estimate and then one line per case holding its id and
+    classes only, or with `progress_every` summary lines and the failed or skipped cases.
+    `progress_bar` (a terminal) shows the cases instead of `progress`, with the same
+    failed or skipped case lines above it.
+    `on_estimate` sees the live estimate before the confirmation and before any call (Dagster
+    records it as metadata). `on_case` sees each case of the set, selected or not, as the first
+    pass reads it (the evaluation keeps their labels to measure labeler agreement, without
+    reading the set again or holding the cases). `on_result` sees each case and its card as it
+    ends (the synthetic set's report.html shows the cards).
+    `confirm` is required in live mode.
+    `allow_secrets` sends a live case even when the secret rules find a secret in its prompt
+    text (by default it is skipped as `secret_detected`).
+    `batch` sends live calls through the Message Batches API (half price, answers within 24 h);
+    `adaptive` paces interactive calls with the adaptive limiter (off only to compare, in the
+    bench). `clock` (monotonic seconds) and `sleep` pace the limiter and the batch polling.
+    """
+
+    set: CaseSet
+    mode: Literal["fake", "live"] = "fake"
+    llm_factory: Callable[[], LlmClient] | None = None
+    models: Models = field(default_factory=Models)
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    concurrency: int | None = None
+    max_cost_usd: float = DEFAULT_MAX_COST_USD
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    use_cache: bool = True
+    allow_secrets: bool = False
+    case_filter: Callable[[str, list[str]], bool] | None = None
+    confirm: Callable[[Estimate], Awaitable[bool]] | None = None
+    on_estimate: Callable[[Estimate], None] | None = None
+    on_case: Callable[[EvalCase], None] | None = None
+    on_result: Callable[[EvalCase, CardResult], None] | None = None
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
+    progress: Callable[[str], None] | None = None
+    progress_every: ProgressEvery | None = None
+    progress_bar: ProgressBar | None = None
+    git: Callable[[], GitInfo] = field(default=lambda: git_info(CODE_DIR))
+    batch: bool = False
+    adaptive: bool = True
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    trials: int = 1
+    """Runs of each case (--trials): each trial has its own cache entry; rows carry the trial."""
+    card_results: str | None = None
+    """A path inside the set where each card result is written as its case ends (sealed in a
+    pilot set; the Dagster harness asset keeps them); None keeps none (the CLI's runs)."""
+
+    @property
+    def effective_concurrency(self) -> int:
+        return self.concurrency if self.concurrency is not None else DEFAULT_CONCURRENCY[self.mode]
+
+
+def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> GenerateOptions:
+    """The case's floorConfig reaches the floor through the configured sensitive globs."""
+    return GenerateOptions(
+        models=models,
+        extra_sensitive_globs=tuple(case.floor_config.extra_sensitive_globs),
+        timeout_ms=timeout_ms,
+    )
+
+
+def progress_line(case_id: str, result: CardResult, *, cached: bool = False) -> str:
+    """Ids and classes only."""
+    line = f"{case_id} floor {result.risk.floor} final {result.risk.final} {result.status}"
+    line += f" ({result.failure_reason})" if result.failure_reason else ""
+    return line + (" cached" if cached else "")
+
+
+def case_filter_for(
+    cs: CaseSet, case_ids: Sequence[str], tag: str | None
+) -> Callable[[str, list[str]], bool] | None:
+    """--cases and --tag; an unknown id is a usage error, not an empty run."""
+    wanted = set(case_ids)
+    unknown = sorted(wanted - set(list_case_ids(cs)))
+    if unknown:
+        raise EvalError(f"--cases: {len(unknown)} id(s) not in set {cs.set_id}: {', '.join(unknown)}")
+    if not wanted and tag is None:
+        return None
+    return lambda case_id, tags: (not wanted or case_id in wanted) and (tag is None or tag in tags)

@@ -1,0 +1,106 @@
+"""Progress of a run, in one of three views:
+
+- a line per finished case (the default of `RunOptions.progress`);
+- with `ProgressEvery`, a summary every N cases or seconds plus the failed or skipped cases
+  (Dagster, where each line is an event in its database: one per case made a 5,000-case run ten
+  times slower there than on the CLI; and the CLI when stderr is not a terminal);
+- with a `ProgressBar`, a bar with count, rate and ETA (the CLI on a terminal), the failed or
+  skipped cases printed above it.
+
+Lines hold ids, classes, status and failure codes only (E8).
+"""
+
+from __future__ import annotations
+
+from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.run.options import ProgressEvery, RunOptions, progress_line
+
+SUMMARY_PARTS = 10  # default summary step: a tenth of the run
+
+
+class CaseProgress:
+    """Told about each finished case; writes to `options.progress_bar` when there is one, else
+    to `options.progress` (nothing when both are None)."""
+
+    def __init__(self, options: RunOptions, total: int) -> None:
+        self.sink = options.progress
+        self.bar = options.progress_bar
+        self.every = options.progress_every
+        self.max_noted = (self.every or ProgressEvery()).max_failures
+        self.now_ms = options.now_ms
+        self.total = total
+        self.step = max(1, -(-total // SUMMARY_PARTS))
+        if self.every is not None and self.every.cases is not None:
+            self.step = max(1, self.every.cases)
+        self.done = self.unavailable = self.skipped = self.cached = self.noted = 0
+        self.started_ms = self.last_ms = self.now_ms()
+        if self.bar is not None:
+            self.bar.start(total)
+
+    def case(
+        self,
+        case_id: str,
+        result: CardResult | None,
+        *,
+        cached: bool = False,
+        floor: str = "",
+        skipped: str = "budget",
+    ) -> None:
+        """One finished case: `result` None means it was skipped (its floor class and why given)."""
+        if self.sink is None and self.bar is None:
+            return
+        line = (
+            f"{case_id} floor {floor} skipped ({skipped})"
+            if result is None
+            else progress_line(case_id, result, cached=cached)
+        )
+        if self.sink is not None and self.every is None and self.bar is None:
+            self.sink(line)
+            return
+        self.done += 1
+        self.cached += cached
+        self.skipped += result is None
+        self.unavailable += result is not None and result.status == "unavailable"
+        if (result is None or result.status == "unavailable") and self.noted < self.max_noted:
+            self.noted += 1
+            more = (
+                " (further failed or skipped cases are only counted)" if self.noted == self.max_noted else ""
+            )
+            self._note(line + more)
+        if self.bar is not None:
+            self.bar.advance(self.done, self.counts())
+            return
+        now = self.now_ms()
+        if self.done < self.total and (
+            self.done % self.step == 0 or now - self.last_ms >= (self.every or ProgressEvery()).seconds * 1000
+        ):
+            self.last_ms = now
+            self._note(self.summary(now))
+
+    def _note(self, line: str) -> None:
+        if self.bar is not None:
+            self.bar.note(line)
+        elif self.sink is not None:
+            self.sink(line)
+
+    def counts(self) -> str:
+        return f"{self.unavailable} unavailable, {self.skipped} skipped, {self.cached} cached"
+
+    def summary(self, now_ms: int) -> str:
+        elapsed_s = max(now_ms - self.started_ms, 1) / 1000
+        rate = self.done / elapsed_s
+        left = (
+            f", about {(self.total - self.done) / rate:.0f} s left" if rate and self.done < self.total else ""
+        )
+        share = 100 * self.done / self.total if self.total else 100
+        return (
+            f"progress: {self.done} of {self.total} cases ({share:.0f} %), {self.counts()}; "
+            f"{rate:.0f} cases/s{left}"
+        )
+
+    def finish(self) -> None:
+        """The closing summary (summary mode), or the bar's end."""
+        if self.bar is not None:
+            self.bar.finish()
+        elif self.sink is not None and self.every is not None:
+            self.sink(self.summary(self.now_ms()).replace("progress:", "done:", 1))

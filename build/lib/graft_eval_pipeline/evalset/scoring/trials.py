@@ -1,0 +1,115 @@
+"""What repeated trials (--trials N) say together: per-case agreement, rates with intervals
+clustered by case, flaky cases and the worst-case view.
+
+The trials of one case are not independent draws, so a rate's interval treats each case as a
+cluster (the cluster-robust variance of a ratio of sums); the standard metrics stay on trial 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+
+from graft_eval_pipeline.card.models import RISK_ORDER
+from graft_eval_pipeline.evalset.scoring.intervals import CONFIDENCE, normal_quantile, wilson
+from graft_eval_pipeline.evalset.scoring.rates import RATE_DECIMALS, rate, rate_stat, rounded
+from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, TrialCase, TrialRate, TrialsSummary
+
+Outcome = Callable[[str, str], bool]
+TRIAL_RATES: dict[str, Outcome] = {
+    "underClassification": lambda g, p: RISK_ORDER[p] < RISK_ORDER[g],
+    "severeUnderClassification": lambda g, p: g == "sensitive" and p == "trivial",
+    "overClassification": lambda g, p: RISK_ORDER[p] > RISK_ORDER[g],
+    "exactAccuracy": lambda g, p: g == p,
+}
+
+
+def cluster_interval(
+    counts: Sequence[float], sizes: Sequence[float], confidence: float = CONFIDENCE
+) -> tuple[float, float] | None:
+    """The interval of sum(counts) / sum(sizes) with each case a cluster (count of events over
+    size trials): normal, cluster-robust variance G/(G-1) * sum((y_i - p m_i)^2) / (sum m_i)^2.
+    At p = 0 or 1 (no variance) the Wilson interval over the cases; None without two cases."""
+    pairs = [(y, m) for y, m in zip(counts, sizes, strict=True) if m > 0]
+    clusters, total = len(pairs), sum(m for _, m in pairs)
+    if clusters < 2:
+        return None
+    p = sum(y for y, _ in pairs) / total
+    variance = clusters / (clusters - 1) * sum((y - p * m) ** 2 for y, m in pairs) / total**2
+    if variance == 0:
+        return wilson(p * clusters, clusters, confidence)
+    half = normal_quantile(0.5 + confidence / 2) * math.sqrt(variance)
+    return max(p - half, 0.0), min(p + half, 1.0)
+
+
+def _scored(row: CaseRow) -> tuple[str, str] | None:
+    """(gold, final) of a scored trial that produced a final class, else None."""
+    if row.skipped is not None or row.gold is None or row.final is None:
+        return None
+    return row.gold.risk, row.final
+
+
+def trial_rate(by_case: dict[str, list[CaseRow]], trials: int, outcome: Outcome) -> TrialRate:
+    """Pooled over (case, trial) pairs, clustered by case; `perTrial` is each trial's own rate."""
+    counts: list[int] = []
+    sizes: list[int] = []
+    per_trial_k, per_trial_n = [0] * trials, [0] * trials
+    for rows in by_case.values():
+        y = m = 0
+        for row in rows:
+            pair = _scored(row)
+            if pair is None:
+                continue
+            hit = outcome(*pair)
+            y, m = y + hit, m + 1
+            per_trial_k[row.trial] += hit
+            per_trial_n[row.trial] += 1
+        counts.append(y)
+        sizes.append(m)
+    k, n = sum(counts), sum(sizes)
+    mean = rate(k, n)
+    return TrialRate(
+        k=k,
+        n=n,
+        mean=None if mean is None else round(mean, RATE_DECIMALS),
+        ci95=rounded(cluster_interval(counts, sizes)),
+        per_trial=[
+            None if (r := rate(a, b)) is None else round(r, RATE_DECIMALS)
+            for a, b in zip(per_trial_k, per_trial_n, strict=True)
+        ],
+    )
+
+
+def trials_summary(rows: Sequence[CaseRow], trials: int, cost_usd: float | None) -> TrialsSummary:
+    """`rows`: every trial's rows (each carries its `trial`); trial 0's are the report's cases."""
+    by_case: dict[str, list[CaseRow]] = defaultdict(list)
+    for row in rows:
+        by_case[row.id].append(row)
+    cases: list[TrialCase] = []
+    under_any = scored_cases = 0
+    is_under = TRIAL_RATES["underClassification"]
+    for case_id in sorted(by_case):
+        ordered = sorted(by_case[case_id], key=lambda r: r.trial)
+        pairs = [p for r in ordered if (p := _scored(r)) is not None]
+        under = sum(is_under(*p) for p in pairs)
+        ran = {r.final for r in ordered if r.skipped is None}
+        cases.append(
+            TrialCase(
+                id=case_id,
+                finals=[r.final for r in ordered],
+                under_share=None if (s := rate(under, len(pairs))) is None else round(s, RATE_DECIMALS),
+                agreed=len(ran) <= 1,
+            )
+        )
+        scored_cases += bool(pairs)
+        under_any += under > 0
+    return TrialsSummary(
+        trials=trials,
+        rates={name: trial_rate(by_case, trials, outcome) for name, outcome in TRIAL_RATES.items()},
+        cases=cases,
+        flaky_cases=[c.id for c in cases if not c.agreed],
+        under_any_trial=rate_stat(under_any, scored_cases),
+        cost_usd=cost_usd,
+        rows=[r for r in rows if r.trial > 0],
+    )

@@ -1,0 +1,345 @@
+"""Does a value assigned to a secret-sounding name look like a secret, or like code?
+
+Why: the name alone (`token = …`) says little; in real diffs most such lines assign a call,
+a reference or a placeholder (`token = peek_token(parser)`, `password = os.environ["DB_PW"]`,
+`api_key: "YOUR_API_KEY"`, `x-api-key: {{apiKey}}`). Rewriting those changes what the card
+engine is evaluated on, so a value is redacted only when it has a secret's shape: long enough,
+not a reference or template, not a placeholder word, and, where the syntax is loose, random
+(several character classes, enough entropy). Pure functions over one short string.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+
+MIN_LENGTH = 8
+_A = re.ASCII
+
+# Whole values (lower-cased) that are never secrets: literals, modes, placeholders.
+_WORDS = frozenset(
+    [
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "empty",
+        "blank",
+        "missing",
+        "unset",
+        "notset",
+        "default",
+        "defaults",
+        "required",
+        "optional",
+        "string",
+        "str",
+        "bytes",
+        "int",
+        "integer",
+        "boolean",
+        "bool",
+        "object",
+        "array",
+        "list",
+        "dict",
+        "map",
+        "number",
+        "float",
+        "char",
+        "text",
+        "any",
+        "changeme",
+        "changeit",
+        "change_me",
+        "change-me",
+        "secret",
+        "secrets",
+        "password",
+        "passwd",
+        "passwords",
+        "token",
+        "tokens",
+        "apikey",
+        "api_key",
+        "credential",
+        "credentials",
+        "private",
+        "public",
+        "example",
+        "examples",
+        "sample",
+        "redacted",
+        "hidden",
+        "masked",
+        "removed",
+        "dummy",
+        "fake",
+        "placeholder",
+        "unknown",
+        "todo",
+        "tbd",
+        "fixme",
+        "anonymous",
+        "internal",
+        "external",
+        "disabled",
+        "enabled",
+        "enable",
+        "disable",
+        "include",
+        "omit",
+        "same-origin",
+        "inherit",
+        "basic",
+        "bearer",
+        "digest",
+        "oauth",
+        "oauth2",
+        "jwt",
+        "session",
+        "cookie",
+        "header",
+        "headers",
+        "query",
+        "environment",
+        "localhost",
+        "generated",
+        "random",
+        "uuid",
+        "value",
+        "values",
+        "options",
+        "settings",
+        "config",
+        "configuration",
+        "params",
+        "parameters",
+        "payload",
+        "message",
+        "context",
+        "request",
+        "response",
+        "result",
+        "results",
+        "input",
+        "output",
+        "nothing",
+        "invalid",
+        "expired",
+        "revoked",
+        "pending",
+        "encrypted",
+        "decrypted",
+        "plaintext",
+        "ciphertext",
+        "base64",
+        "hex",
+        "utf-8",
+        "readonly",
+        "readwrite",
+        "read",
+        "write",
+        "admin",
+        "administrator",
+        "root",
+        "user",
+        "username",
+        "guest",
+        "anonymous_user",
+        "keyboard",
+        "keychain",
+        "keyring",
+        "keystore",
+        "vault",
+        "mandatory",
+        "optional_auth",
+        "auto",
+        "automatic",
+        "manual",
+    ]
+)
+_PLACEHOLDER_PARTS = (
+    "example",
+    "changeme",
+    "change_me",
+    "change-me",
+    "changeit",
+    "placeholder",
+    "redacted",
+    "your_",
+    "your-",
+    "yourapi",
+    "yoursecret",
+    "yourtoken",
+    "yourpass",
+    "dummy",
+    "fake",
+    "xxxx",
+    "****",
+    "....",
+    "replace_me",
+    "replaceme",
+    "replace-me",
+    "insert_",
+    "insert-",
+    "notreal",
+    "not_real",
+    "not-a-",
+    "not_a_",
+    "sample",
+    "<your",
+    "lorem",
+    "foobar",
+)
+# References and templates anywhere in the value: ${VAR}, $(cmd), {{ x }}, #{x}, %(x)s, %VAR%,
+# @@X@@, __X__, $UPPER_VAR, ((var)), <%= x %>, {{.Values.x}}.
+_TEMPLATE = re.compile(
+    r"\$\{[A-Za-z_][\w.:\-]*(?::?[-=?+][^}]*)?\}"
+    r"|\$\{\{[^{}]*\}\}"
+    r"|\$\("
+    r"|\{\{[\s\w.|()'\"\-,:$\[\]!]*\}\}"
+    r"|\{%[^%]*%\}"
+    r"|#\{[^}]*\}"
+    r"|%\(\w+\)[sdr]"
+    r"|%[A-Z_][A-Z0-9_]{2,}%"
+    r"|@@\w+@@"
+    r"|__[A-Z][A-Z0-9_]*__"
+    r"|\$[A-Z_][A-Z0-9_]{2,}"
+    r"|\(\([\w.-]+\)\)"
+    r"|<%=?[^%]*%>"
+    r"|\benv\(|\bgetenv\b|\bprocess\.env\b|\bos\.environ\b|\bENV\[|\bsecrets\.\w|\bvars\.\w",
+    _A,
+)
+_WHOLE_PLACEHOLDER = re.compile(
+    r"<[^<>]*>|\[[^\[\]]*\]|\{[A-Za-z0-9_.]*\}|%[sdvq]|\?+|-+|\$[A-Za-z_]\w*|:[A-Za-z_]\w*"
+    r"|(?i:your)[\w-]*|(?i:x+|\*+|#+|\.+|0+|_+|-+)",
+    _A,
+)
+_CALL = re.compile(
+    r"(?:new|await|yield|typeof|lambda|function|fn|func|async|not|require|import)\b"
+    r"|[A-Za-z_$@][\w$.:@\\]*(?:<[^<>]*>)?\s*[(\[{]"
+    r"|[A-Za-z_$][\w$]*(?:(?:\.|::|->|\?\.)[A-Za-z_$][\w$]*)+[;,)\]]*$"
+    r"|&|\*[A-Za-z_]",
+    _A,
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*", _A)
+_NAME_LIKE = re.compile(r"[A-Za-z]+(?:[_.\-/: ]+[A-Za-z]+)+[_.\-/:]?", _A)
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://", _A)
+_PATH = re.compile(
+    r"(?:/|\./|\.\./|~/|[A-Za-z]:\\)[\w.\-/\\]*$"
+    r"|[\w.\-/]*\.(?:pem|key|json|txt|crt|cer|der|p12|pfx|jks|keystore|ya?ml|env|gpg|asc|conf|cfg|ini|properties|toml|pub)$",
+    _A,
+)
+_VERSION = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$", _A)
+# Package coordinates: `jjwt-jackson-0.11.2`, `lodash@4.17.21`, `org.slf4j:slf4j-api:1.7.8`.
+_COORDINATE = re.compile(r"[A-Za-z][\w.:-]*[-:@]v?\d+\.\d+(?:\.\d+)*(?:[-.+][\w.]+)?$", _A)
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$", _A)
+_INTEGRITY = re.compile(r"(?:sha1|sha256|sha384|sha512|md5)[-:]|h1:|data:|blob:|urn:", _A | re.IGNORECASE)
+_EMAIL = re.compile(r"[^@\s]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$", _A)
+_KEYWORD_STEM = re.compile(r"pass|pwd|secret|token|apikey|api_key|api-key|auth|cred|key$", _A | re.IGNORECASE)
+_SEQUENTIAL_DIGITS = "01234567890123456789"
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def _classes(value: str) -> int:
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+
+
+# Published constants that look like keys (yarn berry's public npm-search key, see
+# https://github.com/yarnpkg/berry/issues/6201).
+_KNOWN_PUBLIC = frozenset(("6fe4476ee5a1832882e326b506d14126",))
+
+
+def is_placeholder(value: str) -> bool:
+    """A template, reference or stand-in rather than a value."""
+    lower = value.lower()
+    if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC:
+        return True
+    if any(part in lower for part in _PLACEHOLDER_PARTS):
+        return True
+    return bool(_WHOLE_PLACEHOLDER.fullmatch(value) or _TEMPLATE.search(value))
+
+
+def _camel_identifier(value: str) -> bool:
+    """`accessTokenValue` (a few humps) rather than `aBcDeFgHiJ` (random case)."""
+    humps = sum(1 for a, b in itertools.pairwise(value) if a.islower() and b.isupper())
+    return humps >= 1 and humps * 4 <= len(value)
+
+
+def random_like(value: str) -> bool:
+    """Looks generated: letters and digits mixed with enough entropy, or long and very varied."""
+    if len(value) < 12 or " " in value:
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    if has_digit and has_alpha and entropy(value) >= 3.0:
+        return True
+    return len(value) >= 20 and entropy(value) >= 3.5 and _classes(value) >= 2
+
+
+def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
+    """Is `value` (the right-hand side of a secret-named assignment) worth redacting?
+
+    `quoted`: it was a string literal (so never a call or a reference). `strict`: the syntax was
+    loose (a comma, a call argument, a weak name such as `auth`), so it must also look random.
+    """
+    if len(value) < MIN_LENGTH or "\n" in value:
+        return False
+    if is_placeholder(value):
+        return False
+    if _URL.match(value) or _VERSION.match(value) or _INTEGRITY.match(value) or _COORDINATE.match(value):
+        return False
+    if _PATH.match(value) and not (random_like(value) and value.lower() != value and value.upper() != value):
+        return False  # a path, unless it is base64 that happens to start with `/`
+    if _EMAIL.match(value):
+        return False
+    if _NUMBER.match(value):
+        digits = value.lstrip("+-")
+        return (
+            digits.isdigit()
+            and len(digits) >= 10
+            and len(set(digits)) >= 5
+            and digits not in _SEQUENTIAL_DIGITS
+            and (not strict or len(digits) >= 12)
+        )
+    if _NAME_LIKE.fullmatch(value):
+        return False  # `prod-db-credentials`, `DB_PASSWORD`: a name, not a value
+    if not quoted:
+        if value[0] in "([{" or _CALL.match(value):
+            return False
+        if _IDENTIFIER.fullmatch(value) and _code_identifier(value):
+            return False
+    elif " " in value or (value.isalpha() and (_KEYWORD_STEM.search(value) or _camel_identifier(value))):
+        return False
+    if strict:
+        return random_like(value)
+    return True
+
+
+def _code_identifier(value: str) -> bool:
+    """A bare name on the right of `=` in code: `next_token`, `dbPassword`, `DEFAULT_VALUE`, `$input`."""
+    if value.startswith("$") or _KEYWORD_STEM.search(value):
+        return True
+    has_digit = any(c.isdigit() for c in value)
+    if "_" in value and not has_digit:
+        return True
+    if _camel_identifier(value) and not has_digit:
+        return True
+    return value.lower() in _WORDS

@@ -1,0 +1,635 @@
+"""Case sets on disk (spec E4-E9, 6.2, T3): set.json, cases/, private files, atomic writes.
+
+A pilot set lives outside every git working tree and every file in it except set.json and the
+reports is an AES-256-GCM envelope whose AAD is `<setId>/<relative path>`. The synthetic set is
+plaintext. Dirs are 0700 and files 0600 in every set. Opening a set walks it once
+(`set_tree`): a pilot set holding a link or special file is refused, loose modes are a warning
+(refused with strict), and temp files a stopped write left are removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from graft_eval_pipeline.evalset.sets.case_schema import (
+    CASE_ID_PATTERN,
+    SET_ID_PATTERN,
+    SYNTHETIC_SET_ID,
+    CaseFormatError,
+    EvalCase,
+    FloorConfig,
+    SetMeta,
+    describe_validation_error,
+    dump_case,
+    parse_case,
+)
+from graft_eval_pipeline.evalset.sets.crypto import key_id, open_envelope, open_envelope_bytes, seal
+from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError, EvalLocationError
+from graft_eval_pipeline.evalset.sets.paths import CASES_DIR, PURGE_LOG, SET_FILE
+from graft_eval_pipeline.evalset.sets.set_tree import (
+    SetTree,
+    foreign_entries_problem,
+    loose_modes_warning,
+    scan_set_tree,
+    store_only_part,
+)
+from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, decode_utf8
+
+SEALED_SUFFIX = ".enc"
+PLAIN_CASE_SUFFIX = ".case.json"
+SEALED_CASE_SUFFIX = ".case.enc"
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+KEY_MISSING = "GRAFT_EVAL_KEY is not set"
+
+
+@dataclass(frozen=True)
+class CaseSet:
+    """An opened set; `key` is None for the synthetic set and never shown in a repr.
+
+    `warnings`: one-line notes from opening it (loose modes), for the caller to show.
+    """
+
+    dir: Path
+    meta: SetMeta
+    key: bytes | None = field(default=None, repr=False)
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def set_id(self) -> str:
+        return self.meta.set_id
+
+    @property
+    def is_pilot(self) -> bool:
+        return self.meta.kind == "pilot"
+
+
+def resolve_set_dir(set_id: str, eval_dir: Path, synthetic_dir: Path) -> Path:
+    """Set id (the Dagster partition key) → folder: `synthetic` is the committed set."""
+    if set_id == SYNTHETIC_SET_ID:
+        return synthetic_dir
+    if not re.fullmatch(SET_ID_PATTERN, set_id):
+        raise EvalError(f"bad set id {set_id!r}: use lowercase letters, digits and '-' (at most 40)")
+    return eval_dir / set_id
+
+
+def discover_set_ids(eval_dir: Path, synthetic_dir: Path) -> list[str]:
+    """The synthetic set (when present) and every folder of eval_dir holding a set.json, sorted."""
+    found = {SYNTHETIC_SET_ID} if (synthetic_dir / SET_FILE).is_file() else set()
+    if eval_dir.is_dir():
+        found |= {
+            p.name
+            for p in eval_dir.iterdir()
+            if (p / SET_FILE).is_file()
+            and re.fullmatch(SET_ID_PATTERN, p.name)
+            and p.name != SYNTHETIC_SET_ID
+        }
+    return sorted(found)
+
+
+# --- location and atomic writes ------------------------------------------------------------
+
+
+def assert_private_location(dir: Path) -> None:
+    """Refuse a pilot set anywhere below a `.git` file or folder (no git binary needed)."""
+    real = Path(dir).expanduser().resolve()
+    for ancestor in (real, *real.parents):
+        if os.path.lexists(ancestor / ".git"):
+            raise EvalLocationError(
+                f"{dir} is inside a git working tree ({ancestor}): keep pilot sets outside every "
+                "repository, for example under $GRAFT_EVAL_DIR (default ~/.graft-eval)"
+            )
+
+
+def atomic_write(
+    path: Path,
+    data: bytes | str,
+    mode: int = FILE_MODE,
+    *,
+    _rename: Callable[[str, str], None] = os.replace,
+) -> None:
+    """Temp file in the same folder, fsync, rename: a reader sees the old or the new file, never half."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        _rename(tmp, str(path))
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        reason = exc.strerror or exc
+        raise EvalError(f"could not write {path}: {reason}; check free space and permissions") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(dir: Path) -> None:
+    fd = os.open(dir, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _make_private_dirs(dir: Path) -> None:
+    """Create `dir` and any missing parents with mode 0700 (umask does not loosen it)."""
+    missing = [p for p in (dir, *dir.parents) if not p.exists()]
+    for path in reversed(missing):
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
+        os.chmod(path, DIR_MODE)
+
+
+# --- create, open, purge -------------------------------------------------------------------
+
+
+def create_set(
+    dir: Path,
+    *,
+    set_id: str,
+    kind: Literal["synthetic", "pilot"],
+    description: str,
+    consent_ref: str | None,
+    default_floor_config: FloorConfig | None,
+    key: bytes | None,
+    now: datetime,
+) -> CaseSet:
+    """Write set.json and cases/ into a new (or empty) folder; a pilot set needs a key and consent."""
+    dir = Path(dir)
+    if kind == "pilot":
+        if key is None:
+            raise EvalError(f"{KEY_MISSING}: a pilot set is encrypted; create a key with `graft-eval keygen`")
+        if not (consent_ref or "").strip():
+            raise EvalError("a pilot set needs --consent-ref <pilot agreement reference>")
+        assert_private_location(dir)
+    if (dir / SET_FILE).exists():
+        raise EvalError(f"{dir} already holds a case set: open it, or pick another folder")
+    if dir.exists() and any(dir.iterdir()):
+        raise EvalError(f"{dir} is not empty: a case set needs a folder of its own (purge deletes it whole)")
+    try:
+        meta = SetMeta(
+            schema_version=1,
+            set_id=set_id,
+            kind=kind,
+            description=description,
+            encrypted=kind == "pilot",
+            key_id=key_id(key) if kind == "pilot" and key is not None else None,
+            consent_ref=consent_ref if kind == "pilot" else None,
+            default_floor_config=default_floor_config or FloorConfig(),
+            created_at=now,
+        )
+    except ValueError as err:
+        raise EvalError(describe_validation_error(err, SET_FILE)) from None
+    _make_private_dirs(dir / CASES_DIR)
+    os.chmod(dir, DIR_MODE)  # the folder may have existed (empty) with looser modes
+    atomic_write(dir / SET_FILE, json.dumps(meta.to_json_dict(), indent=2, ensure_ascii=False) + "\n")
+    return CaseSet(dir=dir, meta=meta, key=key if kind == "pilot" else None)
+
+
+def _read_meta(dir: Path) -> SetMeta:
+    path = Path(dir) / SET_FILE
+    if not path.is_file():
+        raise EvalError(
+            f"{dir} is not a case set (no {SET_FILE}): check --set, or create it with `graft-eval init`"
+        )
+    try:
+        return SetMeta.model_validate_json(path.read_bytes())  # bytes: bad UTF-8 is a json_invalid error
+    except ValueError as err:
+        raise EvalError(describe_validation_error(err, str(path))) from None
+
+
+def open_set(dir: Path, key: bytes | None, *, strict: bool = False) -> CaseSet:
+    """Open a set; a pilot set needs the key whose keyId set.json records (checked before decrypting).
+
+    Every open removes the temp files a stopped write left. A pilot set must also hold only real
+    folders and regular files (else EvalError); folders or files open to group or others give a
+    warning in `CaseSet.warnings`, or an EvalError when `strict`.
+    """
+    dir = Path(dir)
+    meta = _read_meta(dir)
+    if meta.kind == "synthetic":
+        with contextlib.suppress(OSError):  # only the temp-file clean-up applies here: best effort
+            scan_set_tree(dir, remove_stale_temps=True)
+        return CaseSet(dir=dir, meta=meta, key=None)
+    assert_private_location(dir)
+    if key is None:
+        raise EvalError(
+            f"{KEY_MISSING}: set {meta.set_id} is encrypted; export GRAFT_EVAL_KEY from the password manager"
+        )
+    if key_id(key) != meta.key_id:
+        raise EvalCryptoError(
+            f"wrong GRAFT_EVAL_KEY for set {meta.set_id}: set.json expects key {meta.key_id}, "
+            f"the key given is {key_id(key)}; use this set's key from the password manager"
+        )
+    warning = check_set_tree(dir, meta.set_id, remove_stale_temps=True)
+    if warning is not None and strict:
+        raise EvalError(f"{warning} (refused under --strict)")
+    return CaseSet(dir=dir, meta=meta, key=key, warnings=(warning,) if warning else ())
+
+
+def check_set_tree(dir: Path, set_id: str, *, remove_stale_temps: bool) -> str | None:
+    """Refuse a pilot set holding a link or special file; the loose-modes warning, if any."""
+    tree = _scan(dir, set_id, remove_stale_temps=remove_stale_temps)
+    return loose_modes_warning(tree, set_id, dir)
+
+
+def _scan(dir: Path, set_id: str, *, remove_stale_temps: bool) -> SetTree:
+    try:
+        tree = scan_set_tree(dir, remove_stale_temps=remove_stale_temps)
+    except OSError as exc:
+        raise EvalError(f"could not read set {set_id} in {dir}: {_reason(exc)}") from None
+    problem = foreign_entries_problem(tree, set_id)
+    if problem is not None:
+        raise EvalError(problem)
+    return tree
+
+
+PURGE_STAMP_FORMAT = "%Y%m%dT%H%M%S%fZ"
+# `.<setId>.purging-<UTC time>`: where a purge moves the set before deleting it. The leading dot
+# keeps it out of set discovery (set ids never start with a dot).
+TOMBSTONE_PATTERN = re.compile(r"^\.(?P<set_id>[a-z0-9][a-z0-9-]{0,39})\.purging-(?P<stamp>\d{8}T\d{12}Z)$")
+
+
+@dataclass(frozen=True)
+class PurgeResult:
+    """What a purge did: `case_count` is None when it only finished an earlier, interrupted purge."""
+
+    set_id: str
+    case_count: int | None
+    finished: list[str] = field(default_factory=list)  # tombstone folder names removed on the way
+
+
+def _reason(exc: OSError) -> str:
+    return str(exc.strerror or exc)
+
+
+def _tombstone(dir: Path, set_id: str, now: datetime) -> Path:
+    return dir.parent / f".{set_id}.purging-{now.astimezone(UTC).strftime(PURGE_STAMP_FORMAT)}"
+
+
+def _open_purge_log(root: Path, flags: int) -> int:
+    """Open purge-log.jsonl itself: never through a symbolic link, never a FIFO or device."""
+    try:
+        fd = os.open(root / PURGE_LOG, flags | os.O_NOFOLLOW | os.O_NONBLOCK, FILE_MODE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            reason = f"{PURGE_LOG} is a symbolic link; replace it with a regular file"
+            raise OSError(exc.errno, reason) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, f"{PURGE_LOG} is not a regular file; replace it with one")
+    return fd
+
+
+def _append_purge_log(root: Path, set_id: str, purged_at: datetime, case_count: int, by: str) -> None:
+    _make_private_dirs(root)
+    line = {"setId": set_id, "purgedAt": purged_at.isoformat(), "caseCount": case_count, "by": by}
+    fd = _open_purge_log(root, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
+        os.write(fd, (json.dumps(line) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _logged(root: Path, set_id: str, purged_at: datetime) -> bool:
+    """True when purge-log.jsonl already has the line of this purge (same set, same time)."""
+    try:
+        fd = _open_purge_log(root, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    with os.fdopen(fd, encoding="utf-8", errors="replace") as handle:
+        lines = handle.read().splitlines()
+    for text in lines:
+        try:
+            entry = json.loads(text)
+            if entry.get("setId") == set_id and datetime.fromisoformat(entry["purgedAt"]) == purged_at:
+                return True
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+    return False
+
+
+def _remove_tombstone(tombstone: Path, rmtree: Callable[[Path], None]) -> None:
+    """Delete the tombstone (links inside it are removed, never followed) and check it is gone."""
+    try:
+        rmtree(tombstone)
+    except OSError as exc:
+        raise EvalError(
+            f"the purge is logged but {tombstone} could not be fully deleted ({_reason(exc)}); "
+            "run the same purge again to finish"
+        ) from None
+    if os.path.lexists(tombstone):
+        raise EvalError(
+            f"the purge is logged but {tombstone} is still there; run the same purge again to finish"
+        )
+
+
+def _tombstone_case_count(tombstone: Path) -> int:
+    """Case files really in the tombstone (a link in it is not followed: rmtree removes only it)."""
+    try:
+        return scan_set_tree(tombstone, remove_stale_temps=False).case_files
+    except OSError as exc:
+        raise EvalError(f"could not read {tombstone}: {_reason(exc)}") from None
+
+
+def finish_interrupted_purges(
+    folder: Path, *, by: str, eval_root: Path, _rmtree: Callable[[Path], None] = shutil.rmtree
+) -> list[str]:
+    """Delete the tombstones a stopped purge left in `folder`; returns their names.
+
+    A purge logs only after the rename, and deletes only after logging; so a tombstone without
+    its log line is still whole, and gets its line (with its case count) before it goes.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    root = Path(eval_root).expanduser().resolve()
+    finished = []
+    for path in sorted(folder.iterdir()):
+        match = TOMBSTONE_PATTERN.fullmatch(path.name)
+        if match is None or path.is_symlink() or not path.is_dir():
+            continue
+        set_id = match["set_id"]
+        purged_at = datetime.strptime(match["stamp"], PURGE_STAMP_FORMAT).replace(tzinfo=UTC)
+        try:
+            if not _logged(root, set_id, purged_at):
+                _append_purge_log(root, set_id, purged_at, _tombstone_case_count(path), by)
+        except OSError as exc:
+            raise EvalError(f"could not write the purge log in {root}: {_reason(exc)}") from None
+        _remove_tombstone(path, _rmtree)
+        finished.append(path.name)
+    return finished
+
+
+def purge_set(
+    dir: Path,
+    *,
+    confirm: str,
+    by: str,
+    now: datetime,
+    eval_root: Path,
+    _rmtree: Callable[[Path], None] = shutil.rmtree,
+) -> PurgeResult:
+    """Delete a pilot set folder and log {setId, purgedAt, caseCount, by}.
+
+    Resumable: the folder is first renamed to a tombstone beside it (one step, so the set is
+    either whole or gone), then the log line is appended, then the tombstone is deleted. A later
+    purge finishes any tombstone a stopped purge left behind (also when the set folder is gone).
+    """
+    dir = Path(dir)
+    real, root = dir.resolve(), Path(eval_root).expanduser().resolve()
+
+    def sweep() -> list[str]:
+        return [
+            name
+            for folder in sorted({real.parent, root})
+            for name in finish_interrupted_purges(folder, by=by, eval_root=root, _rmtree=_rmtree)
+        ]
+
+    if not (dir / SET_FILE).is_file():
+        finished = sweep()
+        if any(name.startswith(f".{confirm}.purging-") for name in finished):
+            return PurgeResult(set_id=confirm, case_count=None, finished=finished)
+    meta = _read_meta(dir)
+    if meta.kind != "pilot":
+        raise EvalError(f"set {meta.set_id} is the committed synthetic set: purge only deletes pilot sets")
+    if confirm != meta.set_id:
+        raise EvalError(f"--confirm must equal the set id ({meta.set_id}) to purge it; nothing was deleted")
+    if real == root or real in root.parents:
+        raise EvalError(f"the purge log folder {root} is inside {dir}: set GRAFT_EVAL_DIR elsewhere")
+    try:  # purge deletes only inside the set: a link would go and leave what it points to
+        case_count = _scan(real, meta.set_id, remove_stale_temps=False).case_files
+    except EvalError as err:
+        raise EvalError(f"cannot purge: {err}; nothing was deleted") from None
+    finished = sweep()
+    tombstone = _tombstone(real, meta.set_id, now)
+    try:
+        os.rename(real, tombstone)
+    except OSError as exc:
+        raise EvalError(f"could not purge {dir}: {_reason(exc)}; nothing was deleted") from None
+    try:
+        _append_purge_log(root, meta.set_id, now, case_count, by)
+    except OSError as exc:
+        try:
+            os.rename(tombstone, real)
+        except OSError:
+            raise EvalError(
+                f"could not write the purge log in {root} ({_reason(exc)}) nor move {tombstone} back "
+                f"to {dir}: fix the log folder, then run the same purge again"
+            ) from None
+        raise EvalError(
+            f"could not write the purge log in {root}: {_reason(exc)}; nothing was deleted"
+        ) from None
+    _remove_tombstone(tombstone, _rmtree)
+    if os.path.lexists(real):  # _write_file never re-creates a set folder, but check anyway
+        raise EvalError(
+            f"the purge is logged and its files deleted, but {dir} exists again (a job still writing?): "
+            "stop it, then delete the folder"
+        )
+    return PurgeResult(set_id=meta.set_id, case_count=case_count, finished=finished)
+
+
+# --- cases -----------------------------------------------------------------------------------
+
+
+def _check_case_id(case_id: str) -> None:
+    if not re.fullmatch(CASE_ID_PATTERN, case_id):
+        raise EvalError(f"bad case id {case_id!r}: ids match {CASE_ID_PATTERN}")
+
+
+def _case_files(cs: CaseSet, case_id: str) -> tuple[str, str]:
+    """(the file this set's kind uses, the file it must never hold), relative to the set."""
+    sealed, plain = f"{CASES_DIR}/{case_id}{SEALED_CASE_SUFFIX}", f"{CASES_DIR}/{case_id}{PLAIN_CASE_SUFFIX}"
+    return (sealed, plain) if cs.is_pilot else (plain, sealed)
+
+
+def _check_case_fits(cs: CaseSet, case: EvalCase, where: str) -> None:
+    source = case.source
+    if source.kind != cs.meta.kind or (source.kind == "pilot" and source.set_id != cs.set_id):
+        raise EvalError(f"{where}: a {source.kind} case does not belong in {cs.meta.kind} set {cs.set_id}")
+
+
+def _case_dir_names(cs: CaseSet) -> set[str]:
+    cases = cs.dir / CASES_DIR
+    return {p.name for p in cases.iterdir()} if cases.is_dir() else set()
+
+
+def _case_ids(names: set[str]) -> list[str]:
+    suffixes = (PLAIN_CASE_SUFFIX, SEALED_CASE_SUFFIX)
+    return sorted({n.removesuffix(s) for n in names for s in suffixes if n.endswith(s)})
+
+
+def list_case_ids(cs: CaseSet) -> list[str]:
+    """Sorted ids of every case file, of either kind (so a misplaced file is reported on read)."""
+    return _case_ids(_case_dir_names(cs))
+
+
+def read_case(cs: CaseSet, case_id: str) -> EvalCase:
+    return _read_case(cs, case_id, None)
+
+
+def read_cases(cs: CaseSet) -> list[EvalCase]:
+    """Every case, in id order (all in memory: for small sets and labelling; runs use iter_cases)."""
+    return list(iter_cases(cs))
+
+
+def iter_cases(cs: CaseSet) -> Iterator[EvalCase]:
+    """Every case in id order, read and validated one at a time: only the ids are held.
+
+    The one scan of cases/ that finds the ids also tells whether a misplaced file of the other
+    kind can exist, which spares each case a stat call (about 15 us of the ~150 us it takes to
+    load one). A case that cannot be read raises when the iteration reaches it.
+    """
+    names = _case_dir_names(cs)
+    for case_id in _case_ids(names):
+        yield _read_case(cs, case_id, names)
+
+
+def _read_case(cs: CaseSet, case_id: str, names: set[str] | None) -> EvalCase:
+    """`names`: what a scan of cases/ found, when the caller made one."""
+    _check_case_id(case_id)
+    own, other = _case_files(cs, case_id)
+    if (names is None or other.rpartition("/")[2] in names) and (cs.dir / other).exists():
+        what = "plaintext" if cs.is_pilot else "sealed"
+        raise EvalError(
+            f"{other}: a {what} case file does not belong in {cs.meta.kind} set {cs.set_id}; remove it"
+        )
+    text = _read_file_bytes(cs, own)
+    if text is None:
+        raise EvalError(
+            f"case {case_id} is not in set {cs.set_id}: list the ids with `graft-eval cases --set {cs.dir}`"
+        )
+    try:
+        case = parse_case(text, own)
+    except CaseFormatError as err:
+        if cs.is_pilot:  # decrypted bytes that are not UTF-8: the text path names it as before
+            _read_file(cs, own)
+        raise EvalError(str(err)) from None
+    if case.id != case_id:
+        raise EvalError(f"{own}: the case id does not match the file name; rename the file or fix the id")
+    _check_case_fits(cs, case, own)
+    return case
+
+
+def write_case(cs: CaseSet, case: EvalCase) -> None:
+    """Pilot: sealed cases/<id>.case.enc only; synthetic: plaintext cases/<id>.case.json only."""
+    _check_case_id(case.id)
+    own, _ = _case_files(cs, case.id)
+    _check_case_fits(cs, case, own)
+    _write_file(cs, own, dump_case(case))
+
+
+# --- private files (cache, Dagster assets) and reports -------------------------------------
+
+
+def _check_rel(rel: str) -> None:
+    parts = PurePosixPath(rel).parts
+    if not parts or rel.startswith("/") or "\\" in rel or ".." in parts or rel in (SET_FILE, CASES_DIR):
+        raise EvalError(f"bad path {rel!r} inside a set: use a relative path such as cache/<key>.json")
+
+
+def read_private(cs: CaseSet, rel: str) -> str | None:
+    """`<rel>.enc` (sealed) in a pilot set, `<rel>` (plain) in the synthetic set; None if absent."""
+    _check_rel(rel)
+    sealed = rel + SEALED_SUFFIX
+    own, other = (sealed, rel) if cs.is_pilot else (rel, sealed)
+    if (cs.dir / other).exists():
+        raise EvalError(
+            f"{other}: this file kind does not belong in {cs.meta.kind} set {cs.set_id}; remove it"
+        )
+    return _read_file(cs, own)
+
+
+def write_private(cs: CaseSet, rel: str, text: str) -> None:
+    _check_rel(rel)
+    _write_file(cs, rel + SEALED_SUFFIX if cs.is_pilot else rel, text)
+
+
+def check_output_target(path: Path, flag: str) -> None:
+    """`--out` and `--save-baseline` never write into a set's store-only parts (set.json, cases/,
+    cache/, assets/, exports/, labels-inbox/), where a plaintext report would replace sealed data."""
+    found = store_only_part(path)
+    if found is not None:
+        set_dir, rel = found
+        raise EvalError(
+            f"refusing {flag} {path}: it is {rel} of the case set in {set_dir}, which only the store "
+            "writes; pick a path outside set.json, cases/, cache/, assets/, exports/ and labels-inbox/ "
+            "(a pilot baseline goes to <set>/baseline.json)"
+        )
+
+
+def write_report_file(cs_or_dir: CaseSet | Path, rel: str, data: str | bytes) -> Path:
+    """Reports are plaintext in every set (they carry no case content), but still private:
+    missing folders are made 0700 (parents too, whatever the umask) and the file is 0600."""
+    _check_rel(rel)
+    base = cs_or_dir.dir if isinstance(cs_or_dir, CaseSet) else Path(cs_or_dir)
+    path = base / rel
+    if isinstance(cs_or_dir, CaseSet):
+        _check_set_folder(cs_or_dir)
+    _make_private_dirs(path.parent)
+    atomic_write(path, data)
+    return path
+
+
+def _read_file(cs: CaseSet, rel_file: str) -> str | None:
+    """Read one file of the set, opening the envelope in a pilot set (AAD `<setId>/<rel_file>`)."""
+    path = cs.dir / rel_file
+    if not path.is_file():
+        return None
+    data = path.read_bytes()
+    if not cs.is_pilot:
+        try:
+            return decode_utf8(data, rel_file)
+        except UntrustedInputError as err:
+            raise EvalError(str(err)) from None
+    if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
+        raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
+    return open_envelope(data, cs.key, f"{cs.set_id}/{rel_file}")
+
+
+def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
+    """`_read_file` without decoding the plaintext: a case is parsed from its UTF-8 bytes (a fifth
+    faster than from text, which pydantic encodes again)."""
+    path = cs.dir / rel_file
+    if not path.is_file():
+        return None
+    if not cs.is_pilot:
+        return path.read_bytes()
+    if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
+        raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
+    return open_envelope_bytes(path.read_bytes(), cs.key, f"{cs.set_id}/{rel_file}".encode())
+
+
+def _check_set_folder(cs: CaseSet) -> None:
+    """A write never re-creates a set folder that is gone (purged while a job was running)."""
+    if not (cs.dir / SET_FILE).is_file():
+        raise EvalError(f"set {cs.set_id} is no longer in {cs.dir} (purged?): nothing was written")
+
+
+def _write_file(cs: CaseSet, rel_file: str, text: str) -> None:
+    path = cs.dir / rel_file
+    _check_set_folder(cs)
+    _make_private_dirs(path.parent)
+    if cs.is_pilot:
+        if cs.key is None:
+            raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
+        text = seal(text, cs.key, f"{cs.set_id}/{rel_file}")
+    atomic_write(path, text)

@@ -1,0 +1,118 @@
+"""eval_comparison and the split baseline checks on the synthetic partition (issue 14)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pytest
+
+from graft_eval_pipeline.evalset.report.files import load_report
+from graft_eval_pipeline_tests.builders import copy_synthetic
+from graft_eval_pipeline_tests.conftest import InstanceWith
+from graft_eval_pipeline_tests.defs.test_definitions import (
+    check_results,
+    materialize_synthetic,
+)
+from graft_eval_pipeline_tests.prompt_edit import edit_writer_prompt
+
+
+def check_metadata(result: dg.ExecuteInProcessResult, name: str) -> dict[str, Any]:
+    evaluation = next(e for e in result.get_asset_check_evaluations() if e.check_name == name)
+    return {k: v.value for k, v in evaluation.metadata.items()}
+
+
+def comparison_metadata(result: dg.ExecuteInProcessResult) -> dict[str, Any]:
+    (materialization,) = result.asset_materializations_for_node("eval_comparison")
+    return {k: v.value for k, v in materialization.metadata.items()}
+
+
+def test_a_prompt_edit_leaves_decisions_green_and_shows_the_usage_change(
+    tmp_path: Path, instance_with: InstanceWith, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    edit_writer_prompt(monkeypatch)
+    result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
+    assert result.success  # usage differs: a warning, not a failure
+    checks = check_results(result)
+    assert checks["baseline_match"] is True and checks["thresholds"] is True
+    assert checks["baseline_usage"] is False and checks["no_regression"] is True
+    usage = check_metadata(result, "baseline_usage")
+    assert usage["required"] is False and usage["compared"] is True
+    assert usage["usage"].startswith("usage: input tokens 128809 → ") and "(in 28 case(s))" in usage["usage"]
+    assert (
+        "graft-eval run --set " in usage["accept_command"] and "--save-baseline " in usage["accept_command"]
+    )
+    match = check_metadata(result, "baseline_match")
+    assert match["decisions_equal"] is True and match["changed_case_ids"] == []
+    assert match["verdict"].startswith("decisions match; usage differs (28 case(s)")
+    comparison = comparison_metadata(result)
+    assert comparison["verdict"] == "no clear difference" and comparison["against"] == "baseline"
+    assert comparison["changed_cases"] == [] and comparison["blockers"] == []
+
+
+def test_usage_blocks_where_thresholds_json_says_so(
+    tmp_path: Path, instance_with: InstanceWith, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graft_eval_pipeline.defs.assets import evaluation
+    from graft_eval_pipeline.evalset.sets.paths import THRESHOLDS_FILE
+
+    thresholds = json.loads(THRESHOLDS_FILE.read_text())
+    thresholds["synthetic"]["matchBaselineUsage"] = True
+    (tmp_path / "thresholds.json").write_text(json.dumps(thresholds))
+    monkeypatch.setattr(evaluation, "THRESHOLDS_FILE", tmp_path / "thresholds.json")
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    edit_writer_prompt(monkeypatch)
+    result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
+    assert not result.success
+    assert check_results(result)["baseline_usage"] is False
+    assert check_metadata(result, "baseline_usage")["required"] is True
+    assert check_results(result)["baseline_match"] is True
+
+
+def test_changed_decisions_fail_the_match_and_the_comparison_still_explains_them(
+    tmp_path: Path, instance_with: InstanceWith
+) -> None:
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    baseline = synthetic.parent / "baselines" / "synthetic.json"
+    data = json.loads(baseline.read_text())
+    row = next(r for r in data["cases"] if r["id"] == "syn-004-ci-workflow")
+    row["final"] = "logic"
+    baseline.write_text(json.dumps(data, indent=2) + "\n")
+
+    result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
+    assert not result.success
+    checks = check_results(result)
+    assert checks["baseline_match"] is False and checks["no_regression"] is True
+    match = check_metadata(result, "baseline_match")
+    assert match["changed_case_ids"] == ["syn-004-ci-workflow"] and match["changed_cases"] == 1
+    assert match["changed_fields"] == ["syn-004-ci-workflow: final logic → sensitive"]
+    assert "graft-eval run --set " in match["accept_command"]
+    comparison = comparison_metadata(result)
+    assert (
+        comparison["changed_cases"] == ["syn-004-ci-workflow"]
+        and comparison["verdict"] == "no clear difference"
+    )
+    (report_path,) = (synthetic / "runs").glob("*/report.json")
+    assert comparison["new_run_id"] == load_report(report_path).run_id  # one run id for both
+    assert "## Accepting the change" in (report_path.parent / "report.md").read_text()
+
+
+def test_without_a_baseline_the_comparison_uses_the_previous_report(
+    tmp_path: Path, instance_with: InstanceWith
+) -> None:
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    (synthetic.parent / "baselines" / "synthetic.json").unlink()
+    instance = instance_with("synthetic")
+    first = materialize_synthetic(synthetic, tmp_path, instance)
+    assert comparison_metadata(first)["compared"] is False
+    assert check_results(first)["no_regression"] is True
+    second = materialize_synthetic(synthetic, tmp_path, instance)
+    comparison = comparison_metadata(second)
+    assert comparison["compared"] is True and comparison["against"] == "previous report"
+    first_run_id = first.asset_materializations_for_node("eval_report")[0].metadata["run_id"].value
+    assert comparison["base_run_id"] == first_run_id != comparison["new_run_id"]
+    assert comparison["verdict"] == "no clear difference"
+    assert "| underClassificationFinal | lower | 0.0000 (0/30) | 0.0000 (0/30) |" in comparison["comparison"]

@@ -1,0 +1,200 @@
+"""The sealed IO manager (design §5) through real `dagster.materialize` runs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from graft_eval_pipeline.card.models import CamelModel
+from graft_eval_pipeline.defs.io_manager import SealedIOManager
+from graft_eval_pipeline.defs.resources import CaseSetsResource, case_sets_resource
+from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline_tests.builders import make_pilot_set, make_synthetic_set
+from graft_eval_pipeline_tests.conftest import InstanceWith
+
+SECRET_GOAL = "Rotate the ledger reconciliation window"
+
+
+class Summary(CamelModel):
+    case_ids: list[str]
+    goal_text: str
+
+
+partitions = dg.DynamicPartitionsDefinition(name="case_set")
+
+
+@dg.asset(partitions_def=partitions)
+def upstream_summary() -> Summary:
+    return Summary(case_ids=["c-1", "c-2"], goal_text=SECRET_GOAL)
+
+
+@dg.asset(partitions_def=partitions)
+def downstream_digest(upstream_summary: Summary) -> dict[str, object]:
+    return {"count": len(upstream_summary.case_ids), "goal": upstream_summary.goal_text}
+
+
+def _sets(tmp_path: Path, eval_key: str | dg.EnvVar | None) -> CaseSetsResource:
+    return CaseSetsResource(
+        eval_dir=str(tmp_path / "eval-root"),
+        synthetic_dir=str(tmp_path / "repo" / "eval" / "synthetic"),
+        eval_key=eval_key,
+    )
+
+
+KEY_FROM_ENV = dg.EnvVar("GRAFT_EVAL_KEY")
+
+
+def _io(tmp_path: Path, eval_key: str | dg.EnvVar | None = KEY_FROM_ENV) -> SealedIOManager:
+    return SealedIOManager(sets=_sets(tmp_path, eval_key))
+
+
+def _make_set(tmp_path: Path, set_id: str, key: bytes | None) -> Path:
+    if set_id == "synthetic":
+        return make_synthetic_set(tmp_path / "repo" / "eval" / "synthetic").dir
+    return make_pilot_set(tmp_path / "eval-root" / set_id, key=key).dir
+
+
+def _run(
+    tmp_path: Path,
+    set_id: str,
+    instance: dg.DagsterInstance,
+    selection: list[dg.AssetsDefinition] | None = None,
+) -> dg.ExecuteInProcessResult:
+    return dg.materialize(
+        [upstream_summary, downstream_digest],
+        selection=selection,
+        partition_key=set_id,
+        instance=instance,
+        resources={"io_manager": _io(tmp_path)},
+    )
+
+
+def _errors(result: dg.ExecuteInProcessResult) -> str:
+    return " ".join(
+        event.step_failure_data.error.to_string()
+        for event in result.all_events
+        if event.is_step_failure and event.step_failure_data.error is not None
+    )
+
+
+def test_pilot_round_trip_is_sealed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    key_text = generate_key()
+    monkeypatch.setenv("GRAFT_EVAL_KEY", key_text)
+    folder = _make_set(tmp_path, "pilot-acme", parse_key(key_text))
+    result = _run(tmp_path, "pilot-acme", instance_with("pilot-acme"))
+    assert result.success
+    assert result.output_for_node("downstream_digest") == {"count": 2, "goal": SECRET_GOAL}
+    files = sorted(p.relative_to(folder).as_posix() for p in (folder / "assets").iterdir())
+    assert files == ["assets/downstream_digest.json.enc", "assets/upstream_summary.json.enc"]
+    for name in files:
+        raw = (folder / name).read_text()
+        assert (folder / name).stat().st_mode & 0o777 == 0o600
+        assert '"graftEval": "enc-v1"' in raw
+        for fragment in ("ledger", "reconciliation", "c-1", "caseIds", "count"):
+            assert fragment not in raw
+    metadata = result.asset_materializations_for_node("upstream_summary")[0].metadata
+    assert metadata["sealed"].value is True
+    assert key_text not in str(metadata)
+
+
+def test_synthetic_round_trip_is_plain_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
+    folder = _make_set(tmp_path, "synthetic", None)
+    result = _run(tmp_path, "synthetic", instance_with("synthetic"))
+    assert result.success
+    assert result.output_for_node("downstream_digest") == {"count": 2, "goal": SECRET_GOAL}
+    assert (folder / "assets" / "upstream_summary.json").read_text() == (
+        '{"caseIds": ["c-1", "c-2"], "goalText": "' + SECRET_GOAL + '"}'
+    )
+    assert not list((folder / "assets").glob("*.enc"))
+
+
+def test_synthetic_materializes_without_a_key(tmp_path: Path, instance_with: InstanceWith) -> None:
+    _make_set(tmp_path, "synthetic", None)
+    sets = case_sets_resource({"GRAFT_EVAL_DIR": str(tmp_path / "eval-root")})
+    assert sets.eval_key is None
+    result = dg.materialize(
+        [upstream_summary, downstream_digest],
+        partition_key="synthetic",
+        instance=instance_with("synthetic"),
+        resources={"io_manager": _io(tmp_path, sets.eval_key)},
+    )
+    assert result.success
+
+
+def test_factory_wires_the_key_through_env_var() -> None:
+    sets = case_sets_resource({"GRAFT_EVAL_KEY": "set", "GRAFT_EVAL_DIR": "/somewhere"})
+    assert isinstance(sets.eval_key, dg.EnvVar) and sets.eval_key.env_var_name == "GRAFT_EVAL_KEY"
+    assert isinstance(sets.eval_dir, dg.EnvVar) and sets.eval_dir.env_var_name == "GRAFT_EVAL_DIR"
+
+
+def test_file_copied_to_another_set_fails_to_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    key_text = generate_key()
+    monkeypatch.setenv("GRAFT_EVAL_KEY", key_text)
+    set_a = _make_set(tmp_path, "pilot-acme", parse_key(key_text))
+    set_b = _make_set(tmp_path, "pilot-beta", parse_key(key_text))
+    instance = instance_with("pilot-acme", "pilot-beta")
+    assert _run(tmp_path, "pilot-acme", instance).success
+    (set_b / "assets").mkdir(mode=0o700)
+    shutil.copy(set_a / "assets" / "upstream_summary.json.enc", set_b / "assets")
+    with pytest.raises(Exception, match="moved from another set") as err:
+        _run(tmp_path, "pilot-beta", instance, selection=[downstream_digest])
+    assert SECRET_GOAL not in str(err.value)
+    assert not (set_b / "assets" / "downstream_digest.json.enc").exists()
+
+
+def test_wrong_key_fails_with_the_clear_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    _make_set(tmp_path, "pilot-acme", parse_key(generate_key()))
+    monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
+    result = dg.materialize(
+        [upstream_summary, downstream_digest],
+        partition_key="pilot-acme",
+        instance=instance_with("pilot-acme"),
+        resources={"io_manager": _io(tmp_path)},
+        raise_on_error=False,
+    )
+    assert not result.success
+    assert "wrong GRAFT_EVAL_KEY for set pilot-acme" in _errors(result)
+
+
+def test_pilot_without_key_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    monkeypatch.delenv("GRAFT_EVAL_KEY", raising=False)
+    _make_set(tmp_path, "pilot-acme", parse_key(generate_key()))
+    manager = _io(tmp_path, case_sets_resource({}).eval_key)
+    result = dg.materialize(
+        [upstream_summary],
+        partition_key="pilot-acme",
+        instance=instance_with("pilot-acme"),
+        resources={"io_manager": manager},
+        raise_on_error=False,
+    )
+    assert not result.success
+    assert "GRAFT_EVAL_KEY is not set" in _errors(result)
+
+
+def test_a_stored_value_of_an_older_shape_fails_without_quoting_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
+    folder = _make_set(tmp_path, "synthetic", None)
+    instance = instance_with("synthetic")
+    assert _run(tmp_path, "synthetic", instance).success
+    stored = folder / "assets" / "upstream_summary.json"
+    stored.write_text('{"caseIds": "c-1", "goalText": "' + SECRET_GOAL + '"}')  # caseIds no longer a list
+    with pytest.raises(EvalError, match=r"assets/upstream_summary\.json of set synthetic: caseIds") as err:
+        _run(tmp_path, "synthetic", instance, selection=[downstream_digest])
+    assert SECRET_GOAL not in str(err.value)

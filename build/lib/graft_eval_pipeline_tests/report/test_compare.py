@@ -1,0 +1,211 @@
+"""Two reports compared case by case: rates with k/n, verdicts, blockers, changed cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
+from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, render_comparison
+from graft_eval_pipeline.evalset.report.files import load_report
+from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, ModelPair, PromptInfo
+from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE
+from graft_eval_pipeline_tests.report.test_report import make_report
+from graft_eval_pipeline_tests.row_builders import make_row
+
+
+def rate(comparison: Comparison, name: str) -> dict[str, object]:
+    return next(r for r in comparison.rates if r.name == name).model_dump()
+
+
+def logic_rows(n: int, under: frozenset[int] | set[int] = frozenset(), prefix: str = "c") -> list[CaseRow]:
+    """n logic-gold cases; those in `under` come out trivial (under-classified)."""
+    return [
+        make_row(
+            f"{prefix}-{i:03d}", gold="logic", floor="trivial", model="trivial" if i in under else "logic"
+        )
+        for i in range(n)
+    ]
+
+
+def test_a_report_against_itself_has_no_difference_and_its_k_n_match_the_report_metrics() -> None:
+    report = load_report(SYNTHETIC_BASELINE)
+    comparison = compare_reports(report, report)
+    assert comparison.verdict == "no clear difference" and not comparison.failed
+    assert comparison.blockers == [] and comparison.changed == [] and comparison.warnings == []
+    assert comparison.notes == [] and comparison.shared == 30
+    metrics = report.metrics.to_json_dict()
+    for r in comparison.rates:  # the k/n computed from the rows are the report's own
+        stat = metrics[r.name]
+        assert (r.base_k, r.base_n, r.base) == (stat["k"], stat["n"], stat["value"]), r.name
+        assert (r.new_k, r.new_n, r.new) == (r.base_k, r.base_n, r.base), r.name
+        assert (r.difference, r.low, r.high, r.only_base, r.only_new, r.mcnemar_p) == (0, 0, 0, 0, 0, 1.0)
+    uc = rate(comparison, "underClassificationModel")
+    assert (uc["base_k"], uc["base_n"]) == (12, 28)  # two unavailable cases have no model class
+
+
+def test_a_clear_regression_is_regressed_with_its_discordant_counts_and_p_value() -> None:
+    base = make_report(logic_rows(60))
+    new = make_report(logic_rows(60, under=set(range(10))))
+    comparison = compare_reports(base, new)
+    uc = rate(comparison, "underClassificationFinal")
+    assert (uc["base_k"], uc["base_n"], uc["new_k"], uc["new_n"]) == (0, 60, 10, 60)
+    assert (uc["only_base"], uc["only_new"]) == (0, 10)
+    assert uc["mcnemar_p"] == pytest.approx(2 / 1024, rel=1e-6)
+    assert uc["difference"] == pytest.approx(0.1667, abs=1e-4)
+    assert 0 < uc["low"] < uc["difference"] < uc["high"]  # type: ignore[operator]
+    assert uc["verdict"] == "regressed"
+    assert rate(comparison, "exactAccuracyFinal")["verdict"] == "regressed"
+    assert comparison.verdict == "regressed" and comparison.failed
+    assert [c.id for c in comparison.changed] == [f"c-{i:03d}" for i in range(10)]
+    assert comparison.changed[0].notes == ["newly under-classified"]
+
+    back = compare_reports(new, base)
+    assert back.verdict == "improved" and not back.failed
+    assert rate(back, "underClassificationFinal")["verdict"] == "improved"
+    assert back.changed[0].notes == ["no longer under-classified"]
+
+
+def test_one_flip_on_thirty_cases_is_no_clear_difference() -> None:
+    comparison = compare_reports(make_report(logic_rows(30)), make_report(logic_rows(30, under={4})))
+    uc = rate(comparison, "underClassificationFinal")
+    assert uc["mcnemar_p"] == 1.0 and uc["low"] == 0 and uc["verdict"] == "no clear difference"
+    assert comparison.verdict == "no clear difference" and not comparison.failed
+
+
+def test_flips_both_ways_cancel_out() -> None:
+    base = make_report(logic_rows(60, under=set(range(0, 8))))
+    new = make_report(logic_rows(60, under=set(range(8, 16))))
+    uc = rate(compare_reports(base, new), "underClassificationFinal")
+    assert (uc["only_base"], uc["only_new"], uc["difference"]) == (8, 8, 0)
+    assert uc["mcnemar_p"] == 1.0 and uc["verdict"] == "no clear difference"
+
+
+def test_model_alone_rates_are_shown_but_stay_out_of_the_overall_verdict() -> None:
+    """The floor catches what the model missed: final unchanged, the model clearly worse."""
+    base = [make_row(f"c-{i:03d}", gold="logic", floor="logic", model="logic") for i in range(60)]
+    new = [
+        make_row(r.id, gold="logic", floor="logic", model="trivial" if i < 12 else "logic")
+        for i, r in enumerate(base)
+    ]
+    comparison = compare_reports(make_report(base), make_report(new))
+    assert rate(comparison, "underClassificationModel")["verdict"] == "regressed"
+    assert rate(comparison, "underClassificationFinal")["verdict"] == "no clear difference"
+    assert comparison.verdict == "no clear difference" and not comparison.failed
+    assert "underClassificationModel *" in render_comparison(comparison)
+
+
+def test_blockers_override_the_statistics() -> None:
+    base = [
+        make_row("a-sensitive", gold="sensitive", floor="trivial", model="sensitive"),
+        make_row("b-already-under", gold="sensitive", floor="trivial", model="logic"),
+        make_row("c-floor-sensitive", gold="sensitive", floor="sensitive", model="sensitive"),
+        make_row("d-floor-logic", gold="logic", floor="logic", model="logic"),
+        *logic_rows(40),
+    ]
+    new = [
+        make_row("a-sensitive", gold="sensitive", floor="trivial", model="logic"),  # newly under
+        make_row("b-already-under", gold="sensitive", floor="trivial", model="trivial"),  # was under already
+        make_row(
+            "c-floor-sensitive", gold="sensitive", floor="sensitive", model=None, final="sensitive",
+            status="unavailable", failure_reason="llm_timeout", verifier_status=None, flag="na",
+        ),
+        make_row(
+            "d-floor-logic", gold="logic", floor="logic", model=None, final="logic",
+            status="unavailable", failure_reason="llm_timeout", verifier_status=None, flag="na",
+        ),
+        *logic_rows(40),
+    ]  # fmt: skip
+    comparison = compare_reports(make_report(base), make_report(new))
+    assert comparison.verdict == "no clear difference"
+    assert [(b.id, b.kind) for b in comparison.blockers] == [
+        ("a-sensitive", "newly_under_classified_sensitive"),
+        ("c-floor-sensitive", "newly_unavailable_sensitive_floor"),
+    ]
+    assert comparison.failed
+    text = render_comparison(comparison)
+    assert (
+        "a-sensitive: newly under-classified from sensitive gold (gold sensitive, final sensitive → logic)"
+        in text
+    )
+    assert "c-floor-sensitive: newly unavailable with a sensitive floor" in text
+    changed = {c.id: c for c in comparison.changed}
+    assert set(changed) == {"a-sensitive", "b-already-under", "c-floor-sensitive", "d-floor-logic"}
+    assert changed["b-already-under"].notes == []
+    assert changed["d-floor-logic"].notes == ["newly unavailable"]
+    assert (
+        "d-floor-logic: model logic → None, status ok → unavailable (gold logic): newly unavailable" in text
+    )
+
+
+def test_different_case_sets_are_compared_on_the_shared_ids_with_a_warning() -> None:
+    base = make_report(logic_rows(10) + logic_rows(3, prefix="old"))
+    new = make_report(logic_rows(10) + logic_rows(2, prefix="new"))
+    comparison = compare_reports(base, new)
+    assert comparison.shared == 10
+    assert comparison.only_in_base == ["old-000", "old-001", "old-002"]
+    assert comparison.only_in_new == ["new-000", "new-001"]
+    assert comparison.warnings == [
+        "the runs cover different cases: compared on the 10 shared ones (3 only in base, 2 only in new)"
+    ]
+    assert rate(comparison, "underClassificationFinal")["base_n"] == 10
+    text = render_comparison(comparison)
+    assert "only in base: old-000, old-001, old-002" in text and "only in new: new-000, new-001" in text
+
+    with pytest.raises(EvalError, match="share no case that ran in both"):
+        compare_reports(make_report(logic_rows(3, prefix="x")), make_report(logic_rows(3, prefix="y")))
+
+
+def test_other_gold_prompt_and_models_are_stated_in_the_header() -> None:
+    base = make_report(logic_rows(5))
+    rows = logic_rows(5)
+    rows[2] = make_row("c-002", gold="sensitive", floor="trivial", model="logic")
+    new = make_report(
+        rows,
+        prompt=PromptInfo(prompt_version="intent-v2", prompt_fingerprint="e" * 64),
+        models=ModelPair(fast="claude-haiku-5-5", strong="claude-opus-5"),
+        llm="live",
+    )
+    comparison = compare_reports(base, new)
+    assert comparison.gold_differs == ["c-002"]
+    assert (
+        "gold differs on 1 shared case(s) (c-002): each run is scored against its own gold"
+        in comparison.warnings
+    )
+    assert comparison.notes == [
+        "other prompt: intent-v1 (ffffffff) → intent-v2 (eeeeeeee)",
+        "other models: claude-haiku-5-5 / claude-sonnet-5-5 → claude-haiku-5-5 / claude-opus-5",
+        "other mode: fake → live",
+    ]
+    # c-002 is under-classified against its new gold, never before: a blocker
+    assert [b.id for b in comparison.blockers] == ["c-002"]
+
+
+def test_cases_skipped_by_a_budget_are_left_out() -> None:
+    base = logic_rows(6)
+    new = [*logic_rows(5), base[5].model_copy(update={"skipped": "budget", "final": None, "model": None})]
+    comparison = compare_reports(make_report(base), make_report(new))
+    assert comparison.shared == 5 and comparison.skipped == ["c-005"]
+    assert rate(comparison, "unavailableRate")["base_n"] == 5
+    assert any("skipped in one run (budget or secret)" in w for w in comparison.warnings)
+
+
+def test_usage_is_totalled_over_the_shared_cases() -> None:
+    base = logic_rows(4)
+    new = [r.model_copy(update={"cost_usd": 0.004}) for r in base]
+    comparison = compare_reports(make_report(base), make_report(new))
+    assert comparison.base_usage.cost_usd == pytest.approx(0.012)
+    assert comparison.new_usage.cost_usd == pytest.approx(0.016)
+    assert comparison.base_usage.calls == comparison.new_usage.calls == 8
+    assert "cost $0.0120 → $0.0160" in render_comparison(comparison)
+    assert "calls 8 → 8 (same)" in render_comparison(comparison)
+
+
+def test_resamples_below_the_minimum_are_refused_and_the_seed_fixes_the_interval() -> None:
+    base, new = make_report(logic_rows(40)), make_report(logic_rows(40, under={1, 2, 3}))
+    with pytest.raises(EvalError, match="at least 2,000"):
+        compare_reports(base, new, resamples=500)
+    one = compare_reports(base, new, seed=3)
+    assert one == compare_reports(base, new, seed=3)
+    assert comparison_markdown(one).startswith("**verdict: no clear difference; no blocker**")
+    assert "| underClassificationFinal | lower | 0.0000 (0/40) | 0.0750 (3/40) |" in comparison_markdown(one)

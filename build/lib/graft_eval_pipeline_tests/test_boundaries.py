@@ -1,0 +1,268 @@
+"""Layer and log-hygiene rules, checked by reading the source (spec U-BND-1, U-BND-2)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "graft_eval_pipeline"
+
+# layer -> packages of ours it must never import (design §2: each imports only the layers above)
+FORBIDDEN = {
+    "card": (
+        "graft_eval_pipeline.evalset",
+        "graft_eval_pipeline.github",
+        "graft_eval_pipeline.defs",
+        "graft_eval_pipeline.cli",
+        "dagster",
+    ),
+    "github": (
+        "graft_eval_pipeline.evalset",
+        "graft_eval_pipeline.defs",
+        "graft_eval_pipeline.cli",
+        "dagster",
+    ),
+    "evalset": ("graft_eval_pipeline.defs", "graft_eval_pipeline.cli", "dagster"),
+}
+
+# Output sinks: a call to one of these must not be handed case content.
+SINK_NAMES = {
+    "print",
+    "echo",
+    "secho",
+    "progress",
+    "info",
+    "debug",
+    "warning",
+    "error",
+    "exception",
+    "critical",
+    "log",
+}
+CONTENT_NAMES = {
+    "title",
+    "body",
+    "patch",
+    "goal",
+    "behavior_changes",
+    "key_behavior_changes",
+    "risk_reason",
+    "reason",
+    "out_of_scope_edits",
+}
+# The human views: `show`, labeling and adjudication print case content on purpose (E24, E25).
+CONTENT_ALLOWED = {"evalset/sets/terminal.py", "evalset/labeling/session.py"}
+
+# evalset/ stage packages -> the stages each may import (through their public __init__).
+# sets <- scoring <- run, report, labeling (kappa); sets <- export. evaluate.py composes them all.
+STAGES = {
+    "sets": set(),
+    "export": {"sets"},
+    "labeling": {"sets", "scoring"},
+    "scoring": {"sets"},
+    "run": {"sets", "scoring"},
+    "report": {"sets", "scoring"},
+}
+EVALSET = "graft_eval_pipeline.evalset"
+
+
+def _imports(tree: ast.AST) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def _sources(layer: str) -> list[Path]:
+    files = sorted((PACKAGE / layer).rglob("*.py"))
+    assert files, f"no sources found for layer {layer}"
+    return files
+
+
+def test_U_BND_1_layers_import_only_the_layers_above_them() -> None:
+    offences = []
+    for layer, forbidden in FORBIDDEN.items():
+        for path in _sources(layer):
+            for name in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+                if any(name == f or name.startswith(f + ".") for f in forbidden):
+                    offences.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert offences == []
+
+
+def _evalset_imports(tree: ast.AST) -> list[tuple[str, list[str]]]:
+    """(module, imported names) for every `from graft_eval_pipeline.evalset... import ...`."""
+    return [
+        (node.module, [alias.name for alias in node.names])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(EVALSET)
+    ] + [
+        (alias.name, [])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name.startswith(EVALSET)
+    ]
+
+
+def _stage_of(path: Path) -> str | None:
+    parts = path.relative_to(PACKAGE).parts
+    return parts[1] if parts[0] == "evalset" and len(parts) > 2 else None
+
+
+def _stage_offences(rel: str, own: str | None, imports: list[tuple[str, list[str]]]) -> list[str]:
+    offences = []
+    for module, names in imports:
+        parts = module.split(".")
+        stage = parts[2] if len(parts) > 2 else None
+        if stage == own:
+            continue
+        if stage == "evaluate":
+            if own is not None:
+                offences.append(f"{rel}: stage {own} imports evaluate (only cli/ and defs/ may)")
+        elif stage not in STAGES:
+            offences.append(f"{rel} imports {module}")
+        elif own is not None and stage not in STAGES[own]:
+            offences.append(f"{rel}: stage {own} imports stage {stage}")
+        elif len(parts) != 3:
+            offences.append(f"{rel} imports {module} (use the package {EVALSET}.{stage})")
+        else:
+            public = _public_names(stage)
+            offences += [
+                f"{rel} imports {n} from {stage}, not in its __all__" for n in names if n not in public
+            ]
+    return offences
+
+
+def test_stages_import_only_the_stages_below_them_and_only_through_their_public_surface() -> None:
+    """A stage imports its own modules directly and other stages only by their package's
+    `__all__`; anything outside evalset/ (defs/, cli/) and evaluate.py the same way."""
+    assert set(STAGES) == {p.name for p in (PACKAGE / "evalset").iterdir() if (p / "__init__.py").is_file()}
+    offences = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        imports = _evalset_imports(ast.parse(path.read_text(encoding="utf-8")))
+        offences += _stage_offences(path.relative_to(PACKAGE).as_posix(), _stage_of(path), imports)
+    assert offences == []
+
+
+def test_stage_detector_sees_an_upward_import_a_private_module_and_a_private_name() -> None:
+    tree = ast.parse(
+        "from graft_eval_pipeline.evalset.report.publish import build_report\n"
+        "from graft_eval_pipeline.evalset.sets.store import CaseSet\n"
+        "from graft_eval_pipeline.evalset.sets import _private\n"
+        "from graft_eval_pipeline.evalset.scoring.rows import build_row\n"
+    )
+    assert _stage_offences("evalset/run/x.py", "run", _evalset_imports(tree)) == [
+        "evalset/run/x.py: stage run imports stage report",
+        "evalset/run/x.py imports graft_eval_pipeline.evalset.sets.store (use the package "
+        "graft_eval_pipeline.evalset.sets)",
+        "evalset/run/x.py imports _private from sets, not in its __all__",
+        "evalset/run/x.py imports graft_eval_pipeline.evalset.scoring.rows (use the package "
+        "graft_eval_pipeline.evalset.scoring)",
+    ]
+
+
+def _public_names(stage: str) -> set[str]:
+    tree = ast.parse((PACKAGE / "evalset" / stage / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    raise AssertionError(f"evalset/{stage}/__init__.py has no __all__")
+
+
+def test_each_stage_exports_exactly_what_the_others_use() -> None:
+    used: dict[str, set[str]] = {stage: set() for stage in STAGES}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for module, names in _evalset_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            parts = module.split(".")
+            if len(parts) == 3 and parts[2] in STAGES and _stage_of(path) != parts[2]:
+                used[parts[2]].update(names)
+    assert {stage: _public_names(stage) for stage in STAGES} == used
+
+
+def test_U_BND_1_detector_sees_a_forbidden_import() -> None:
+    tree = ast.parse("from graft_eval_pipeline.defs.assets import x\nimport dagster\n")
+    assert _imports(tree) == ["graft_eval_pipeline.defs.assets", "dagster"]
+
+
+def _content_in_sink_calls(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name not in SINK_NAMES:
+            continue
+        for arg in [*node.args, *(kw.value for kw in node.keywords)]:
+            for inner in ast.walk(arg):
+                ident = (
+                    inner.attr
+                    if isinstance(inner, ast.Attribute)
+                    else inner.id
+                    if isinstance(inner, ast.Name)
+                    else None
+                )
+                if ident in CONTENT_NAMES:
+                    found.append((node.lineno, ident))
+    return found
+
+
+def test_U_BND_2_no_output_call_outside_the_human_views_mentions_case_content() -> None:
+    offences = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).as_posix() in CONTENT_ALLOWED:
+            continue
+        for line, ident in _content_in_sink_calls(ast.parse(path.read_text(encoding="utf-8"))):
+            offences.append(f"{path.relative_to(PACKAGE)}:{line} prints {ident}")
+    assert offences == []
+
+
+def test_U_BND_2_detector_flags_a_logged_title() -> None:
+    tree = ast.parse("click.echo(f'{case.inputs.pr.title}')\nlogger.info('n=%d', count)\n")
+    assert _content_in_sink_calls(tree) == [(1, "title")]
+
+
+def test_content_models_never_print_their_content() -> None:
+    """A traceback or assertion message that shows a case or a card result carries no content."""
+    from graft_eval_pipeline.card.floor import compute_risk_floor
+    from graft_eval_pipeline.card.models import IssueInfo
+    from graft_eval_pipeline.card.options import PrepareOptions
+    from graft_eval_pipeline.card.prepare import prepare_card_inputs
+    from graft_eval_pipeline.card.result import Card, OutOfScopeEdit
+    from graft_eval_pipeline_tests.builders import make_case, make_file, make_inputs, make_label
+
+    secret = "Rotate the ledger reconciliation window"
+    case = make_case(
+        inputs=make_inputs([make_file("src/ledger/secret.ts")], pr={"title": secret}),
+        labels=[make_label(goal=secret)],
+    )
+    card = Card(
+        goal=secret,
+        behavior_changes=[secret],
+        out_of_scope_edits=[OutOfScopeEdit(path="src/ledger/secret.ts", reason=secret)],
+        risk_reason=secret,
+    )
+    for shown in (repr(case), str(case), repr(card), f"{card}", repr([case.inputs, card])):
+        assert secret not in shown and "src/ledger/secret.ts" not in shown
+    assert case.inputs.pr.title == secret  # the fields themselves are untouched
+
+    # The parts of `CardInputs` on their own, the floor's `fired_by` and the prepared cut paths.
+    path, old = "src/ledger/auth/secret.ts", "src/ledger/old.ts"
+    patch = "@@ -1,1 +1,999 @@\n" + "\n".join([f"+// {secret}"] * 1_000)
+    inputs = make_inputs(
+        [make_file(path, previous_path=old, status="renamed", patch=patch)],
+        pr={"title": secret, "body": secret},
+        issue=IssueInfo(number=7, title=secret, body=secret),
+    )
+    prepared = prepare_card_inputs(inputs, PrepareOptions())
+    assert prepared.cut_paths == {path} and prepared.floor.fired_by["auth_secrets"] == path
+    floor = compute_risk_floor(inputs)
+    assert floor.fired_by["auth_secrets"] == path
+    parts = (inputs.pr, inputs.issue, inputs.files[0], inputs.files, floor, prepared, prepared.floor)
+    for shown in [repr(part) for part in parts] + [str(part) for part in parts]:
+        assert secret not in shown and "ledger" not in shown, shown
+    assert "auth_secrets" in repr(floor)  # rule ids and the class are not content
+    assert inputs.files[0].path == path and inputs.pr.body == secret
