@@ -89,6 +89,7 @@ from graft_eval_pipeline.evalset.sets.untrusted import (
     load_json,
     lone_surrogate_at,
 )
+from graft_eval_pipeline.evalset.sets.utf8 import Utf8Offsets
 from graft_eval_pipeline.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -148,6 +149,7 @@ __all__ = [
     "SetMeta",
     "SizeStratum",
     "UntrustedInputError",
+    "Utf8Offsets",
     "allocate",
     "assert_private_location",
     "atomic_write",

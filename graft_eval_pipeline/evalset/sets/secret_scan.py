@@ -32,6 +32,7 @@ import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.evalset.sets.secret_catalogue import BASIC_AUTH_OK, TOKENS, Token
 from graft_eval_pipeline.evalset.sets.secret_values import is_placeholder, looks_secret, random_like
+from graft_eval_pipeline.evalset.sets.utf8 import Utf8Offsets
 
 _A = re.ASCII
 AddSpan = Callable[[int, int, str], None]
@@ -61,44 +62,6 @@ def _window(text: str, pos: int, before: int = WINDOW_BEFORE, after: int = WINDO
 def _cut(text: str, hi: int) -> bool:
     """Is `hi` a window's edge inside a line (rather than the line's end)?"""
     return hi < len(text) and text[hi] != "\n"
-
-
-# Continuation bytes (10xxxxxx) of UTF-8 map to 1, every other byte to 0.
-_CONTINUATION = bytes(1 if 0x80 <= b < 0xC0 else 0 for b in range(256))
-
-
-class _Utf8Offsets:
-    """Offsets in the UTF-8 bytes of a non-ASCII text to offsets in the `str` and back.
-
-    The scan's positions only move forward, so one cursor walks the text once: a byte offset is
-    turned into characters by counting the continuation bytes since the cursor (`bytes.count` on a
-    0/1 map of the bytes), a character offset into bytes by encoding the characters since it.
-    """
-
-    def __init__(self, text: str, data: bytes) -> None:
-        self._text = text
-        self._data = data
-        self._marks = b""  # made at the first hit: most texts have none
-        self._byte = 0
-        self._char = 0
-
-    def _rewind(self, byte: int, char: int) -> None:
-        if byte < self._byte or char < self._char:
-            self._byte = self._char = 0
-
-    def char_of(self, byte: int) -> int:
-        if not self._marks:
-            self._marks = self._data.translate(_CONTINUATION)
-        self._rewind(byte, self._char)
-        self._char += byte - self._byte - self._marks.count(1, self._byte, byte)
-        self._byte = byte
-        return self._char
-
-    def byte_of(self, char: int) -> int:
-        self._rewind(self._byte, char)
-        self._byte += len(self._text[self._char : char].encode("utf-8", "surrogatepass"))
-        self._char = char
-        return self._byte
 
 
 # --- the keyword family -----------------------------------------------------------------------
@@ -657,7 +620,7 @@ def scan(text: str, is_patch: bool, add: AddSpan) -> bool:
     scanner = _scanner()
     # RE2 runs on bytes: it would encode a `str` again at every call.
     data = text.encode("utf-8", "surrogatepass")
-    offsets = None if len(data) == len(text) else _Utf8Offsets(text, data)
+    offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
     by_head, by_head_ci, fallback = scanner.by_head, scanner.by_head_ci, scanner.fallback
     search = scanner.prefilter.search  # type: ignore[attr-defined]
     key_hint = False
