@@ -26,9 +26,7 @@ def prompt_secret_kinds(prepared: PreparedInputs) -> dict[str, int]:
         texts += [inputs.issue.title, inputs.issue.body]
     texts += [path for f in inputs.files for path in (f.path, f.previous_path) if path]
     found: Counter[str] = Counter()
-    for text in texts:
-        found.update(secret_kinds(text))
-    for f in inputs.files:
-        if f.patch is not None:
-            found.update(secret_kinds(f.patch, is_patch=True))
+    for text, is_patch in [*((t, False) for t in texts), *((f.patch, True) for f in inputs.files if f.patch)]:
+        if kinds := secret_kinds(text, is_patch=is_patch):
+            found.update(kinds)
     return dict(sorted(found.items()))

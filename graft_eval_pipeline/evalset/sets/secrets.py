@@ -65,7 +65,8 @@ def secret_kinds(text: str, *, is_patch: bool = False) -> Counter[str]:
     blocks = secret_spans(text, is_patch, add, add_block_line)
     if blocks:
         counts["private_key"] += blocks
-    for _, _, _, kind, counted in kept_spans(spans):
-        if counted:
-            counts[kind] += 1
+    if spans:
+        for _, _, _, kind, counted in kept_spans(spans):
+            if counted:
+                counts[kind] += 1
     return counts
