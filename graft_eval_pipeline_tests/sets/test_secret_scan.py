@@ -3,8 +3,9 @@
 A minified bundle is one line of megabytes with a prefix match every few characters. The scan
 looks at the text once (the RE2 prefilter) and, per hit, at the window `_window` hands the
 rules; so the characters examined are counted by wrapping `_window`, for a minified line of
-length L and 2L. Before the windows were bounded, every hit was re-scanned to the end of its line
-(hits x line length: four times the work for twice the line). Every value here is made up.
+length L and 2L: twice the line must be twice the work. A window that ran to the end of the line
+would make it hits x line length, four times the work (checked by hand: the first test fails so).
+Every value here is made up.
 """
 
 from __future__ import annotations
