@@ -16,7 +16,7 @@ import pytest
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
 from graft_eval_pipeline.evalset.sets import secret_scan
-from graft_eval_pipeline.evalset.sets.secrets import secret_kinds
+from graft_eval_pipeline.evalset.sets.secrets import secret_kinds, secret_kinds_in
 
 # One segment of "minified JavaScript" in which several rules' anchors match and are rejected:
 # a Vault-like `s.` + 24 letters (no digit: not random), a secret-named assignment of a call,
@@ -84,3 +84,19 @@ def test_a_short_prefix_in_ordinary_text_is_no_hit_but_its_format_still_is() -> 
     minified = "this.addEventListener(s.addEventListener);a.s.querySelectorAllX" * 50
     assert secret_kinds(minified) == Counter()
     assert secret_kinds(f"VAULT={vault}\n" + minified) == Counter({"vault_token": 1})
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [],
+        ["octo/repo", "Fix the parser", "", "src/app.py", "docs/Größe.md"],
+        ["octo/repo", "Rotate keys", "token: " + "aB3dE6gH9jK2mN5pQ8", "src/app.py"],
+        ["-----BEGIN RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA" + "k" * 40, "ghp_" + "a1B2" * 9],
+    ],
+)
+def test_short_texts_checked_together_count_as_each_checked_alone(texts: list[str]) -> None:
+    alone: Counter[str] = Counter()
+    for text in texts:
+        alone.update(secret_kinds(text))
+    assert secret_kinds_in(texts) == alone

@@ -650,6 +650,14 @@ def scan(text: str, is_patch: bool, add: AddSpan) -> bool:
     return key_hint
 
 
+def may_hold_secret(text: str) -> bool:
+    """Does any rule's anchor occur in `text`? False means `scan` and `key_blocks` find nothing in
+    it, nor in any of the texts it joins with newlines (an anchor that matches in one of them
+    matches where it lies in the whole: a newline is no word character and no token's), so many
+    short texts take one RE2 call."""
+    return _scanner().prefilter.search(text.encode("utf-8", "surrogatepass")) is not None  # type: ignore[attr-defined]
+
+
 def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:
     """Private-key blocks (PEM, OpenSSH, PGP, SSH2, PuTTY), one span per line; returns the count.
 

@@ -13,10 +13,10 @@ Only kinds and counts leave this module, never a value.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from graft_eval_pipeline.evalset.sets.secret_catalogue import TOKENS
-from graft_eval_pipeline.evalset.sets.secret_scan import AddSpan, key_blocks, scan
+from graft_eval_pipeline.evalset.sets.secret_scan import AddSpan, key_blocks, may_hold_secret, scan
 
 STRUCTURED_KINDS = ("url_password", "connection_string", "auth_header", "basic_auth", "aws_secret_key")
 SECRET_KINDS: tuple[str, ...] = tuple(
@@ -70,3 +70,16 @@ def secret_kinds(text: str, *, is_patch: bool = False) -> Counter[str]:
             if counted:
                 counts[kind] += 1
     return counts
+
+
+def secret_kinds_in(texts: Sequence[str], *, is_patch: bool = False) -> Counter[str]:
+    """Kind -> count summed over `texts`, each counted on its own as `secret_kinds` counts it.
+
+    Short texts (a prompt's title, paths) cost RE2's fixed price per call more than their length:
+    when no anchor occurs in all of them joined by newlines, none holds a secret (one call)."""
+    found: Counter[str] = Counter()
+    if texts and may_hold_secret("\n".join(texts)):
+        for text in texts:
+            if kinds := secret_kinds(text, is_patch=is_patch):
+                found.update(kinds)
+    return found
