@@ -23,13 +23,21 @@ from functools import cache
 import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.card.models import CardInputs
-from graft_eval_pipeline.evalset.sets import SECRET_KINDS, EvalError, Redaction, kept_spans, secret_spans
+from graft_eval_pipeline.evalset.sets import (
+    SECRET_KINDS,
+    EvalError,
+    Redaction,
+    Utf8Offsets,
+    kept_spans,
+    secret_spans,
+)
 
 _A = re.ASCII  # JavaScript semantics: \b, \s and [A-Za-z] are ASCII-only
 
 # e-mail: found from its "@" (a literal), the local part is extended to the left by hand.
 _EMAIL_RIGHT = re.compile(r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", _A)
 _EMAIL_LOCAL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
+_LOCAL_PART_MAX = 256  # RFC 5321 allows 64
 _KEPT_EMAIL = "noreply@anthropic.com"
 _KEPT_EMAIL_DOMAIN = "@users.noreply.github.com"
 
@@ -138,8 +146,12 @@ def _emails(text: str, is_patch: bool, spans: _Spans) -> None:
     floor = 0  # the local part never reaches into the previous e-mail
     for match in _EMAIL_RIGHT.finditer(text):
         at = match.start()
-        line_start = text.rfind("\n", 0, at) + 1
-        limit = max(floor, line_start + (1 if is_patch else 0))
+        # The local part: back to the line's start, the previous e-mail or _LOCAL_PART_MAX
+        # characters, whichever is nearest (so a long minified line is not searched per "@").
+        reach = max(floor, at - _LOCAL_PART_MAX)
+        newline = text.rfind("\n", max(0, reach - 1), at)
+        line_start = newline + 1 if newline >= 0 or reach == 0 else None
+        limit = reach if line_start is None else max(reach, line_start + (1 if is_patch else 0))
         start = at
         while start > limit and text[start - 1] in _EMAIL_LOCAL_CHARS:
             start -= 1
@@ -182,11 +194,11 @@ def _custom(
 ) -> None:
     """User patterns run line by line (after the diff prefix) so they cannot swallow a newline.
 
-    A whole-text probe finds the lines that can hold a hit, and only those are matched line by
-    line; a pattern that anchors at the start of the line or the text could see the diff prefix
-    there, so it runs on every line.
+    A whole-text probe (over the UTF-8 bytes: RE2 would encode a `str` at every call) finds the
+    lines that can hold a hit, and only those are matched line by line; a pattern that anchors
+    at the start of the line or the text could see the diff prefix there, so it runs on every line.
     """
-    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    data = text.encode("utf-8", "surrogatepass")
     for line_pattern, probe in patterns:
         if probe is None:
             offset = 0
@@ -194,15 +206,20 @@ def _custom(
                 _custom_line(text, offset, offset + len(line), is_patch, line_pattern, spans)
                 offset += len(line) + 1
             continue
+        offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
         pos = 0
-        while pos <= len(text):
-            hit = probe.search(subject, pos)  # type: ignore[attr-defined]
+        while pos <= len(data):
+            hit = probe.search(data, pos)  # type: ignore[attr-defined]
             if hit is None:
                 break
-            line_start = text.rfind("\n", 0, hit.start()) + 1
-            line_end = text.find("\n", hit.start())
-            line_end = len(text) if line_end < 0 else line_end
-            _custom_line(text, line_start, line_end, is_patch, line_pattern, spans)
+            line_start = data.rfind(b"\n", pos, hit.start()) + 1 or pos
+            line_end = data.find(b"\n", hit.start())
+            line_end = len(data) if line_end < 0 else line_end
+            if offsets is None:
+                _custom_line(text, line_start, line_end, is_patch, line_pattern, spans)
+            else:
+                start = offsets.char_of(line_start)
+                _custom_line(text, start, offsets.char_of(line_end), is_patch, line_pattern, spans)
             pos = line_end + 1
 
 

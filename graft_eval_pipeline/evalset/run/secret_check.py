@@ -12,10 +12,8 @@ run allows secrets; only the kinds are kept, never a value.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from graft_eval_pipeline.card.prepare import PreparedInputs
-from graft_eval_pipeline.evalset.sets import secret_kinds
+from graft_eval_pipeline.evalset.sets import secret_kinds, secret_kinds_in
 
 
 def prompt_secret_kinds(prepared: PreparedInputs) -> dict[str, int]:
@@ -25,10 +23,8 @@ def prompt_secret_kinds(prepared: PreparedInputs) -> dict[str, int]:
     if inputs.issue is not None:
         texts += [inputs.issue.title, inputs.issue.body]
     texts += [path for f in inputs.files for path in (f.path, f.previous_path) if path]
-    found: Counter[str] = Counter()
-    for text in texts:
-        found.update(secret_kinds(text))
+    found = secret_kinds_in(texts)  # short fields: one RE2 call when none can hold a secret
     for f in inputs.files:
-        if f.patch is not None:
-            found.update(secret_kinds(f.patch, is_patch=True))
+        if f.patch and (kinds := secret_kinds(f.patch, is_patch=True)):
+            found.update(kinds)
     return dict(sorted(found.items()))

@@ -108,16 +108,26 @@ from graft_eval_pipeline.evalset.sets.untrusted import (
     read_limited,
     validate,
 )
+from graft_eval_pipeline.evalset.sets.utf8 import Utf8Offsets
 from graft_eval_pipeline.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from graft_eval_pipeline.evalset.sets.secrets import SECRET_KINDS, kept_spans, secret_kinds, secret_spans
+    from graft_eval_pipeline.evalset.sets.secrets import (
+        SECRET_KINDS,
+        kept_spans,
+        secret_kinds,
+        secret_kinds_in,
+        secret_spans,
+    )
 
 # The secret rules compile a catalogue of regexes (~30 ms): loaded on first use
 # (graft_eval_pipeline/lazy.py), so a run that never redacts or checks a prompt skips them.
 __getattr__ = lazy_exports(
     __name__,
-    {name: "secrets" for name in ("SECRET_KINDS", "kept_spans", "secret_kinds", "secret_spans")},
+    {
+        name: "secrets"
+        for name in ("SECRET_KINDS", "kept_spans", "secret_kinds", "secret_kinds_in", "secret_spans")
+    },
 )
 
 __all__ = [
@@ -171,6 +181,7 @@ __all__ = [
     "SetMeta",
     "SizeStratum",
     "UntrustedInputError",
+    "Utf8Offsets",
     "allocate",
     "assert_private_location",
     "atomic_write",
@@ -209,6 +220,7 @@ __all__ = [
     "render_case",
     "resolve_set_dir",
     "secret_kinds",
+    "secret_kinds_in",
     "secret_spans",
     "seeded_shuffle",
     "size_stratum",

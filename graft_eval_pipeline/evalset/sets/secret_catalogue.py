@@ -514,7 +514,7 @@ TOKENS: tuple[Token, ...] = (
         (),
         "",
         _DS + "discord.py",
-        anchor=r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.",
+        anchor=r"\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.",
         pattern=r"(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])",
     ),
     _t(

@@ -3,8 +3,18 @@
 Why one prefilter: 150+ rules run one after the other would each scan the whole text; instead
 every rule contributes an *anchor* (its literal prefix and the start of its body, or a keyword
 followed by an assignment operator) to one RE2 alternation, which a DFA scans once in linear
-time. Anchors are rare in ordinary code, and only at an anchor does the rule's own `re` pattern
-run (with the look-behind boundaries RE2 lacks) and the value checks of `secret_values.py`.
+time, over the text's UTF-8 bytes (RE2 would re-encode a `str` at every call). Anchors are rare
+in ordinary code, and only at an anchor does the rule's own `re` pattern run (with the
+look-behind boundaries RE2 lacks) and the value checks of `secret_values.py`.
+
+Why the scan stays linear in its input (minified bundles are one line of megabytes):
+- an anchor whose token starts with a word character starts at a word boundary (`\b`), so a
+  prefix never matches inside a longer word or a base64 run, and the DFA's states stay few;
+- a prefix shorter than four characters (`s.`, `00`, `SK`) carries its whole token format and
+  the right boundary in the anchor, so ordinary text (`this.addEventListener`) is no hit;
+- a rule looks only at a bounded window around its hit (`_window`: the hit's line, cut to
+  `WINDOW_BEFORE` characters before and `WINDOW_AFTER` after), never to the end of a line; a
+  token that runs past the window is redacted to its end once and the scan resumes after it.
 
 Every span stays inside one line, except private-key blocks, which are redacted line by line
 (each line keeps its diff prefix), so a patch keeps its line count. Spans are reported through
@@ -22,10 +32,37 @@ import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.evalset.sets.secret_catalogue import BASIC_AUTH_OK, TOKENS, Token
 from graft_eval_pipeline.evalset.sets.secret_values import is_placeholder, looks_secret, random_like
+from graft_eval_pipeline.evalset.sets.utf8 import Utf8Offsets
 
 _A = re.ASCII
 AddSpan = Callable[[int, int, str], None]
 _DIFF_PREFIXES = frozenset("+- ")
+
+WINDOW_BEFORE = 256
+"""Characters before a hit a rule may look at (a secret's name; a token whose anchor is inside it)."""
+WINDOW_AFTER = 4096
+"""Characters after a hit a rule may look at: the longest assigned value considered. A token with
+a known format that runs past it is redacted to its end all the same."""
+
+
+def _window(text: str, pos: int, before: int = WINDOW_BEFORE, after: int = WINDOW_AFTER) -> tuple[int, int]:
+    """(lo, hi): the line holding `pos`, cut to `before` characters before it and `after` after.
+
+    The one place a rule learns how far it may look: every handler matches inside the window it
+    is given (or asks for the next line's window), so the characters a scan examines are the text
+    once (the prefilter) plus a bounded window per hit.
+    """
+    floor = max(0, pos - before)
+    lo = text.rfind("\n", floor, pos) + 1 or floor
+    ceiling = min(len(text), pos + after)
+    newline = text.find("\n", pos, ceiling)
+    return lo, ceiling if newline < 0 else newline
+
+
+def _cut(text: str, hi: int) -> bool:
+    """Is `hi` a window's edge inside a line (rather than the line's end)?"""
+    return hi < len(text) and text[hi] != "\n"
+
 
 # --- the keyword family -----------------------------------------------------------------------
 # Lower-case forms; `[_.\- ]?` joins words so snake, kebab, camel (matched case-insensitively),
@@ -101,16 +138,22 @@ _CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"'$]+):(
 _SAS_SIG = re.compile(r"[?&;]sig=(?P<v>[A-Za-z0-9%+/=]{20,})", _A)
 
 _BEGIN_KEY = re.compile(
-    r"-{4,5} ?BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|PuTTY-User-Key-File-[0-9]+:", _A
+    r"-{4,5} ?BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}|PuTTY-User-Key-File-[0-9]+:", _A
 )
-_END_KEY = re.compile(r"-{4,5} ?END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: ?[0-9a-fA-F]+", _A)
+_END_KEY = re.compile(
+    r"-{4,5} ?END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}|Private-MAC: ?[0-9a-fA-F]+", _A
+)
 _KEY_BODY = re.compile(r"[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment|Version|Encryption|Hash):", _A)
 _ESCAPED_BODY = re.compile(r"(?:\\r)?\\n[A-Za-z0-9+/=]{16,}", _A)
 KEY_HINTS = ("PRIVATE KEY", "PuTTY-User-Key-File-")
+_KEY_HINT_BYTES = tuple(h.encode("ascii") for h in KEY_HINTS)
+_KEY_HINT_HEADS = frozenset(h[:2] for h in KEY_HINTS)
 
 
 _ANCHOR_REPEAT_CAP = 12
+_SHORT_PREFIX = 4
 _LEADING_CLASS = re.compile(r"\[(?:\\.|[^\]])+\]\{(\d+)(?:,\d*)?\}")
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9+/=_.~\-]*", _A)
 
 
 def _body_start(body: str) -> str:
@@ -129,6 +172,7 @@ class _TokenRule:
     token: Token
     rx: re.Pattern[str]
     relaxed: re.Pattern[str] | None  # without the right boundary, for checksum-valid tokens
+    anchor: re.Pattern[str] | None  # the anchor of a token found from inside: checked first
 
 
 _TOKEN_PLACEHOLDERS = (
@@ -154,39 +198,52 @@ def _token_placeholder(body: str) -> bool:
     return lower.startswith("your") or any(p in lower for p in _TOKEN_PLACEHOLDERS)
 
 
+def _word_start(token: Token) -> bool:
+    """Does the token's prefix start with a word character (so it never follows one)?"""
+    head = token.prefixes[0][0]
+    return head.isalnum() or head == "_"
+
+
 def _token_rule(token: Token) -> _TokenRule:
     if token.pattern is not None:
-        return _TokenRule(token, re.compile(token.pattern, _A), None)
+        anchor = re.compile(token.anchor, _A) if token.anchor is not None else None
+        return _TokenRule(token, re.compile(token.pattern, _A), None, anchor)
     prefixes = "|".join(re.escape(p) for p in sorted(token.prefixes, key=len, reverse=True))
-    left = r"(?<![A-Za-z0-9_])" if token.prefixes[0][0].isalnum() or token.prefixes[0][0] == "_" else ""
+    left = r"(?<![A-Za-z0-9_])" if _word_start(token) else ""
     core = rf"{left}(?P<p>{prefixes})(?P<b>{token.body})"
     relaxed = re.compile(core, _A) if token.checksum is not None else None
-    return _TokenRule(token, re.compile(core + r"(?![A-Za-z0-9_])", _A), relaxed)
+    return _TokenRule(token, re.compile(core + r"(?![A-Za-z0-9_])", _A), relaxed, None)
 
 
 def _token_anchor(token: Token) -> str:
+    """The token's part of the prefilter (RE2 syntax, no look-around).
+
+    `\b` stands for the rule's left boundary. A prefix shorter than four characters is common in
+    ordinary text (`s.` in every minified bundle, `00`, `SK`), so its anchor is the whole format
+    with the right boundary; a longer one needs only the start of the body.
+    """
     if token.anchor is not None:
         return token.anchor
     prefixes = "|".join(re.escape(p) for p in sorted(token.prefixes, key=len, reverse=True))
-    return f"(?:{prefixes}){_body_start(token.body)}"
+    left = r"\b" if _word_start(token) else ""
+    if min(map(len, token.prefixes)) < _SHORT_PREFIX:
+        right = "" if token.checksum is not None else "(?:[^A-Za-z0-9_]|$)"
+        return f"{left}(?:{prefixes})(?:{token.body}){right}"
+    return f"{left}(?:{prefixes}){_body_start(token.body)}"
 
 
-Handler = Callable[[str, int, int, bool, AddSpan], bool]
-
-
-def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    return line_start, len(text) if line_end < 0 else line_end
+Handler = Callable[[str, int, int, int, bool, AddSpan], int | None]
+"""(text, hit start, window lo, window hi, is_patch, add) -> None when the rule does not apply,
+else the offset the scan may resume from (the end of a token it redacted; `start` for others)."""
 
 
 def _token_handler(rule: _TokenRule) -> Handler:
     token = rule.token
 
-    def handle(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
-        line_start, line_end = _line_bounds(text, start, end)
-        lo = max(line_start, start - token.back)
-        for match in rule.rx.finditer(text, lo, line_end):
+    def handle(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+        if rule.anchor is not None and rule.anchor.match(text, start, hi) is None:
+            return None  # the hit was another rule's anchor
+        for match in rule.rx.finditer(text, max(lo, start - token.back), hi):
             if match.start() > start:
                 break
             if match.end() <= start:
@@ -195,29 +252,41 @@ def _token_handler(rule: _TokenRule) -> Handler:
             prefix_len = len(match.group("p")) if token.pattern is None else 0
             body = value[prefix_len:]
             if _token_placeholder(body) and not (token.checksum and token.checksum(value)):
-                return False
+                return None
             if token.validate is not None and not token.validate(value):
-                return False
-            add(match.start() + (prefix_len if token.keep_prefix else 0), match.end(), token.kind)
-            return True
+                return None
+            kept = prefix_len if token.keep_prefix else 0
+            return _add_token(text, match.start() + kept, match.end(), hi, token, add)
         if rule.relaxed is not None and token.checksum is not None:
             # A checksum-valid token counts even when glued to other word characters.
-            glued = rule.relaxed.match(text, start, line_end)
+            glued = rule.relaxed.match(text, start, hi)
             if glued and token.checksum(glued.group(0)):
-                add(glued.start(), glued.end(), token.kind)
-                return True
-        return False
+                return _add_token(text, glued.start(), glued.end(), hi, token, add)
+        return None
 
     return handle
 
 
+def _add_token(text: str, start: int, end: int, hi: int, token: Token, add: AddSpan) -> int:
+    """Report a token span; one that reaches the window's edge inside a line runs on past it (a
+    token longer than the window), so it is redacted to the end of its run of token characters,
+    which the scan then skips: each character is looked at once."""
+    if end == hi and _cut(text, hi):
+        end = _TOKEN_TAIL.match(text, hi).end()  # type: ignore[union-attr]  # `*` always matches
+    add(start, end, token.kind)
+    return end
+
+
 # --- value parsing for assignments ------------------------------------------------------------
 _QUOTES = "\"'`"
-_UNQUOTED_STOP = frozenset(" \t\r\n;,&\"'`<")
+# A quoted value: up to the first unescaped closing quote (a backslash escapes any character).
+_QUOTED = {q: re.compile(rf"(?:[^{q}\\]|\\.)*{q}", re.DOTALL) for q in _QUOTES}
+_UNQUOTED = re.compile(r"[^ \t\r\n;,&\"'`<]*")
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
 def _value_at(text: str, pos: int, line_end: int) -> tuple[int, int, bool] | None:
-    """(start, end, quoted) of the value starting at `pos` on this line, or None."""
+    """(start, end, quoted) of the value starting at `pos` before `line_end`, or None."""
     if pos >= line_end:
         return None
     head = text[pos]
@@ -230,26 +299,13 @@ def _value_at(text: str, pos: int, line_end: int) -> tuple[int, int, bool] | Non
         close = text.find(quote, pos + 2, line_end)
         return None if close < 0 else (pos + 2, close, True)
     if head in _QUOTES:
-        i = pos + 1
-        while i < line_end:
-            c = text[i]
-            if c == "\\":
-                i += 2
-                continue
-            if c == head:
-                return pos + 1, i, True
-            i += 1
-        return None
-    i = pos
-    while i < line_end and text[i] not in _UNQUOTED_STOP:
-        i += 1
-    end = i
+        closed = _QUOTED[head].match(text, pos + 1, line_end)
+        return None if closed is None else (pos + 1, closed.end() - 1, True)
+    end = _UNQUOTED.match(text, pos, line_end).end()  # type: ignore[union-attr]  # `*` always matches
     # Strip closers that do not belong to the value: `f(password=abc123)`.
-    while end > pos and text[end - 1] in ")]}":
+    while end > pos and text[end - 1] in _CLOSERS:
         closer = text[end - 1]
-        opener = {")": "(", "]": "[", "}": "{"}[closer]
-        segment = text[pos:end]
-        if segment.count(closer) > segment.count(opener):
+        if text.count(closer, pos, end) > text.count(_CLOSERS[closer], pos, end):
             end -= 1
         else:
             break
@@ -260,11 +316,10 @@ def _value_at(text: str, pos: int, line_end: int) -> tuple[int, int, bool] | Non
 
 def _next_line_value(text: str, line_end: int, is_patch: bool) -> tuple[int, int] | None:
     """The first token of the next line (YAML `key: |`, an XML element's text on its own line)."""
-    if line_end >= len(text):
+    if line_end >= len(text) or text[line_end] != "\n":
         return None
     start = line_end + 1
-    nxt = text.find("\n", start)
-    nxt = len(text) if nxt < 0 else nxt
+    _, nxt = _window(text, start, before=0)
     i = start + (1 if is_patch and text[start : start + 1] in _DIFF_PREFIXES else 0)
     while i < nxt and text[i] in " \t":
         i += 1
@@ -293,119 +348,100 @@ def _kind_for(
     return "connection_string" if in_connection_string else "assignment"
 
 
-def _assignment(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
-    match = _ASSIGN.match(text, start)
+def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    match = _ASSIGN.match(text, start, hi)
     if match is None:
-        return False
-    line_start, line_end = _line_bounds(text, start, match.end())
-    if match.end() > line_end:
-        return False
+        return None
     name_start = start
-    while name_start > line_start and text[name_start - 1] in _NAME_CHARS:
+    while name_start > lo and text[name_start - 1] in _NAME_CHARS:
         name_start -= 1
     kw = match.group("kw")
     name = text[name_start : match.start("close")]
     if _PASS_WORDS.search(name) or (kw.lower() == "auth" and name.lower().endswith("oauth")):
-        return False
+        return None
     if _NOT_SECRET_NAMES.search(name):
-        return False
+        return None
     op = match.group("op").strip()
     # `key:value` without a space is no YAML mapping (`io.jsonwebtoken:jjwt`): only random values.
     tight_colon = op == ":" and not match.group(0).endswith((" ", "\t")) and not match.group("close")
     strict = bool(_WEAK_KW.fullmatch(kw)) or op in ("(", ",") or tight_colon
     if op == ">" and text[name_start - 1 : name_start] != "<":
-        return False
+        return None
     pos = match.end()
-    rest = text[pos:line_end].strip()
+    rest = text[pos:hi].strip()
     multiline = (op == ":" and rest in _BLOCK_SCALAR) or (op == ">" and rest == "")
     if multiline:  # YAML `key: |` or `<apiToken>` with the value on the next line
-        nxt = _next_line_value(text, line_end, is_patch)
+        nxt = _next_line_value(text, hi, is_patch)
         if nxt is None:
-            return False
+            return None
         span: tuple[int, int, bool] | None = (nxt[0], nxt[1], False)
         strict = True
     else:
-        span = _value_at(text, pos, line_end)
+        span = _value_at(text, pos, hi)
     if span is None:
-        return False
+        return None
     vstart, vend, quoted = span
     value = text[vstart:vend]
     if op == "(" and not quoted:
-        return False
+        return None
     if op == ">" and not multiline and text[vend : vend + 2] != "</":
-        return False  # `<name>value</name>` only
-    annotated = op == ":" and not quoted and not multiline and _TYPE_THEN_EQ.match(text, vstart)
+        return None  # `<name>value</name>` only
+    annotated = op == ":" and not quoted and not multiline and _TYPE_THEN_EQ.match(text, vstart, hi)
     if annotated:
         # `api_key: str = "…"`: a type annotation, the value follows `=`.
-        nested = _value_at(text, annotated.end(), line_end)
+        nested = _value_at(text, annotated.end(), hi)
         if nested is None:
-            return False
+            return None
         vstart, vend, quoted = nested
         value = text[vstart:vend]
     if not looks_secret(value, quoted=quoted, strict=strict):
-        return False
+        return None
     kind = "assignment" if multiline else _kind_for(name, value, quoted, op, text, name_start, vend)
     add(vstart, vend, kind)
-    return True
+    return start
+
+
+def _value_after(
+    text: str, at: int, hi: int, add: AddSpan, *, quoted_only: bool = False, strict: bool = False
+) -> int | None:
+    """Redact the value at `at` (before `hi`) when it looks like a secret."""
+    span = _value_at(text, at, hi)
+    if span is None or (quoted_only and not span[2]):
+        return None
+    if not looks_secret(text[span[0] : span[1]], quoted=span[2], strict=strict):
+        return None
+    add(span[0], span[1], "assignment")
+    return at
 
 
 def _env_or_flag(rx: re.Pattern[str]) -> Handler:
-    def handle(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
-        match = rx.match(text, start)
-        if match is None:
-            return False
-        _, line_end = _line_bounds(text, start, match.end())
-        span = _value_at(text, match.end(), line_end)
-        if span is None:
-            return False
-        value = text[span[0] : span[1]]
-        if not looks_secret(value, quoted=span[2]):
-            return False
-        add(span[0], span[1], "assignment")
-        return True
+    def handle(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+        match = rx.match(text, start, hi)
+        return None if match is None else _value_after(text, match.end(), hi, add)
 
     return handle
 
 
-def _name_value(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
+def _name_value(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
     """`name: API_TOKEN` then `value: …` on the same or one of the next two lines."""
-    match = _NAME_VALUE_RX.match(text, start)
+    match = _NAME_VALUE_RX.match(text, start, hi)
     if match is None:
-        return False
-    limit = match.end()
+        return None
+    search_from, line_end = match.end(), hi
     for _ in range(3):
-        nl = text.find("\n", limit)
-        limit = len(text) if nl < 0 else nl
-        if nl < 0:
-            break
-        limit += 1
-    found = _VALUE_KEY_RX.search(text, match.end(), limit)
-    if found is None:
-        return False
-    _, line_end = _line_bounds(text, found.start(), found.end())
-    span = _value_at(text, found.end(), line_end)
-    if span is None:
-        return False
-    value = text[span[0] : span[1]]
-    if not looks_secret(value, quoted=span[2]):
-        return False
-    add(span[0], span[1], "assignment")
-    return True
+        found = _VALUE_KEY_RX.search(text, search_from, line_end)
+        if found is not None:
+            return _value_after(text, found.end(), line_end, add)
+        if line_end >= len(text) or text[line_end] != "\n":
+            return None  # the text ends, or the window does
+        search_from = line_end + 1
+        line_end = _window(text, search_from, before=0)[1]
+    return None
 
 
-def _sql(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
-    match = _SQL_RX.match(text, start)
-    if match is None:
-        return False
-    _, line_end = _line_bounds(text, start, match.end())
-    span = _value_at(text, match.end(), line_end)
-    if span is None or not span[2]:
-        return False
-    value = text[span[0] : span[1]]
-    if not looks_secret(value, quoted=True):
-        return False
-    add(span[0], span[1], "assignment")
-    return True
+def _sql(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    match = _SQL_RX.match(text, start, hi)
+    return None if match is None else _value_after(text, match.end(), hi, add, quoted_only=True)
 
 
 _URL_PLACEHOLDERS = frozenset(
@@ -432,25 +468,25 @@ _URL_PLACEHOLDERS = frozenset(
 )
 
 
-def _url_password(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
+def _url_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
     """Any password in `scheme://user:password@host` except a template (`${PW}`, `<pw>`, `{{…}}`):
     even `password` there is redacted, as scanners' test data expect."""
-    match = _URL_CREDS.match(text, start)
+    match = _URL_CREDS.match(text, start, hi)
     if match is None:
-        return False
+        return None
     pw = match.group("pw")
     if len(pw) < 3 or pw.startswith(("$", "%", "{", "<", "[", "*")) or len(set(pw.lower())) <= 1:
-        return False
+        return None
     if pw.lower().startswith("x" * 3) or re.search(r"\$\{|\{\{|<%", pw):
-        return False
+        return None
     add(match.start("pw"), match.end("pw"), "url_password")
-    return True
+    return start
 
 
-def _auth_header(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
-    match = _AUTH_HEADER.match(text, start)
+def _auth_header(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    match = _AUTH_HEADER.match(text, start, hi)
     if match is None:
-        return False
+        return None
     value = match.group("v")
     scheme = (match.group("scheme") or "").strip().lower()
     if scheme == "basic":
@@ -459,52 +495,52 @@ def _auth_header(text: str, start: int, end: int, is_patch: bool, add: AddSpan) 
         ok = len(value) >= 12 and not is_placeholder(value) and (random_like(value) or "." in value)
         ok = ok and not value.isalpha()
     if not ok:
-        return False
+        return None
     add(match.start("v"), match.end("v"), "auth_header")
-    return True
+    return start
 
 
-def _bearer(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
-    match = _BEARER.match(text, start)
+def _bearer(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    match = _BEARER.match(text, start, hi)
     if match is None:
-        return False
+        return None
     value = match.group("v")
     if is_placeholder(value) or not random_like(value):
-        return False
+        return None
     add(match.start("v"), match.end("v"), "auth_header")
-    return True
+    return start
 
 
-def _basic(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
-    match = _BASIC.match(text, start)
+def _basic(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    match = _BASIC.match(text, start, hi)
     if match is None:
-        return False
+        return None
     value = match.group("v")
     if not BASIC_AUTH_OK(value) or is_placeholder(value):
-        return False
+        return None
     add(match.start("v"), match.end("v"), "auth_header")
-    return True
+    return start
 
 
-def _curl_user(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
-    match = _CURL_USER.match(text, start)
+def _curl_user(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    match = _CURL_USER.match(text, start, hi)
     if match is None:
-        return False
+        return None
     pw = match.group("pw")
     if len(pw) < 4 or pw.isdigit() or pw.lower() in _URL_PLACEHOLDERS or is_placeholder(pw):
-        return False
+        return None
     if pw.startswith(("$", "%", "{", "<")):
-        return False
+        return None
     add(match.start("pw"), match.end("pw"), "basic_auth")
-    return True
+    return start
 
 
-def _sas(text: str, start: int, end: int, is_patch: bool, add: AddSpan) -> bool:
-    match = _SAS_SIG.match(text, start)
+def _sas(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    match = _SAS_SIG.match(text, start, hi)
     if match is None or is_placeholder(match.group("v")):
-        return False
+        return None
     add(match.start("v"), match.end("v"), "connection_string")
-    return True
+    return start
 
 
 @dataclass(frozen=True)
@@ -566,6 +602,7 @@ def _scanner() -> _Scanner:
             by_head_ci.setdefault(head, []).append(handler)
         if not heads and not heads_ci:
             fallback.insert(0, handler)
+    anchors.append("|".join(re.escape(h) for h in KEY_HINTS))  # last: any other anchor there wins
     options = re2.Options()
     options.max_mem = 64 << 20
     prefilter = re2.compile("|".join(f"(?:{a})" for a in anchors), options)
@@ -577,24 +614,48 @@ def _scanner() -> _Scanner:
     )
 
 
-def scan(text: str, is_patch: bool, add: AddSpan) -> None:
-    """Report every secret span of `text` (private-key blocks excepted: see `key_blocks`)."""
+def scan(text: str, is_patch: bool, add: AddSpan) -> bool:
+    """Report every secret span of `text` (private-key blocks excepted); return whether the text
+    holds a private-key marker (`KEY_HINTS`), for `key_blocks`. One pass of the prefilter."""
     scanner = _scanner()
-    # ASCII text (nearly all code) is scanned as bytes: same offsets, no offset translation.
-    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    # RE2 runs on bytes: it would encode a `str` again at every call.
+    data = text.encode("utf-8", "surrogatepass")
+    offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
     by_head, by_head_ci, fallback = scanner.by_head, scanner.by_head_ci, scanner.fallback
     search = scanner.prefilter.search  # type: ignore[attr-defined]
+    key_hint = False
     pos = 0
-    while (match := search(subject, pos)) is not None:
-        start, end = match.span()
+    while (match := search(data, pos)) is not None:
+        byte_start, byte_end = match.span()
+        start = byte_start if offsets is None else offsets.char_of(byte_start)
         head = text[start : start + 2]
-        handled = False
+        if head in _KEY_HINT_HEADS and text.startswith(KEY_HINTS, start):
+            key_hint = True
+        lo, hi = _window(text, start)
+        resume = None
         for handler in (*by_head.get(head, ()), *by_head_ci.get(head.lower(), ()), *fallback):
-            if handler(text, start, end, is_patch, add):
-                handled = True
+            resume = handler(text, start, lo, hi, is_patch, add)
+            if resume is not None:
                 break
-        # A rejected hit may hide another anchor inside it (`Bearer` + a JWT): look again just after.
-        pos = end if handled else start + 1
+        if resume is None:
+            # A rejected hit may hide another anchor inside it (`Bearer` + a JWT): look again just
+            # after (after the whole character: a case-folded keyword may start with a non-ASCII one).
+            pos = byte_start + 1
+            while pos < len(data) and data[pos] & 0xC0 == 0x80:
+                pos += 1
+            continue
+        pos = max(byte_end, resume if offsets is None else offsets.byte_of(resume))
+        # The anchors skipped over are inside a secret, but a key marker there still counts.
+        key_hint = key_hint or any(data.find(h, byte_start + 1, pos) >= 0 for h in _KEY_HINT_BYTES)
+    return key_hint
+
+
+def may_hold_secret(text: str) -> bool:
+    """Does any rule's anchor occur in `text`? False means `scan` and `key_blocks` find nothing in
+    it, nor in any of the texts it joins with newlines (an anchor that matches in one of them
+    matches where it lies in the whole: a newline is no word character and no token's), so many
+    short texts take one RE2 call."""
+    return _scanner().prefilter.search(text.encode("utf-8", "surrogatepass")) is not None  # type: ignore[attr-defined]
 
 
 def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:

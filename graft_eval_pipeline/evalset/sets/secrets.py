@@ -13,10 +13,10 @@ Only kinds and counts leave this module, never a value.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from graft_eval_pipeline.evalset.sets.secret_catalogue import TOKENS
-from graft_eval_pipeline.evalset.sets.secret_scan import KEY_HINTS, AddSpan, key_blocks, scan
+from graft_eval_pipeline.evalset.sets.secret_scan import AddSpan, key_blocks, may_hold_secret, scan
 
 STRUCTURED_KINDS = ("url_password", "connection_string", "auth_header", "basic_auth", "aws_secret_key")
 SECRET_KINDS: tuple[str, ...] = tuple(
@@ -34,9 +34,7 @@ counted one by one (the block counts once)."""
 def secret_spans(text: str, is_patch: bool, add: AddSpan, add_block_line: AddSpan) -> int:
     """Report every secret span of `text` through `add` (key-block lines through `add_block_line`);
     returns the number of private-key blocks found."""
-    blocks = key_blocks(text, is_patch, add_block_line) if any(h in text for h in KEY_HINTS) else 0
-    scan(text, is_patch, add)
-    return blocks
+    return key_blocks(text, is_patch, add_block_line) if scan(text, is_patch, add) else 0
 
 
 def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:
@@ -67,7 +65,21 @@ def secret_kinds(text: str, *, is_patch: bool = False) -> Counter[str]:
     blocks = secret_spans(text, is_patch, add, add_block_line)
     if blocks:
         counts["private_key"] += blocks
-    for _, _, _, kind, counted in kept_spans(spans):
-        if counted:
-            counts[kind] += 1
+    if spans:
+        for _, _, _, kind, counted in kept_spans(spans):
+            if counted:
+                counts[kind] += 1
     return counts
+
+
+def secret_kinds_in(texts: Sequence[str], *, is_patch: bool = False) -> Counter[str]:
+    """Kind -> count summed over `texts`, each counted on its own as `secret_kinds` counts it.
+
+    Short texts (a prompt's title, paths) cost RE2's fixed price per call more than their length:
+    when no anchor occurs in all of them joined by newlines, none holds a secret (one call)."""
+    found: Counter[str] = Counter()
+    if texts and may_hold_secret("\n".join(texts)):
+        for text in texts:
+            if kinds := secret_kinds(text, is_patch=is_patch):
+                found.update(kinds)
+    return found

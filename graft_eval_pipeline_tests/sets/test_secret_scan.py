@@ -1,0 +1,102 @@
+"""The secret scan stays linear in its input (issue 23 item 7): counted, not timed.
+
+A minified bundle is one line of megabytes with a prefix match every few characters. The scan
+looks at the text once (the RE2 prefilter) and, per hit, at the window `_window` hands the
+rules; so the characters examined are counted by wrapping `_window`, for a minified line of
+length L and 2L: twice the line must be twice the work. A window that ran to the end of the line
+would make it hits x line length, four times the work (checked by hand: the first test fails so).
+Every value here is made up.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
+from graft_eval_pipeline.evalset.sets import secret_scan
+from graft_eval_pipeline.evalset.sets.secrets import secret_kinds, secret_kinds_in
+
+# One segment of "minified JavaScript" in which several rules' anchors match and are rejected:
+# a Vault-like `s.` + 24 letters (no digit: not random), a secret-named assignment of a call,
+# `Bearer` + a word, `00` + 40 lower-case letters, a token prefix with a placeholder body, and a
+# non-ASCII string (so the UTF-8 offset path runs too).
+_SEGMENT = (
+    "var e=t.s.abcdefghijklmnopqrstuvwx;n.token=r.get(a);o.password=i(u);"
+    'h="Bearer "+c.value;x=00abcdefghijklmnopqrstuvwxyzabcdefghijklmn;'
+    'k="ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";l="Größe ändern";'
+)
+
+
+def _minified(length: int) -> str:
+    return "+" + _SEGMENT * (length // len(_SEGMENT))
+
+
+def _examined(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[int, int, int]:
+    """(windows handed out, characters in them, widest window) while scanning `text` as a patch."""
+    windows: list[int] = []
+    real = secret_scan._window
+
+    def counting(
+        text: str, pos: int, before: int = secret_scan.WINDOW_BEFORE, after: int = secret_scan.WINDOW_AFTER
+    ) -> tuple[int, int]:
+        lo, hi = real(text, pos, before, after)
+        windows.append(hi - lo)
+        return lo, hi
+
+    monkeypatch.setattr(secret_scan, "_window", counting)
+    assert secret_kinds(text, is_patch=True) == Counter()  # every hit is rejected
+    return len(windows), sum(windows), max(windows, default=0)
+
+
+def test_characters_a_scan_examines_grow_linearly_with_a_minified_lines_length(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    length = 200_000
+    hits_1, chars_1, widest_1 = _examined(monkeypatch, _minified(length))
+    hits_2, chars_2, widest_2 = _examined(monkeypatch, _minified(2 * length))
+    assert hits_1 >= length // len(_SEGMENT) * 4  # many prefix matches on the one line
+    assert hits_2 == pytest.approx(2 * hits_1, rel=0.01)
+    assert chars_2 <= 2.05 * chars_1  # linear: twice the line, twice the work (not four times)
+    assert max(widest_1, widest_2) <= secret_scan.WINDOW_BEFORE + secret_scan.WINDOW_AFTER
+
+
+def test_a_secret_in_the_middle_of_a_long_minified_non_ascii_line_is_redacted() -> None:
+    token = "ghp_" + "a1B2" * 9
+    line = _minified(100_000)
+    text = line + 'q="' + token + '";' + line
+    counts: Counter[str] = Counter()
+    out = redact_text(text, RedactOptions(), counts, is_patch=True)
+    assert token not in out and counts == Counter({"github_token": 1})
+    assert out == line + 'q="[REDACTED:github_token]";' + line  # offsets right after non-ASCII text
+
+
+def test_a_token_longer_than_the_window_is_redacted_to_its_end() -> None:
+    jwt = "eyJ" + "h" * 12 + ".eyJ" + "p" * 12 + "." + "s1" * (secret_scan.WINDOW_AFTER * 2)
+    counts: Counter[str] = Counter()
+    out = redact_text("x = f(" + jwt + ") + g", RedactOptions(), counts)
+    assert out == "x = f([REDACTED:jwt]) + g" and counts == Counter({"jwt": 1})
+
+
+def test_a_short_prefix_in_ordinary_text_is_no_hit_but_its_format_still_is() -> None:
+    vault = "s." + "aB3dE6gH9jK2mN5pQ8sT1vW4"
+    minified = "this.addEventListener(s.addEventListener);a.s.querySelectorAllX" * 50
+    assert secret_kinds(minified) == Counter()
+    assert secret_kinds(f"VAULT={vault}\n" + minified) == Counter({"vault_token": 1})
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [],
+        ["octo/repo", "Fix the parser", "", "src/app.py", "docs/Größe.md"],
+        ["octo/repo", "Rotate keys", "token: " + "aB3dE6gH9jK2mN5pQ8", "src/app.py"],
+        ["-----BEGIN RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA" + "k" * 40, "ghp_" + "a1B2" * 9],
+    ],
+)
+def test_short_texts_checked_together_count_as_each_checked_alone(texts: list[str]) -> None:
+    alone: Counter[str] = Counter()
+    for text in texts:
+        alone.update(secret_kinds(text))
+    assert secret_kinds_in(texts) == alone
