@@ -15,7 +15,14 @@ from graft_eval_pipeline.evalset.report.publish import build_report
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
 from graft_eval_pipeline.evalset.scoring.population import population_estimates
-from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, GitInfo, ModelPair, PromptInfo, RunInfo
+from graft_eval_pipeline.evalset.scoring.report_schema import (
+    CaseRow,
+    EvalReport,
+    GitInfo,
+    ModelPair,
+    PromptInfo,
+    RunInfo,
+)
 from graft_eval_pipeline.evalset.scoring.rows import HarnessRun, set_summary
 from graft_eval_pipeline.evalset.sets.case_schema import (
     CaseStratum,
@@ -94,11 +101,18 @@ def test_post_stratified_rate_weighs_each_stratum_by_its_population() -> None:
     assert (table["XL/sensitive"].under_classification_final.k, table["XL/sensitive"].scored) == (5, 10)
 
 
-def test_no_error_in_any_stratum_uses_every_case_as_the_effective_n() -> None:
-    rows = rows_of("S/source", 400, [False] * 20) + rows_of("M/tests", 40, [False] * 10)
-    uc = compute_metrics(rows).population.under_classification_final
+def test_no_error_in_any_stratum_uses_the_kish_effective_n_of_the_weights() -> None:
+    """A rate of 0 has no variance to measure: the weights say what the cases are worth, Kish's
+    (Σw)²/Σw², all 30 cases under equal weights, fewer under unequal ones."""
+    equal = rows_of("S/source", 400, [False] * 20) + rows_of("M/tests", 200, [False] * 10)
+    uc = compute_metrics(equal).population.under_classification_final
     assert uc is not None and (uc.value, uc.effective_n, uc.n) == (0.0, 30.0, 30)
     assert uc.ci95 == (0.0, 0.1158) and uc.upper95 == 0.0951
+    unequal = rows_of("S/source", 400, [False] * 20) + rows_of("M/tests", 40, [False] * 10)
+    uc = compute_metrics(unequal).population.under_classification_final
+    kish = (400 + 40) ** 2 / (20 * 20**2 + 10 * 4**2)
+    assert uc is not None and uc.effective_n == round(kish, 1)
+    assert uc.upper95 == pytest.approx(beta.ppf(0.95, 1, kish), abs=1e-4)
 
 
 def test_severe_among_sensitive_gold_is_a_domain_estimate_and_skipped_rows_are_left_out() -> None:
@@ -192,9 +206,8 @@ def test_export_records_each_case_stratum_with_its_population_and_picks(tmp_path
     assert sum(p for p, _ in recorded.values()) == 8
 
 
-def test_report_shows_weighted_next_to_unweighted_and_the_strata_table() -> None:
-    rows = rows_of("S/source", 1000, [True] + [False] * 19)
-    rows += rows_of("XL/sensitive", 50, [True] * 5 + [False] * 5)
+def report_of_rows(rows: list[CaseRow]) -> EvalReport:
+    """The report of a live run of a pilot set over these rows."""
     cases = [make_pilot_case(pr_number=400 + i) for i in range(len(rows))]
     meta = SetMeta(
         schema_version=1,
@@ -215,7 +228,13 @@ def test_report_shows_weighted_next_to_unweighted_and_the_strata_table() -> None
         git=GitInfo(commit=None, dirty=None),
         rows=rows,
     )
-    report = build_report(harness, compute_metrics(rows), run_id="20261015T100000Z-3f9a")
+    return build_report(harness, compute_metrics(rows), run_id="20261015T100000Z-3f9a")
+
+
+def test_report_shows_weighted_next_to_unweighted_and_the_strata_table() -> None:
+    rows = rows_of("S/source", 1000, [True] + [False] * 19)
+    rows += rows_of("XL/sensitive", 50, [True] * 5 + [False] * 5)
+    report = report_of_rows(rows)
     md = render_markdown(report, None)
     assert "Post-stratified to a population of 1050 PRs" in md
     assert "| underClassificationFinal | 6/30 0.200 [0.077–0.386] ≤ 0.357 | 0.071 |" in md
@@ -224,3 +243,52 @@ def test_report_shows_weighted_next_to_unweighted_and_the_strata_table() -> None
     assert "not a sample" not in md
     summary = summary_text(report, None, [])
     assert "population: 1050 PRs in 2 strata; underClassificationFinal post-stratified 0.071 [" in summary
+
+
+def _coverage(design: list[tuple[int, int, float]], sets: int, seed: int) -> float:
+    """Share of seeded data sets whose post-stratified 95% interval holds the population's true
+    under-classification rate; `design`: (population, sampled cases, true rate) per stratum."""
+    import random
+
+    rng = random.Random(seed)
+    truth = sum(size * p for size, _, p in design) / sum(size for size, _, _ in design)
+    covered = 0
+    for _ in range(sets):
+        rows = [
+            row
+            for i, (size, m, p) in enumerate(design)
+            for row in rows_of(f"S{i}/source", size, [rng.random() < p for _ in range(m)])
+        ]
+        uc = population_estimates(rows).under_classification_final
+        assert uc is not None and uc.ci95 is not None
+        covered += uc.ci95[0] <= truth <= uc.ci95[1]
+    return covered / sets
+
+
+@pytest.mark.parametrize(
+    "design",
+    [
+        [(500, 1, 0.3), (100, 20, 0.05)],  # a singleton stratum carries most of the weight
+        [(500, 3, 0.1), (100, 20, 0.05)],  # a small stratum whose cases usually all agree
+        [(300, 2, 0.02), (300, 2, 0.02), (50, 30, 0.1)],
+    ],
+)
+def test_singleton_and_constant_strata_keep_the_interval_honest(design: list[tuple[int, int, float]]) -> None:
+    """Such strata added no variance (coverage 0.00 and 0.42 in these designs); with the spread of
+    their Jeffreys share they cover the population rate at least nominally (400 seeded sets)."""
+    assert _coverage(design, sets=400, seed=len(design)) >= 0.95
+
+
+def test_a_stratum_without_a_scored_case_is_named_and_outside_the_estimate() -> None:
+    unlabeled = make_row("unlabeled-1", gold=None, stratum=stratum("XL/sensitive", 500, 2))
+    rows = [*rows_of("S/source", 1000, [True] + [False] * 19), unlabeled]
+    report = report_of_rows(rows)
+    population = report.metrics.population
+    assert population.population == 1500 and population.strata_without_scored == [f"{FRAME} XL/sensitive"]
+    uc = population.under_classification_final
+    assert uc is not None and uc.covered_population == 1000
+    text = render_markdown(report, None)
+    assert (
+        f"No scored case in 1 stratum/strata ({FRAME} XL/sensitive): the estimates cover 1000 of the 1500 PRs"
+        in text
+    )

@@ -23,6 +23,7 @@ from graft_eval_pipeline.evalset.scoring import (
     LabelAgreement,
     LabelQuality,
     PairKappa,
+    PopulationEstimates,
     PopulationRate,
     RateStat,
     SafetyRate,
@@ -261,6 +262,26 @@ def _population_rate(rate: PopulationRate | None) -> list[str]:
     ]
 
 
+def _uncovered_lines(population: PopulationEstimates) -> list[str]:
+    """Strata without a scored case are outside the estimates: say so, and which population the
+    under-classification estimate really covers."""
+    if not population.strata_without_scored:
+        return []
+    uc = population.under_classification_final
+    covered = uc.covered_population if uc is not None else None
+    return [
+        "",
+        f"No scored case in {len(population.strata_without_scored)} stratum/strata "
+        f"({', '.join(population.strata_without_scored)}): the estimates cover "
+        + (
+            f"{covered} of the {population.population} PRs"
+            if covered is not None
+            else "only the other strata"
+        )
+        + ", not the whole population.",
+    ]
+
+
 def population_lines(report: EvalReport) -> list[str]:
     population = report.metrics.population
     if population.status == "not a sample":
@@ -275,6 +296,7 @@ def population_lines(report: EvalReport) -> list[str]:
             else ""
         )
         + ".",
+        *_uncovered_lines(population),
         "",
     ]
     estimates = [

@@ -9,9 +9,16 @@ stratum that the rate counts (unscored cases are treated as missing at random wi
 The estimate is the weighted ratio Σ w·y / Σ w·d (d: the case is in the rate's denominator, y:
 in its numerator). Its variance is the stratified variance of the linearised ratio with the
 finite-population correction, Σ_h N_h² (1 − m_h/N_h) s²_h / m_h / D², where s²_h is the sample
-variance of y − R·d within the stratum (a stratum with one case adds nothing: no spread to
-measure). The interval is Clopper-Pearson on the effective sample size R(1 − R)/variance (Korn and
-Graubard), never more than the cases behind the rate, and those cases when the rate is 0 or 1.
+variance of y − R·d within the stratum. A stratum with one case, or whose cases all agree, shows
+no spread, yet its share is far from known: it gets the spread of its Jeffreys share instead,
+s²_h = p̃(1 − p̃)·q_h with p̃ = (hits + ½)/(domain cases + 1) and q_h its share of cases in the
+domain (a conservative variance; collapsing strata would need a rule for which strata are alike,
+which the export does not record). The interval is Clopper-Pearson on the effective sample size
+R(1 − R)/variance (Korn and Graubard), never more than the cases behind the rate; when the rate
+is 0 or 1 there is no variance to use, and the effective size is Kish's (Σw)²/Σw² of the weights
+(all the cases under equal weights, far fewer when a heavy stratum has few cases). A stratum
+with no case in the rate is outside the estimate: `coveredPopulation` says how many PRs the
+estimate covers, and the estimates name those strata.
 """
 
 from __future__ import annotations
@@ -55,6 +62,24 @@ def _sample_variance(values: Sequence[float]) -> float:
     return sum((v - mean) ** 2 for v in values) / (len(values) - 1)
 
 
+def _stratum_variance(residuals: Sequence[float], hits: int, in_domain: int) -> float:
+    """s²_h of the linearised residuals; for a stratum that shows no spread (one case, or cases
+    that all agree) the spread of its Jeffreys share, so it still adds variance."""
+    spread = _sample_variance(residuals)
+    if (len(residuals) >= 2 and spread > 0) or in_domain == 0:
+        return spread
+    share = (hits + 0.5) / (in_domain + 1)
+    return share * (1 - share) * in_domain / len(residuals)
+
+
+def _kish(by_cell: dict[Cell, list[CaseRow]], population: dict[Cell, int], domain: Indicator) -> float:
+    """Kish's effective sample size of the domain's weights, (Σw)² / Σw²: what a rate of 0 or 1
+    (no variance to measure) is worth when the weights are unequal (all the cases when they are
+    equal; little when one heavy stratum has one case)."""
+    weights = [population[cell] / len(units) for cell, units in by_cell.items() for r in units if domain(r)]
+    return sum(weights) ** 2 / sum(w * w for w in weights) if weights else 0.0
+
+
 def post_stratified(
     rows: Sequence[CaseRow],
     population: dict[Cell, int],
@@ -73,16 +98,24 @@ def post_stratified(
         weight = population[cell] / len(units)
         weighted_hits += weight * sum(hit(r) and domain(r) for r in units)
         weighted_domain += weight * sum(domain(r) for r in units)
+    covered = sum(population[cell] for cell, units in by_cell.items() if any(domain(r) for r in units))
     if weighted_domain == 0:
-        return PopulationRate(n=n, value=None, ci95=None, upper95=None, effective_n=None)
+        return PopulationRate(
+            n=n, value=None, ci95=None, upper95=None, effective_n=None, covered_population=covered
+        )
     ratio = weighted_hits / weighted_domain
     variance = 0.0
     for cell, units in by_cell.items():
         size, m = population[cell], len(units)
         residuals = [float(hit(r) and domain(r)) - ratio * domain(r) for r in units]
-        variance += size * size * max(1 - m / size, 0.0) * _sample_variance(residuals) / m
+        stratum_hits = sum(hit(r) and domain(r) for r in units)
+        spread = _stratum_variance(residuals, stratum_hits, sum(domain(r) for r in units))
+        variance += size * size * max(1 - m / size, 0.0) * spread / m
     variance /= weighted_domain**2
-    effective = n if variance <= 0 or ratio in (0.0, 1.0) else min(n, ratio * (1 - ratio) / variance)
+    if variance <= 0 or ratio in (0.0, 1.0):
+        effective = min(float(n), _kish(by_cell, population, domain))
+    else:
+        effective = min(n, ratio * (1 - ratio) / variance)
     hits = min(ratio * effective, effective)
     upper = upper_bound(hits, effective)
     return PopulationRate(
@@ -91,6 +124,7 @@ def post_stratified(
         ci95=rounded(clopper_pearson(hits, effective)),
         upper95=None if upper is None else round_up(upper),
         effective_n=round(effective, 1),
+        covered_population=covered,
     )
 
 
@@ -147,6 +181,13 @@ def population_estimates(run: Sequence[CaseRow]) -> PopulationEstimates:
         population=sum(population.values()),
         unstratified=unstratified,
         strata=[_stratum_row(cell, s, run) for cell, s in strata.items()],
+        strata_without_scored=[
+            f"{s.frame} {s.key}"
+            for s in strata.values()
+            if not any(
+                r.stratum is not None and _cell(r.stratum) == _cell(s) and _scored_with_final(r) for r in run
+            )
+        ],
         under_classification_final=post_stratified(run, population, _scored_with_final, always, _under),
         severe_under_classification_sensitive_final=post_stratified(
             run, population, _scored_with_final, sensitive_gold, lambda r: r.final == "trivial"

@@ -255,6 +255,9 @@ class PopulationRate(CamelModel):
     upper95: Rate | None
     effective_n: float | None
     method: Literal["post-stratified"] = "post-stratified"
+    covered_population: int | None = Field(
+        default=None, description="PRs of the strata with a case in this rate (null in older reports)"
+    )
 
 
 class PopulationEstimates(CamelModel):
@@ -264,6 +267,10 @@ class PopulationEstimates(CamelModel):
     population: int = Field(ge=0)
     unstratified: int = Field(ge=0, description="run cases with no recorded stratum, left out")
     strata: list[StratumEstimate]
+    strata_without_scored: list[str] = Field(
+        default_factory=list,
+        description="'<frame> <stratum>' of each stratum with no scored case: outside the estimates",
+    )
     under_classification_final: PopulationRate | None
     severe_under_classification_sensitive_final: PopulationRate | None
     exact_accuracy_final: PopulationRate | None
