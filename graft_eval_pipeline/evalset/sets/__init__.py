@@ -123,7 +123,6 @@ __getattr__ = lazy_exports(
 )
 
 __all__ = [
-    "accept_current_state",
     "ASSETS_DIR",
     "BASELINE_FILE",
     "BATCHES_FILE",
@@ -174,6 +173,7 @@ __all__ = [
     "SetMeta",
     "SizeStratum",
     "UntrustedInputError",
+    "accept_current_state",
     "allocate",
     "assert_private_location",
     "atomic_write",

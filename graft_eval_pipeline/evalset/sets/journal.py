@@ -67,7 +67,7 @@ class Snapshot(NamedTuple):
     """Where the journal stood before a read: (generation, entry count)."""
 
     gen: str
-    count: int
+    entries: int
 
 
 @dataclass
@@ -152,7 +152,9 @@ def _parse_entry(line: bytes, set_id: str, key: bytes, gen: str, index: int) -> 
     try:
         text = open_envelope(line, key, _aad(set_id, gen, index))
     except EvalError:
-        raise _damaged(set_id, f"is tampered at entry {index} (edited, lines moved, or from another journal)") from None
+        raise _damaged(
+            set_id, f"is tampered at entry {index} (edited, lines moved, or from another journal)"
+        ) from None
     try:
         body = load_json(text, JOURNAL_FILE)
     except UntrustedInputError:
@@ -251,7 +253,7 @@ def _verdict(state: _State, rel: str, sha: str | None, before: Snapshot) -> bool
     history = state.history.get(rel)
     if history is None:
         return None
-    return _accepted(history, before.count if before.gen == state.gen else 0, sha)
+    return _accepted(history, before.entries if before.gen == state.gen else 0, sha)
 
 
 def check(
@@ -285,7 +287,8 @@ def check(
         what = (
             "deleted outside graft-eval (the set's journal holds it)"
             if sha is None
-            else "not the version the set's journal holds (an older copy put back, or the set rolled back)"
+            else "not the version the set's journal holds "
+            "(tampered, an older copy put back, or the set rolled back)"
         )
         raise EvalCryptoError(
             f"{rel}: {what}; restore the current file, or run `{ACCEPT_COMMAND}` to accept the set as it is"
@@ -303,7 +306,9 @@ def live_files(set_dir: Path, set_id: str, key: bytes, prefix: str) -> set[str]:
         return found
 
 
-def _append(set_dir: Path, set_id: str, key: bytes, op: str, rel: str, sha: str | None, *, sync: bool) -> None:
+def _append(
+    set_dir: Path, set_id: str, key: bytes, op: str, rel: str, sha: str | None, *, sync: bool
+) -> None:
     with _lock:
         state = _refresh(set_dir, set_id, key, writer=True)
         line = _entry_line(set_id, key, state.gen, state.count, op, rel, sha)

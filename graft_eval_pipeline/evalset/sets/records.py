@@ -108,7 +108,9 @@ class RecordWriter:
         try:
             if kind is None:
                 end = _end_line(self._count)
-                self._put(handle, (end if self._key is None else seal(end, self._key, f"{self._aad}#end")) + "\n")
+                self._put(
+                    handle, (end if self._key is None else seal(end, self._key, f"{self._aad}#end")) + "\n"
+                )
                 handle.flush()
                 os.fsync(handle.fileno())
             handle.close()

@@ -753,6 +753,11 @@ def _sealed_files(dir: Path) -> list[str]:
         for name in names:
             path = Path(root) / name
             rel = path.relative_to(dir).as_posix()
-            if name.endswith(SEALED_SUFFIX) and is_journaled(rel) and path.is_file() and not path.is_symlink():
+            if (
+                name.endswith(SEALED_SUFFIX)
+                and is_journaled(rel)
+                and path.is_file()
+                and not path.is_symlink()
+            ):
                 found.append(rel)
     return sorted(found)
