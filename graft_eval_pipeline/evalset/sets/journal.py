@@ -15,7 +15,8 @@ not time proportional to the set. Readers cache the parsed journal per process k
 and size and read only the new tail, so a case read costs one `stat` and one SHA-256 of the file.
 
 The journal's first line is plaintext `{"graftEvalJournal": 1, "gen": <random hex>}`; each later
-line is an envelope whose AAD is `<setId>/journal.enc#<gen>.<n>` (entry n), so entries cannot be
+line is `<op> <sha> <path>` sealed with the set's key (base64 of IV, ciphertext and tag, no JSON
+to parse) under the AAD `<setId>/journal.enc#<gen>.<n>` (entry n), so entries cannot be
 edited, reordered, dropped in the middle or spliced from another journal. Cutting entries off the
 end (an older copy of the journal) is noticed only together with the files it would roll back,
 or within one process (the count it has seen); a whole older copy of the set, journal included,
@@ -27,8 +28,8 @@ One writer per set is guaranteed by the set hold (hold.py); readers may run whil
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+import re
 import secrets
 import stat
 import threading
@@ -36,18 +37,22 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from graft_eval_pipeline.evalset.sets.crypto import open_envelope, seal
+from graft_eval_pipeline.evalset.sets.crypto import cipher, open_compact, seal_compact
 from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError
 from graft_eval_pipeline.evalset.sets.paths import IMPORTED_DIR, INBOX_DIR, JOURNAL_FILE
 from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, load_json
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 FORMAT = 1
 HEADER_FIELD = "graftEvalJournal"
 PENDING, COMMIT = "pending", "commit"
 ACCEPT_COMMAND = "graft-eval sets journal --set <set>"
 HEADER_LIMIT = 4096
+_SHA = re.compile(r"[0-9a-f]{64}")
 
 
 def digest(data: bytes) -> str:
@@ -139,42 +144,47 @@ def _parse_header(line: bytes, set_id: str) -> str:
     return gen
 
 
-def _aad(set_id: str, gen: str, index: int) -> str:
-    return f"{set_id}/{JOURNAL_FILE}#{gen}.{index}"
+def _aad(set_id: str, gen: str, index: int) -> bytes:
+    return f"{set_id}/{JOURNAL_FILE}#{gen}.{index}".encode()
 
 
-def _entry_line(set_id: str, key: bytes, gen: str, index: int, op: str, rel: str, sha: str | None) -> bytes:
-    body = {"op": op, "path": rel, "sha": sha}
-    return (seal(json.dumps(body), key, _aad(set_id, gen, index)) + "\n").encode("ascii")
+def _entry_line(aead: AESGCM, set_id: str, gen: str, index: int, op: str, rel: str, sha: str | None) -> bytes:
+    """One entry: `<op> <sha or -> <path>` sealed as one base64 line (a JSON envelope would cost
+    a parse per entry when a process first reads the journal)."""
+    body = f"{op} {sha or '-'} {rel}".encode()
+    return seal_compact(aead, body, _aad(set_id, gen, index)) + b"\n"
 
 
-def _parse_entry(line: bytes, set_id: str, key: bytes, gen: str, index: int) -> tuple[str, bool, str | None]:
+def _parse_entry(
+    line: bytes, aead: AESGCM, set_id: str, gen: str, index: int
+) -> tuple[str, bool, str | None]:
+    body = open_compact(aead, line, _aad(set_id, gen, index))
+    if body is None:
+        what = f"is tampered at entry {index} (edited, lines moved, or from another journal)"
+        raise _damaged(set_id, what)
     try:
-        text = open_envelope(line, key, _aad(set_id, gen, index))
-    except EvalError:
-        raise _damaged(
-            set_id, f"is tampered at entry {index} (edited, lines moved, or from another journal)"
-        ) from None
-    try:
-        body = load_json(text, JOURNAL_FILE)
-    except UntrustedInputError:
-        body = None
-    op = body.get("op") if isinstance(body, dict) else None
-    rel = body.get("path") if isinstance(body, dict) else None
-    sha = body.get("sha") if isinstance(body, dict) else None
-    if op not in (PENDING, COMMIT) or not isinstance(rel, str) or not (sha is None or isinstance(sha, str)):
+        op, sha, rel = body.decode("utf-8").split(" ", 2)
+    except (UnicodeDecodeError, ValueError):
+        op = sha = rel = ""
+    if op not in (PENDING, COMMIT) or not rel or not (sha == "-" or _SHA.fullmatch(sha)):
         raise _damaged(set_id, f"is damaged at entry {index} (not a journal entry)")
-    return rel, op == COMMIT, sha
+    return rel, op == COMMIT, None if sha == "-" else sha
+
+
+def _name(set_dir: Path) -> str:
+    """The journal's path as a string: the key of this process's parse of it (a set reached by two
+    names is parsed once for each), built without pathlib on the path of every file read."""
+    return os.path.join(set_dir, JOURNAL_FILE)
 
 
 def _refresh(set_dir: Path, set_id: str, key: bytes, *, writer: bool = False) -> _State:
     """Bring this process's parse of the journal up to date; read only what was appended."""
-    path = set_dir / JOURNAL_FILE
-    name = os.path.realpath(path)
+    name = _name(set_dir)
+    path = Path(name)
     state = _states.setdefault(name, _State())
     if not writer:  # the common case, once per file read: nothing appended since the last look
         try:
-            info = os.stat(path, follow_symlinks=False)
+            info = os.stat(name, follow_symlinks=False)
         except OSError:
             info = None
         if info is not None and info.st_ino == state.inode and info.st_size == state.offset:
@@ -216,6 +226,7 @@ def _read_all(fd: int, size: int) -> bytes:
 
 
 def _consume(state: _State, data: bytes, set_id: str, key: bytes) -> None:
+    aead = cipher(key)
     start = 0
     while start < len(data):
         stop = data.index(b"\n", start)
@@ -225,7 +236,7 @@ def _consume(state: _State, data: bytes, set_id: str, key: bytes) -> None:
                 raise _damaged(set_id, "is damaged (its first line is not a graft-eval journal header)")
             state.gen = _parse_header(line, set_id)
         else:
-            rel, committed, sha = _parse_entry(line, set_id, key, state.gen, state.count)
+            rel, committed, sha = _parse_entry(line, aead, set_id, state.gen, state.count)
             state.history.setdefault(rel, []).append((state.count, committed, sha))
             state.count += 1
         start = stop + 1
@@ -273,7 +284,7 @@ def check(
     if data is not None:
         sha = digest(data)
     with _lock:
-        state = _states.get(os.path.realpath(set_dir / JOURNAL_FILE)) or _refresh(set_dir, set_id, key)
+        state = _states.get(_name(set_dir)) or _refresh(set_dir, set_id, key)
         verdict = _verdict(state, rel, sha, before)
         if verdict is not True:  # the journal may have grown during the read
             state = _refresh(set_dir, set_id, key)
@@ -311,7 +322,7 @@ def _append(
 ) -> None:
     with _lock:
         state = _refresh(set_dir, set_id, key, writer=True)
-        line = _entry_line(set_id, key, state.gen, state.count, op, rel, sha)
+        line = _entry_line(cipher(key), set_id, state.gen, state.count, op, rel, sha)
         fd = _open(set_dir / JOURNAL_FILE, os.O_WRONLY | os.O_APPEND, set_id)
         try:
             os.write(fd, line)
@@ -343,10 +354,10 @@ def recording(set_dir: Path, set_id: str, key: bytes, rel: str, sha: str | None)
 
 def journal_bytes(set_id: str, key: bytes, files: Iterable[tuple[str, str]]) -> bytes:
     """A new journal (a new generation) recording `files` (path, sha) as current."""
-    gen = secrets.token_hex(16)
+    gen, aead = secrets.token_hex(16), cipher(key)
     lines = [_header(gen)]
     lines += [
-        _entry_line(set_id, key, gen, index, COMMIT, rel, sha)
+        _entry_line(aead, set_id, gen, index, COMMIT, rel, sha)
         for index, (rel, sha) in enumerate(sorted(files))
     ]
     return b"".join(lines)
