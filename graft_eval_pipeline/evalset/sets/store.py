@@ -617,15 +617,16 @@ def write_private(cs: CaseSet, rel: str, text: str) -> None:
 
 
 def check_output_target(path: Path, flag: str) -> None:
-    """`--out` and `--save-baseline` never write into a set's store-only parts (set.json, cases/,
-    cache/, assets/, exports/, labels-inbox/), where a plaintext report would replace sealed data."""
+    """`--out` and `--save-baseline` never write into a set's store-only parts (set.json,
+    journal.enc, cases/, cache/, assets/, exports/, labels-inbox/), where a plaintext report would
+    replace sealed data."""
     found = store_only_part(path)
     if found is not None:
         set_dir, rel = found
         raise EvalError(
             f"refusing {flag} {path}: it is {rel} of the case set in {set_dir}, which only the store "
-            "writes; pick a path outside set.json, cases/, cache/, assets/, exports/ and labels-inbox/ "
-            "(a pilot baseline goes to <set>/baseline.json)"
+            "writes; pick a path outside set.json, journal.enc, cases/, cache/, assets/, exports/ and "
+            "labels-inbox/ (a pilot baseline goes to <set>/baseline.json)"
         )
 
 
