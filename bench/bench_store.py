@@ -1,19 +1,29 @@
-"""Store throughput: seal/open MB/s and open_set + read-all cases/s on a 1,000-case pilot set.
+"""Store throughput: seal/open MB/s and open_set + read-all cases/s on a 1,000-case pilot set,
+and what the rollback journal adds: per case read and write, and a fresh process's journal load.
 
 Run: .venv/bin/python bench/bench_store.py   (target: read all 1,000 cases in < 2 s)
 """
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 from graft_eval_pipeline.card.models import CardInputs, ChangedFile
+from graft_eval_pipeline.evalset.sets import journal, store
 from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, FloorConfig, PilotSource, dump_case
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, open_envelope, parse_key, seal
-from graft_eval_pipeline.evalset.sets.store import create_set, open_set, read_cases, write_case
+from graft_eval_pipeline.evalset.sets.store import (
+    accept_current_state,
+    create_set,
+    open_set,
+    read_cases,
+    write_case,
+)
 
 SET_ID = "pilot-bench"
 CASES = 1_000
@@ -70,6 +80,33 @@ def make_case(number: int) -> EvalCase:
     )
 
 
+@contextlib.contextmanager
+def journal_off() -> Iterator[None]:
+    """The store as it was without rollback protection: no journal entry, no check on read."""
+    off = {
+        "snapshot": lambda *_a, **_k: journal.Snapshot("", 0),
+        "check": lambda *_a, **_k: None,
+        "recording": lambda *_a, **_k: contextlib.nullcontext(),
+    }
+    saved = {name: getattr(store, name) for name in off}
+    for name, stand_in in off.items():
+        setattr(store, name, stand_in)
+    try:
+        yield
+    finally:
+        for name, real in saved.items():
+            setattr(store, name, real)
+
+
+def best_of(runs: int, work: Callable[[], object]) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
 def main() -> None:
     key = parse_key(generate_key())
     cases = [make_case(n) for n in range(1, CASES + 1)]
@@ -103,13 +140,51 @@ def main() -> None:
         start = time.perf_counter()
         loaded = read_cases(open_set(folder, key))
         read_s = time.perf_counter() - start
-    assert len(loaded) == CASES
+        assert len(loaded) == CASES
+
+        cs = open_set(folder, key)
+        with_s = without_s = float("inf")
+        for _ in range(5):  # alternated, so a busy machine slows both alike
+            with_s = min(with_s, best_of(1, lambda: read_cases(cs)))
+            with journal_off():
+                without_s = min(without_s, best_of(1, lambda: read_cases(cs)))
+        again = cases[: CASES // 4]
+
+        def write_again() -> None:
+            for case in again:
+                write_case(cs, case)
+
+        with journal_off():
+            write_without_s = best_of(3, write_again) / len(again)
+        accept_current_state(folder, key)  # the files written without the journal, as current
+        write_with_s = best_of(3, write_again) / len(again)
+        journal_bytes = (folder / "journal.enc").stat().st_size
+        entries = len((folder / "journal.enc").read_bytes().splitlines()) - 1
+
+        def fresh_load() -> None:
+            journal._states.clear()
+            journal.snapshot(folder, SET_ID, key)
+
+        load_s = best_of(5, fresh_load)
 
     print(f"{CASES} cases, {megabytes:.1f} MB of case JSON ({megabytes * 1e3 / CASES:.1f} kB each)")
     print(f"seal:                 {megabytes / seal_s:8.1f} MB/s")
     print(f"open:                 {megabytes / open_s:8.1f} MB/s")
     print(f"write_case (atomic):  {CASES / write_s:8.0f} cases/s  ({write_s:.2f} s)")
     print(f"open_set + read all:  {CASES / read_s:8.0f} cases/s  ({read_s:.2f} s, target < 2 s)")
+    added = (with_s - without_s) / CASES * 1e6
+    print(
+        f"journal, per case read: {added:+.1f} us ({with_s / CASES * 1e6:.0f} us with, "
+        f"{without_s / CASES * 1e6:.0f} us without; best of 5 read-alls)"
+    )
+    print(
+        f"journal, per case write: {(write_with_s - write_without_s) * 1e3:+.2f} ms "
+        f"({write_with_s * 1e3:.2f} ms with, {write_without_s * 1e3:.2f} ms without)"
+    )
+    print(
+        f"journal, fresh process load: {load_s * 1e3:.0f} ms for {entries} entries "
+        f"({journal_bytes / 1e6:.2f} MB; {load_s / max(entries, 1) * 1e6:.1f} us an entry)"
+    )
 
 
 if __name__ == "__main__":

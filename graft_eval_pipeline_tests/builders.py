@@ -22,6 +22,7 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
     SyntheticSource,
 )
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.journal import digest, recording
 from graft_eval_pipeline.evalset.sets.paths import EVAL_DIR, SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import CaseSet, create_set
 
@@ -203,3 +204,12 @@ def copy_eval_home(tmp_path: Path) -> Path:
         EVAL_DIR, tmp_path / "eval", ignore=shutil.ignore_patterns("runs", "cache", "assets", "tools")
     )
     return tmp_path
+
+
+def put_sealed(cs: CaseSet, rel: str, envelope: str | bytes) -> None:
+    """Write a sealed file of a pilot set as other code holding the key would, recorded in the
+    set's journal: the readers' checks after the rollback check then see it."""
+    assert cs.key is not None
+    data = envelope.encode("ascii") if isinstance(envelope, str) else envelope
+    with recording(cs.dir, cs.set_id, cs.key, rel, digest(data)):
+        (cs.dir / rel).write_bytes(data)

@@ -37,6 +37,7 @@ from graft_eval_pipeline.evalset.sets import (
     EvalCase,
     EvalError,
     FloorConfig,
+    accept_current_state,
     atomic_write,
     create_set,
     generate_key,
@@ -362,7 +363,19 @@ def history(set_dir: Path, last: int, as_json: bool, strict: bool) -> None:
 
 @cli.group()
 def sets() -> None:
-    """Case sets as partitions of the Dagster instance in $DAGSTER_HOME."""
+    """Case sets as partitions of the Dagster instance in $DAGSTER_HOME, and a set's journal."""
+
+
+@sets.command("journal")
+@SET_OPTION
+@NO_WAIT_OPTION
+def sets_journal(set_dir: Path, no_wait: bool) -> None:
+    """Record every sealed file of a pilot set as its current version (a new journal.enc): once for
+    a set made before graft-eval kept a journal, or to accept a change made by hand. Any older copy
+    of a file put back before this is accepted from then on: check the set first."""
+    with writing(set_dir, "sets journal", no_wait):
+        count = accept_current_state(set_dir, eval_env().optional_key())
+    click.echo(f"journal written: {count} sealed file(s) recorded as current")
 
 
 @sets.command("sync")

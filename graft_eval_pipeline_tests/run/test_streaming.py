@@ -39,6 +39,7 @@ from graft_eval_pipeline_tests.builders import (
     make_pilot_case,
     make_pilot_set,
     make_synthetic_set,
+    put_sealed,
 )
 
 NOW = datetime(2026, 10, 15, 10, 0, tzinfo=UTC)
@@ -193,17 +194,21 @@ def test_records_round_trip_and_a_cut_or_reordered_file_is_refused(tmp_path: Pat
             writer.write(record)
     stored = read_records(cs, "assets/x.jsonl")
     assert stored is not None and list(stored) == records
-    path = cs.dir / ("assets/x.jsonl" + (".enc" if pilot else ""))
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    rel = "assets/x.jsonl" + (".enc" if pilot else "")
+    lines = (cs.dir / rel).read_text(encoding="utf-8").splitlines(keepends=True)
 
-    path.write_text("".join(lines[:3]), encoding="utf-8")  # cut short: no closing count
+    def put(kept: list[str]) -> None:  # in a pilot set, as if written with the key: past the journal
+        data = "".join(kept).encode("utf-8")
+        put_sealed(cs, rel, data) if pilot else (cs.dir / rel).write_bytes(data)
+
+    put(lines[:3])  # cut short: no closing count
     with pytest.raises(EvalError, match=r"damaged|tampered"):
         list(read_records(cs, "assets/x.jsonl") or [])
-    path.write_text("".join(lines[:4] + lines[5:]), encoding="utf-8")  # the last record dropped
+    put(lines[:4] + lines[5:])  # the last record dropped
     with pytest.raises(EvalError, match="damaged"):
         list(read_records(cs, "assets/x.jsonl") or [])
     if pilot:  # two records swapped: each line is bound to its place
-        path.write_text("".join([lines[1], lines[0], *lines[2:]]), encoding="utf-8")
+        put([lines[1], lines[0], *lines[2:]])
         with pytest.raises(EvalCryptoError):
             list(read_records(cs, "assets/x.jsonl") or [])
 

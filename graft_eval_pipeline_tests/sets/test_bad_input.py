@@ -31,6 +31,7 @@ from graft_eval_pipeline_tests.builders import (
     make_pilot_case,
     make_pilot_set,
     make_synthetic_set,
+    put_sealed,
 )
 from graft_eval_pipeline_tests.conftest import InstanceWith
 from graft_eval_pipeline_tests.defs.test_definitions import EVALUATION, EXPORT, resources
@@ -196,11 +197,11 @@ def test_validate_lists_every_bad_file_and_goes_on_run_and_show_stop_at_the_firs
 ) -> None:
     cases = [_case(n) for n in (1, 2, 3, 4)]
     cs = _pilot(tmp_path, key, *cases)
-    first, second, third = (cs.dir / _rel(c.id) for c in cases[:3])
+    first, second = (cs.dir / _rel(c.id) for c in cases[:2])
     first.write_bytes(b"\xff\xfe not an envelope")
     second.write_text(_flip(second.read_text(), "tag"))
     wrong_version = dump_case(cases[2]).replace('"schemaVersion": 1', '"schemaVersion": 2')
-    third.write_text(seal(wrong_version, key, f"{SET_ID}/{_rel(cases[2].id)}"))
+    put_sealed(cs, _rel(cases[2].id), seal(wrong_version, key, f"{SET_ID}/{_rel(cases[2].id)}"))
     capsys.readouterr()
 
     assert main(["validate", "--set", str(cs.dir)]) == 1
@@ -244,7 +245,7 @@ def test_bad_bytes_and_deep_json_in_a_case_file_are_one_line_errors(
         cs = _pilot(tmp_path, key)
         case_id = _case().id
         rel = _rel(case_id)
-        (cs.dir / rel).write_text(_seal_bytes(content, key, f"{SET_ID}/{rel}"))
+        put_sealed(cs, rel, _seal_bytes(content, key, f"{SET_ID}/{rel}"))
     capsys.readouterr()
 
     assert main(["validate", "--set", str(cs.dir)]) == 1
@@ -277,7 +278,7 @@ def test_a_lone_surrogate_is_refused_at_validation_naming_the_field(
     }[field]()
     cs = _pilot(tmp_path, key)
     rel = _rel(case.id)
-    (cs.dir / rel).write_text(seal(_with_surrogate(case, marker), key, f"{SET_ID}/{rel}"))
+    put_sealed(cs, rel, seal(_with_surrogate(case, marker), key, f"{SET_ID}/{rel}"))
     capsys.readouterr()
 
     expected = f"{rel}: {location}: holds a lone surrogate escape"
@@ -360,7 +361,7 @@ def test_validation_messages_quote_no_key_names_or_ids_from_the_file(
     data = json.loads(dump_case(case))
     data["inputs"]["pr"][f"{MARKER}-unknown-key"] = 1
     rel = _rel(case.id)
-    (cs.dir / rel).write_text(seal(json.dumps(data), key, f"{SET_ID}/{rel}"))
+    put_sealed(cs, rel, seal(json.dumps(data), key, f"{SET_ID}/{rel}"))
     capsys.readouterr()
     assert main(["validate", "--set", str(cs.dir)]) == 1
     assert _stderr_lines(capsys)[0] == f"invalid: {rel}: an unexpected field in inputs.pr"

@@ -5,8 +5,8 @@ a field of the wrong type put in, and must either return a valid object or raise
 (exit 2) whose message is one line naming the file: never a traceback, never another exception.
 The readers: case files, set.json, `label --apply` files, labels-inbox files, thresholds.json,
 reports and baselines, past reports as the history reads them, card results (and the record
-files under them), cache entries, the batch ledger, Dagster's stored values, live-rerun.json and
-sealed envelopes.
+files under them), cache entries, the batch ledger, Dagster's stored values, live-rerun.json,
+sealed envelopes and a pilot set's journal.
 """
 
 from __future__ import annotations
@@ -34,12 +34,18 @@ from graft_eval_pipeline.evalset.run.batch import read_ledger
 from graft_eval_pipeline.evalset.run.cache import entry_path, read_entry
 from graft_eval_pipeline.evalset.run.results import read_card_results
 from graft_eval_pipeline.evalset.scoring import Metrics
-from graft_eval_pipeline.evalset.sets import BATCHES_FILE, EvalError
+from graft_eval_pipeline.evalset.sets import BATCHES_FILE, EvalError, journal
 from graft_eval_pipeline.evalset.sets.case_schema import dump_case, parse_case
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, open_envelope, parse_key, seal
-from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, THRESHOLDS_FILE
-from graft_eval_pipeline.evalset.sets.store import CaseSet, _read_meta, write_case
-from graft_eval_pipeline_tests.builders import FIXED_TIME, make_case, make_synthetic_set
+from graft_eval_pipeline.evalset.sets.paths import JOURNAL_FILE, SYNTHETIC_BASELINE, THRESHOLDS_FILE
+from graft_eval_pipeline.evalset.sets.store import CaseSet, _read_meta, read_cases, write_case
+from graft_eval_pipeline_tests.builders import (
+    FIXED_TIME,
+    make_case,
+    make_pilot_case,
+    make_pilot_set,
+    make_synthetic_set,
+)
 
 FUZZ = settings(
     max_examples=40,
@@ -259,3 +265,46 @@ def test_sealed_envelopes(data: st.DataObject) -> None:
     valid = seal("{}", KEY, "pilot-acme/cases/x.case.enc").encode()
     envelope = data.draw(damaged(valid))
     _check(lambda: open_envelope(envelope, KEY, "pilot-acme/cases/x.case.enc"))
+
+
+@pytest.fixture(scope="module")
+def journaled(folder: Path) -> CaseSet:
+    """A pilot set whose journal has a few entries (a case written twice, an asset value)."""
+    cs = make_pilot_set(folder / "pilot-acme", key=KEY)
+    case = make_pilot_case("pilot-acme")
+    write_case(cs, case)
+    write_case(cs, case.model_copy(update={"tags": ["x"]}))
+    return cs
+
+
+@st.composite
+def damaged_journal(draw: st.DrawFn, valid: bytes) -> bytes:
+    """Random bytes, the journal cut anywhere, or one of its lines replaced, dropped or doubled."""
+    lines = valid.splitlines(keepends=True)
+    kind = draw(st.sampled_from(["bytes", "cut", "replaced", "dropped", "doubled"]))
+    if kind == "bytes":
+        return draw(st.binary(max_size=300))
+    if kind == "cut":
+        return valid[: draw(st.integers(min_value=0, max_value=len(valid) - 1))]
+    at = draw(st.integers(min_value=0, max_value=len(lines) - 1))
+    if kind == "replaced":
+        lines[at] = draw(st.binary(max_size=120)).replace(b"\n", b"") + b"\n"
+    elif kind == "dropped":
+        del lines[at]
+    else:
+        lines.insert(at, lines[at])
+    return b"".join(lines)
+
+
+@FUZZ
+@given(data=st.data())
+def test_the_set_journal(journaled: CaseSet, data: st.DataObject) -> None:
+    path = journaled.dir / JOURNAL_FILE
+    valid = path.read_bytes()
+    path.write_bytes(data.draw(damaged_journal(valid)))
+    journal._states.clear()  # as a new process would read it
+    try:
+        _check(lambda: read_cases(journaled))
+    finally:
+        path.write_bytes(valid)
+        journal._states.clear()

@@ -188,6 +188,7 @@ def test_save_baseline_and_out_refuse_the_store_only_parts_of_a_set(
         ("--save-baseline", case_file, f"cases/{case_file.name}"),
         ("--save-baseline", tmp_path / "shortcut" / "new.json", "cases/new.json"),
         ("--save-baseline", cs.dir / "set.json", "set.json"),
+        ("--save-baseline", cs.dir / "journal.enc", "journal.enc"),
         ("--save-baseline", cs.dir / "labels-inbox" / "alice.json", "labels-inbox/alice.json"),
         ("--out", cs.dir / "cases", "cases"),
         ("--out", cs.dir / "cache" / "r1", "cache/r1"),

@@ -20,6 +20,7 @@ from graft_eval_pipeline.evalset.sets import (
     UntrustedInputError,
     parse_json,
     read_records,
+    remove_file,
 )
 
 
@@ -85,6 +86,6 @@ def drop_other_card_results(cs: CaseSet, keep: str) -> list[str]:
     for path in sorted(folder.iterdir()):
         name = path.name
         if name.startswith(stem) and name.endswith((".jsonl", ".jsonl.enc")) and name not in kept:
-            path.unlink(missing_ok=True)
+            remove_file(cs, path.relative_to(cs.dir).as_posix())
             gone.append(name)
     return gone

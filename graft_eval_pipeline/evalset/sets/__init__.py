@@ -76,6 +76,7 @@ from graft_eval_pipeline.evalset.sets.sample import (
 from graft_eval_pipeline.evalset.sets.stamped import stamp_value, unstamp
 from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
+    accept_current_state,
     assert_private_location,
     atomic_write,
     check_output_target,
@@ -89,6 +90,7 @@ from graft_eval_pipeline.evalset.sets.store import (
     read_case,
     read_cases,
     read_private,
+    remove_file,
     resolve_set_dir,
     write_case,
     write_private,
@@ -182,6 +184,7 @@ __all__ = [
     "SizeStratum",
     "UntrustedInputError",
     "Utf8Offsets",
+    "accept_current_state",
     "allocate",
     "assert_private_location",
     "atomic_write",
@@ -217,6 +220,7 @@ __all__ = [
     "read_limited",
     "read_private",
     "read_records",
+    "remove_file",
     "render_case",
     "resolve_set_dir",
     "secret_kinds",

@@ -14,10 +14,13 @@ import binascii
 import hashlib
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError
 from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, load_json
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 ENVELOPE_VERSION = "enc-v1"
 KEY_BYTES = 32
@@ -144,3 +147,32 @@ def _b64_field(fields: dict[str, Any], name: str, where: str) -> bytes:
         raise EvalCryptoError(
             f"{where}: cannot decrypt: malformed envelope (field {name} is not base64); {RESTORE}"
         ) from None
+
+
+def cipher(key: bytes) -> AESGCM:
+    """One AES-GCM instance for many short records (the set journal's lines)."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    return AESGCM(key)
+
+
+def seal_compact(aead: AESGCM, plaintext: bytes, aad: bytes) -> bytes:
+    """A short record sealed as one base64 line (iv, ciphertext, tag): no JSON to parse back."""
+    iv = os.urandom(IV_BYTES)
+    return base64.b64encode(iv + aead.encrypt(iv, plaintext, aad))
+
+
+def open_compact(aead: AESGCM, line: bytes, aad: bytes) -> bytes | None:
+    """The plaintext of a `seal_compact` line, or None when it does not open (damaged, moved)."""
+    from cryptography.exceptions import InvalidTag
+
+    try:
+        raw = base64.b64decode(line, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) < IV_BYTES + TAG_BYTES:
+        return None
+    try:
+        return aead.decrypt(raw[:IV_BYTES], raw[IV_BYTES:], aad)
+    except InvalidTag:
+        return None

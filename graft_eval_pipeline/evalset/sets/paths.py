@@ -63,6 +63,7 @@ IMPORTED_DIR = f"{INBOX_DIR}/imported"  # where imported label files are moved
 EXPORTS_DIR = "exports"  # one export summary per export run
 BASELINE_FILE = "baseline.json"  # a pilot set's own baseline
 LIVE_RERUN_FILE = "live-rerun.json"  # opt-in for live re-runs by the prompt-change sensor
+JOURNAL_FILE = "journal.enc"  # sealed, append-only: each sealed file's current hash (journal.py)
 HOLD_FILE = ".hold.json"  # who is writing into the set now (hold.py); absent when no one is
 
 # --- beside the sets ($GRAFT_EVAL_DIR) -------------------------------------------------------

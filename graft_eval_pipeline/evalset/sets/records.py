@@ -11,6 +11,7 @@ a file, and the temp file goes at the next open of the set.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -21,6 +22,7 @@ from typing import IO
 
 from graft_eval_pipeline.evalset.sets.crypto import open_envelope, seal
 from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.journal import Snapshot, check, recording, snapshot
 from graft_eval_pipeline.evalset.sets.store import (
     FILE_MODE,
     KEY_MISSING,
@@ -72,6 +74,7 @@ class RecordWriter:
         self._count = 0
         self._tmp: str | None = None
         self._handle: IO[str] | None = None
+        self._hash = hashlib.sha256()  # of the file's bytes, for the set's journal
 
     def __enter__(self) -> RecordWriter:
         _check_set_folder(self._cs)
@@ -88,8 +91,12 @@ class RecordWriter:
         if "\n" in record:
             raise ValueError("a record must be one line of JSON")
         line = record if self._key is None else seal(record, self._key, f"{self._aad}#{self._count}")
-        self._handle.write(line + "\n")
+        self._put(self._handle, line + "\n")
         self._count += 1
+
+    def _put(self, handle: IO[str], line: str) -> None:
+        handle.write(line)
+        self._hash.update(line.encode("utf-8"))
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
@@ -101,13 +108,20 @@ class RecordWriter:
         try:
             if kind is None:
                 end = _end_line(self._count)
-                handle.write((end if self._key is None else seal(end, self._key, f"{self._aad}#end")) + "\n")
+                self._put(
+                    handle, (end if self._key is None else seal(end, self._key, f"{self._aad}#end")) + "\n"
+                )
                 handle.flush()
                 os.fsync(handle.fileno())
             handle.close()
             if kind is None:
                 _check_set_folder(self._cs)  # never re-create a set purged while the run went on
-                os.replace(tmp, self._path)
+                if self._key is None:
+                    os.replace(tmp, self._path)
+                else:
+                    sha = self._hash.hexdigest()
+                    with recording(self._cs.dir, self._cs.set_id, self._key, self._own, sha):
+                        os.replace(tmp, self._path)
                 _fsync_dir(self._path.parent)
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)
@@ -133,16 +147,27 @@ def read_records(cs: CaseSet, rel: str) -> Iterator[str] | None:
             f"{other}: this file kind does not belong in {cs.meta.kind} set {cs.set_id}; remove it"
         )
     path = cs.dir / own
+    key = _key(cs)
+    before = None if key is None else snapshot(cs.dir, cs.set_id, key)
     if not path.is_file():
+        if key is not None and before is not None:
+            check(cs.dir, cs.set_id, key, own, None, before)
         return None
-    return _records(path, own, cs.set_id, _key(cs))
+    return _records(cs, own, key, before)
 
 
-def _records(path: Path, own: str, set_id: str, key: bytes | None) -> Iterator[str]:
+def _records(cs: CaseSet, own: str, key: bytes | None, before: Snapshot | None) -> Iterator[str]:
+    set_id, path = cs.set_id, cs.dir / own
     aad = f"{set_id}/{own}"
     damaged = f"{own} of set {set_id} is damaged (cut short or edited): run again to rewrite it"
     count = 0
     with path.open("rb") as handle:
+        if key is not None and before is not None:  # the journal's hash first: one pass, same file
+            whole = hashlib.sha256()
+            while chunk := handle.read(1 << 20):
+                whole.update(chunk)
+            check(cs.dir, set_id, key, own, None, before, sha=whole.hexdigest())
+            handle.seek(0)
         previous: str | None = None
         while raw_bytes := handle.readline(LINE_LIMIT + 1):
             if not raw_bytes.endswith(b"\n"):  # cut short, or a line longer than any record

@@ -24,6 +24,7 @@ from graft_eval_pipeline.evalset.sets.paths import (
     CASES_DIR,
     EXPORTS_DIR,
     INBOX_DIR,
+    JOURNAL_FILE,
     SET_FILE,
 )
 
@@ -144,11 +145,12 @@ def loose_modes_warning(tree: SetTree, set_id: str, dir: Path) -> str | None:
 
 def store_only_part(path: Path) -> tuple[Path, str] | None:
     """(set folder, path relative to it) when `path` falls inside a case set's store-only parts:
-    set.json, cases/, cache/, assets/, exports/ or labels-inbox/ of any folder holding a set.json."""
+    set.json, journal.enc, cases/, cache/, assets/, exports/ or labels-inbox/ of any folder
+    holding a set.json."""
     real = Path(os.path.realpath(Path(path).expanduser()))
     for ancestor in real.parents:
         if (ancestor / SET_FILE).is_file():
             rel = real.relative_to(ancestor)
-            if rel.parts[0] in STORE_ONLY_DIRS or rel.as_posix() == SET_FILE:
+            if rel.parts[0] in STORE_ONLY_DIRS or rel.as_posix() in (SET_FILE, JOURNAL_FILE):
                 return ancestor, rel.as_posix()
     return None

@@ -36,7 +36,17 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
 )
 from graft_eval_pipeline.evalset.sets.crypto import key_id, open_envelope, open_envelope_bytes, seal
 from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError, EvalLocationError
-from graft_eval_pipeline.evalset.sets.paths import CASES_DIR, PURGE_LOG, SET_FILE
+from graft_eval_pipeline.evalset.sets.journal import (
+    check,
+    digest,
+    is_journaled,
+    journal_bytes,
+    live_files,
+    missing_problem,
+    recording,
+    snapshot,
+)
+from graft_eval_pipeline.evalset.sets.paths import CASES_DIR, JOURNAL_FILE, PURGE_LOG, SET_FILE
 from graft_eval_pipeline.evalset.sets.set_tree import (
     SetTree,
     foreign_entries_problem,
@@ -203,6 +213,8 @@ def create_set(
         raise EvalError(describe_validation_error(err, SET_FILE)) from None
     _make_private_dirs(dir / CASES_DIR)
     os.chmod(dir, DIR_MODE)  # the folder may have existed (empty) with looser modes
+    if kind == "pilot" and key is not None:
+        atomic_write(dir / JOURNAL_FILE, journal_bytes(set_id, key, []))
     atomic_write(dir / SET_FILE, json.dumps(meta.to_json_dict(), indent=2, ensure_ascii=False) + "\n")
     return CaseSet(dir=dir, meta=meta, key=key if kind == "pilot" else None)
 
@@ -219,7 +231,9 @@ def _read_meta(dir: Path) -> SetMeta:
         raise EvalError(f"could not read {path}: {_reason(exc)}") from None
 
 
-def open_set(dir: Path, key: bytes | None, *, strict: bool = False) -> CaseSet:
+def open_set(
+    dir: Path, key: bytes | None, *, strict: bool = False, _without_journal: bool = False
+) -> CaseSet:
     """Open a set; a pilot set needs the key whose keyId set.json records (checked before decrypting).
 
     Every open removes the temp files a stopped write left. A pilot set must also hold only real
@@ -243,6 +257,9 @@ def open_set(dir: Path, key: bytes | None, *, strict: bool = False) -> CaseSet:
             f"the key given is {key_id(key)}; use this set's key from the password manager"
         )
     warning = check_set_tree(dir, meta.set_id, remove_stale_temps=True)
+    missing = None if _without_journal else missing_problem(dir, meta.set_id)
+    if missing is not None:
+        raise EvalCryptoError(missing)
     if warning is not None and strict:
         raise EvalError(f"{warning} (refused under --strict)")
     return CaseSet(dir=dir, meta=meta, key=key, warnings=(warning,) if warning else ())
@@ -495,8 +512,17 @@ def _check_case_fits(cs: CaseSet, case: EvalCase, where: str) -> None:
 
 
 def _case_dir_names(cs: CaseSet) -> set[str]:
+    """The names in cases/; in a pilot set, a case file the journal holds but the folder lacks
+    (deleted outside graft-eval) is refused here, so no command runs on a set missing cases."""
     cases = cs.dir / CASES_DIR
-    return {p.name for p in cases.iterdir()} if cases.is_dir() else set()
+    names = {p.name for p in cases.iterdir()} if cases.is_dir() else set()
+    if cs.is_pilot and cs.key is not None:
+        before = snapshot(cs.dir, cs.set_id, cs.key)
+        prefix = f"{CASES_DIR}/"
+        for rel in sorted(live_files(cs.dir, cs.set_id, cs.key, prefix)):
+            if rel.removeprefix(prefix) not in names and not (cs.dir / rel).exists():
+                check(cs.dir, cs.set_id, cs.key, rel, None, before)  # raises unless written meanwhile
+    return names
 
 
 def _case_ids(names: set[str]) -> list[str]:
@@ -591,15 +617,16 @@ def write_private(cs: CaseSet, rel: str, text: str) -> None:
 
 
 def check_output_target(path: Path, flag: str) -> None:
-    """`--out` and `--save-baseline` never write into a set's store-only parts (set.json, cases/,
-    cache/, assets/, exports/, labels-inbox/), where a plaintext report would replace sealed data."""
+    """`--out` and `--save-baseline` never write into a set's store-only parts (set.json,
+    journal.enc, cases/, cache/, assets/, exports/, labels-inbox/), where a plaintext report would
+    replace sealed data."""
     found = store_only_part(path)
     if found is not None:
         set_dir, rel = found
         raise EvalError(
             f"refusing {flag} {path}: it is {rel} of the case set in {set_dir}, which only the store "
-            "writes; pick a path outside set.json, cases/, cache/, assets/, exports/ and labels-inbox/ "
-            "(a pilot baseline goes to <set>/baseline.json)"
+            "writes; pick a path outside set.json, journal.enc, cases/, cache/, assets/, exports/ and "
+            "labels-inbox/ (a pilot baseline goes to <set>/baseline.json)"
         )
 
 
@@ -632,26 +659,42 @@ def _read_raw(cs: CaseSet, rel_file: str) -> bytes | None:
 
 
 def _read_file(cs: CaseSet, rel_file: str) -> str | None:
-    """Read one file of the set, opening the envelope in a pilot set (AAD `<setId>/<rel_file>`)."""
+    """Read one file of the set, opening the envelope in a pilot set (AAD `<setId>/<rel_file>`)
+    and refusing it unless it is the version the set's journal holds as current."""
+    if not cs.is_pilot:
+        data = _read_raw(cs, rel_file)
+        return None if data is None else decode_utf8(data, rel_file)
+    key = _key_of(cs)
+    before = snapshot(cs.dir, cs.set_id, key)
     data = _read_raw(cs, rel_file)
     if data is None:
+        check(cs.dir, cs.set_id, key, rel_file, None, before)
         return None
-    if not cs.is_pilot:
-        return decode_utf8(data, rel_file)
-    if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
-        raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
-    return open_envelope(data, cs.key, f"{cs.set_id}/{rel_file}")
+    text = open_envelope(data, key, f"{cs.set_id}/{rel_file}")
+    check(cs.dir, cs.set_id, key, rel_file, data, before)
+    return text
 
 
 def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
     """`_read_file` without decoding the plaintext: a case is parsed from its UTF-8 bytes (a fifth
     faster than from text, which pydantic encodes again)."""
+    if not cs.is_pilot:
+        return _read_raw(cs, rel_file)
+    key = _key_of(cs)
+    before = snapshot(cs.dir, cs.set_id, key)
     data = _read_raw(cs, rel_file)
-    if data is None or not cs.is_pilot:
-        return data
+    if data is None:
+        check(cs.dir, cs.set_id, key, rel_file, None, before)
+        return None
+    plain = open_envelope_bytes(data, key, f"{cs.set_id}/{rel_file}".encode())
+    check(cs.dir, cs.set_id, key, rel_file, data, before)
+    return plain
+
+
+def _key_of(cs: CaseSet) -> bytes:
     if cs.key is None:  # open_set never builds this; a hand-made CaseSet might
         raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
-    return open_envelope_bytes(data, cs.key, f"{cs.set_id}/{rel_file}".encode())
+    return cs.key
 
 
 def _check_set_folder(cs: CaseSet) -> None:
@@ -664,8 +707,58 @@ def _write_file(cs: CaseSet, rel_file: str, text: str) -> None:
     path = cs.dir / rel_file
     _check_set_folder(cs)
     _make_private_dirs(path.parent)
-    if cs.is_pilot:
-        if cs.key is None:
-            raise EvalError(f"{KEY_MISSING}: set {cs.set_id} is encrypted")
-        text = seal(text, cs.key, f"{cs.set_id}/{rel_file}")
-    atomic_write(path, text)
+    if not cs.is_pilot:
+        atomic_write(path, text)
+        return
+    key = _key_of(cs)
+    sealed = seal(text, key, f"{cs.set_id}/{rel_file}").encode("ascii")
+    with recording(cs.dir, cs.set_id, key, rel_file, digest(sealed)):
+        atomic_write(path, sealed)
+
+
+def remove_file(cs: CaseSet, rel_file: str) -> None:
+    """Delete one file the store wrote (`rel_file` as on disk); in a pilot set the journal records
+    the deletion, so the file put back later is refused."""
+    path = cs.dir / rel_file
+    if not cs.is_pilot:
+        path.unlink(missing_ok=True)
+        return
+    with recording(cs.dir, cs.set_id, _key_of(cs), rel_file, None):
+        path.unlink(missing_ok=True)
+
+
+def accept_current_state(dir: Path, key: bytes | None) -> int:
+    """Write a new journal holding every sealed file of a pilot set as it is now; returns how many.
+
+    Once for a set made before graft-eval kept a journal; again to accept a change made by hand
+    (a case file deleted on purpose) or after a damaged journal was reported. It also compacts the
+    journal to one entry a file. The caller holds the set (no write may run beside it).
+    """
+    cs = open_set(dir, key, _without_journal=True)
+    if not cs.is_pilot:
+        raise EvalError(f"set {cs.set_id} is the plaintext synthetic set: it has no journal")
+    files = []
+    for rel in _sealed_files(cs.dir):
+        data = _read_raw(cs, rel)
+        if data is not None:
+            files.append((rel, digest(data)))
+    atomic_write(cs.dir / JOURNAL_FILE, journal_bytes(cs.set_id, _key_of(cs), files))
+    return len(files)
+
+
+def _sealed_files(dir: Path) -> list[str]:
+    """Every sealed file of a set the journal covers (relative paths), never following a link."""
+    found = []
+    for root, folders, names in os.walk(dir):
+        folders[:] = [f for f in folders if not (Path(root) / f).is_symlink()]
+        for name in names:
+            path = Path(root) / name
+            rel = path.relative_to(dir).as_posix()
+            if (
+                name.endswith(SEALED_SUFFIX)
+                and is_journaled(rel)
+                and path.is_file()
+                and not path.is_symlink()
+            ):
+                found.append(rel)
+    return sorted(found)
