@@ -58,26 +58,28 @@ def _cli(synthetic: Path, env: dict[str, str], cases: list[str] | None, *extra: 
     )
 
 
-def _dagster(env: dict[str, str], cases: list[str] | None) -> subprocess.Popen[str]:
+def _materialize_command(cases: list[str] | None) -> list[str]:
+    """`dagster asset materialize` of the evaluation group of the synthetic partition (the project's
+    assets over the test's set copy), with the harness's case selection."""
     config = {"ops": {"harness_run": {"config": {"cases": cases or []}}}}
+    return [
+        str(BIN / "dagster"),
+        "asset",
+        "materialize",
+        "-m",
+        "graft_eval_pipeline_tests.defs.location",
+        "--select",
+        "group:evaluation",
+        "--partition",
+        "synthetic",
+        "--config-json",
+        json.dumps(config),
+    ]
+
+
+def _dagster(env: dict[str, str], cases: list[str] | None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [
-            str(BIN / "dagster"),
-            "asset",
-            "materialize",
-            "-m",
-            "graft_eval_pipeline_tests.defs.location",
-            "--select",
-            "group:evaluation",
-            "--partition",
-            "synthetic",
-            "--config-json",
-            json.dumps(config),
-        ],
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        _materialize_command(cases), env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
 
 
@@ -240,17 +242,7 @@ def test_a_dagster_run_waits_for_a_cli_writer(tmp_path: Path) -> None:
     err_path = tmp_path / "stderr"
     with err_path.open("w") as err:
         run = subprocess.Popen(
-            [
-                str(BIN / "dagster"),
-                "asset",
-                "materialize",
-                "-m",
-                "graft_eval_pipeline_tests.defs.location",
-                "--select",
-                "group:evaluation",
-                "--partition",
-                "synthetic",
-            ],
+            _materialize_command(None),
             env=env,
             stderr=err,
             stdout=err,

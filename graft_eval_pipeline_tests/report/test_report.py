@@ -538,8 +538,8 @@ PARQUET_COLUMNS_V1 = [
     "final", "status", "failure_reason", "verifier_status", "raised_by", "floor_rules",
     "instructions_in_data", "oos_tp", "oos_fp", "oos_fn", "flag", "input_tokens", "output_tokens",
     "cache_read_tokens", "cache_write_tokens", "calls", "cost_usd", "cached", "skipped",
-    "stratum_frame", "stratum_key", "stratum_population", "stratum_sampled", "writer", "verifier",
-    "verifier_cost_usd",
+    "stratum_frame", "stratum_key", "stratum_population", "stratum_sampled", "repository", "writer",
+    "verifier", "verifier_cost_usd",
 ]  # fmt: skip
 
 

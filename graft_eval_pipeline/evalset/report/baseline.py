@@ -47,7 +47,7 @@ IGNORED_PATHS = (
     "thresholds",
     "pass",
 )
-IGNORED_CASE_FIELDS = ("cached",)
+IGNORED_CASE_FIELDS = ("cached", "repository")
 # Usage: per case fields and report paths that count tokens, calls and money.
 USAGE_CASE_FIELDS = ("usage", "costUsd", "verifierCostUsd")
 USAGE_REPORT_PATHS = ("metrics.usage", "metrics.costUsd", "metrics.costPerCaseUsd")

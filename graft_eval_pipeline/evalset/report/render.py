@@ -282,6 +282,31 @@ def _uncovered_lines(population: PopulationEstimates) -> list[str]:
     ]
 
 
+def repository_lines(report: EvalReport) -> list[str]:
+    """When the cases come from several repositories: the safety rates clustered by repository."""
+    clusters = report.metrics.by_repository
+    if clusters is None:
+        return []
+    rows = [
+        [name, f"{c.k}/{c.n}", fmt_number(c.value), fmt_interval(c.ci95), render_value(c.effective_n)]
+        for name, c in (
+            ("underClassificationFinal", clusters.under_classification_final),
+            ("severeUnderClassificationSensitiveFinal", clusters.severe_under_classification_sensitive_final),
+            ("unavailableRate", clusters.unavailable_rate),
+        )
+    ]
+    return [
+        "",
+        f"## Clustered by repository ({clusters.repositories} repositories)",
+        "",
+        "Cases of one repository are not independent draws: the same rates with each repository as a "
+        "cluster (Clopper-Pearson at the Korn-Graubard effective n). Where these intervals are wider "
+        "than the table's, the repositories differ more than chance would make them.",
+        "",
+        *_table(["metric", "k/n", "value", "95% CI (clustered)", "effective n"], rows),
+    ]
+
+
 def population_lines(report: EvalReport) -> list[str]:
     population = report.metrics.population
     if population.status == "not a sample":
@@ -390,6 +415,7 @@ def render_markdown(
     lines += [f"- {line}" for line in agreement_lines(report.label_agreement)]
     lines += ["", "## Population estimates", ""]
     lines += population_lines(report)
+    lines += repository_lines(report)
     lines += ["", "## Confusion matrices (rows gold, columns predicted)"]
     for name in ("floor", "model", "final"):
         conf = getattr(report.metrics.confusion, name)

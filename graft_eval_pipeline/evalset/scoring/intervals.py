@@ -121,6 +121,14 @@ def normal_quantile(q: float) -> float:
     return NormalDist().inv_cdf(q)
 
 
+def t_quantile(q: float, df: float) -> float:
+    """Student's t quantile for q > 0.5, from the beta: df / (df + T²) ~ Beta(df/2, 1/2)."""
+    if not 0.5 < q < 1 or df <= 0:
+        raise ValueError("t_quantile needs 0.5 < q < 1 and df > 0")
+    x = beta_quantile(2 * (1 - q), df / 2, 0.5)
+    return math.sqrt(df * (1 - x) / x)
+
+
 def _check(k: float, n: float) -> None:
     if n < 0 or k < 0 or k > n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")

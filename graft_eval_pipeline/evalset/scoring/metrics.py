@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER
+from graft_eval_pipeline.evalset.scoring.clusters import repository_clusters
 from graft_eval_pipeline.evalset.scoring.population import population_estimates
 from graft_eval_pipeline.evalset.scoring.rates import rate_stat, safety_rate
 from graft_eval_pipeline.evalset.scoring.report_schema import (
@@ -262,6 +263,7 @@ def compute_metrics(rows: list[CaseRow]) -> Metrics:
         card_acceptable_rate=card_acceptable_rate(ok),
         label_quality=label_quality(scored),
         population=population_estimates(run),
+        by_repository=repository_clusters(run),
         usage=total_usage(run),
         cost_usd=cost_usd,
         cost_usd_this_run=total_cost([r for r in run if not r.cached]),

@@ -94,6 +94,9 @@ class CaseRow(CamelModel):
     cached: bool
     skipped: SkipReason | None
     stratum: CaseStratum | None = None
+    # A pilot case's repository as an opaque label (`repo-<hex>`), for intervals clustered by
+    # repository; left out of the JSON for designed cases.
+    repository: str | None = Field(default=None, exclude_if=lambda value: value is None)
     # The verifier's own class and the writer's (first pass or escalated), for the verifier
     # calibration; null where that model did not answer, and in reports made before they existed.
     writer: RiskClass | None = None
@@ -260,6 +263,27 @@ class PopulationRate(CamelModel):
     )
 
 
+class ClusteredRate(CamelModel):
+    """A rate whose cases come from several repositories: k of n with the 95% interval that treats
+    each repository as a cluster (Clopper-Pearson at the Korn-Graubard effective size)."""
+
+    k: int = Field(ge=0)
+    n: int = Field(ge=0)
+    value: Rate | None
+    ci95: Interval | None
+    effective_n: float | None
+
+
+class RepositoryClusters(CamelModel):
+    """Cases of several repositories are not independent draws: the headline safety rates again,
+    with intervals clustered by repository (opaque labels only)."""
+
+    repositories: int = Field(ge=2)
+    under_classification_final: ClusteredRate
+    severe_under_classification_sensitive_final: ClusteredRate
+    unavailable_rate: ClusteredRate
+
+
 class PopulationEstimates(CamelModel):
     """Estimates for the PR population an export sampled; "not a sample" for designed sets."""
 
@@ -319,6 +343,11 @@ class Metrics(CamelModel):
     card_acceptable_rate: RateStat
     label_quality: LabelQuality
     population: PopulationEstimates
+    by_repository: RepositoryClusters | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="absent unless the scored cases come from two or more repositories",
+    )
     usage: UsageSummary
     cost_usd: float | None
     cost_usd_this_run: float | None

@@ -36,6 +36,7 @@ from graft_eval_pipeline.evalset.sets import (
     PilotSource,
     SetMeta,
     gold,
+    repository_label,
     stratum_label,
 )
 
@@ -100,6 +101,14 @@ def case_stratum(case: EvalCase, label_key: bytes | None) -> CaseStratum | None:
     return None if stratum is None else stratum_label(stratum, label_key)
 
 
+def case_repository(case: EvalCase, label_key: bytes | None) -> str | None:
+    """A pilot case's repository as an opaque label (`repository_label`), for intervals clustered
+    by repository; None for designed (synthetic) cases."""
+    if not isinstance(case.source, PilotSource):
+        return None
+    return repository_label(case.source.repository, label_key)
+
+
 def build_row(case: EvalCase, result: CardResult, cached: bool, *, label_key: bytes | None) -> CaseRow:
     """One report row: classes, rule ids, counts and cost; paths only enter as counts, the
     stratum as opaque labels (`label_key`: the set's key)."""
@@ -139,6 +148,7 @@ def build_row(case: EvalCase, result: CardResult, cached: bool, *, label_key: by
         cached=cached,
         skipped=None,
         stratum=case_stratum(case, label_key),
+        repository=case_repository(case, label_key),
         writer=max_risk(risk.writer, risk.first_pass),
         verifier=risk.verifier,
         verifier_cost_usd=case_cost(result, "verifier"),
@@ -175,6 +185,7 @@ def skipped_row(
         cached=False,
         skipped=reason,
         stratum=case_stratum(case, label_key),
+        repository=case_repository(case, label_key),
     )
 
 

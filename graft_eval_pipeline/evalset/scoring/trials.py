@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from graft_eval_pipeline.card.models import RISK_ORDER
-from graft_eval_pipeline.evalset.scoring.intervals import CONFIDENCE, clopper_pearson
+from graft_eval_pipeline.evalset.scoring.intervals import CONFIDENCE, clopper_pearson, t_quantile
 from graft_eval_pipeline.evalset.scoring.rates import RATE_DECIMALS, rate, rate_stat, rounded
 from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, TrialCase, TrialRate, TrialsSummary
 
@@ -27,12 +27,16 @@ TRIAL_RATES: dict[str, Outcome] = {
 }
 
 
-def effective_size(counts: Sequence[float], sizes: Sequence[float]) -> float | None:
+def effective_size(
+    counts: Sequence[float], sizes: Sequence[float], confidence: float = CONFIDENCE
+) -> float | None:
     """How many independent trials the clustered outcomes are worth: n / design effect, where the
     design effect is the cluster-robust variance of the pooled share, G/(G-1) * sum((y_i - p m_i)^2)
-    / (sum m_i)^2, over the binomial one, p(1-p)/n. Between the number of cases (trials that always
-    agree) and n; the number of cases when p is 0 or 1 (no variance to measure: the cautious
-    choice, never tighter than one run's exact interval). None without a scored case."""
+    / (sum m_i)^2, over the binomial one, p(1-p)/n, times Korn and Graubard's degrees-of-freedom
+    factor (t_{n-1} / t_{G-1})² (a variance from G clusters is itself uncertain: few clusters
+    shrink the size). At most n, and the number of clusters when p is 0 or 1 (no variance to
+    measure: the cautious choice, never tighter than one run's exact interval); never below it
+    when trials agree. None without a scored case."""
     pairs = [(y, m) for y, m in zip(counts, sizes, strict=True) if m > 0]
     clusters, total = len(pairs), sum(m for _, m in pairs)
     if clusters == 0:
@@ -41,7 +45,10 @@ def effective_size(counts: Sequence[float], sizes: Sequence[float]) -> float | N
     if clusters < 2 or p in (0.0, 1.0):
         return float(clusters)
     variance = clusters / (clusters - 1) * sum((y - p * m) ** 2 for y, m in pairs) / total**2
-    return min(float(total), max(float(clusters), p * (1 - p) / variance))
+    q = 0.5 + confidence / 2
+    df_factor = (t_quantile(q, total - 1) / t_quantile(q, clusters - 1)) ** 2 if total > 1 else 1.0
+    size = min(float(total), max(float(clusters), p * (1 - p) / variance)) * df_factor
+    return max(size, min(float(clusters), 1.0))
 
 
 def cluster_interval(
@@ -49,7 +56,7 @@ def cluster_interval(
 ) -> tuple[float, float] | None:
     """The exact (Clopper-Pearson) interval of sum(counts) / sum(sizes) at the effective sample
     size of `effective_size`, each case a cluster of its trials; None without a scored case."""
-    n_eff = effective_size(counts, sizes)
+    n_eff = effective_size(counts, sizes, confidence)
     if n_eff is None:
         return None
     p = sum(counts) / sum(sizes)

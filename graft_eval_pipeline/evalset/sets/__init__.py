@@ -96,7 +96,7 @@ from graft_eval_pipeline.evalset.sets.store import (
     write_private,
     write_report_file,
 )
-from graft_eval_pipeline.evalset.sets.stratum_label import stratum_label
+from graft_eval_pipeline.evalset.sets.stratum_label import repository_label, stratum_label
 from graft_eval_pipeline.evalset.sets.terminal import render_case, to_terminal_safe
 from graft_eval_pipeline.evalset.sets.untrusted import (
     LONE_SURROGATE_RULE,
@@ -222,6 +222,7 @@ __all__ = [
     "read_records",
     "remove_file",
     "render_case",
+    "repository_label",
     "resolve_set_dir",
     "secret_kinds",
     "secret_kinds_in",

@@ -46,3 +46,9 @@ def stratum_label(stratum: CaseStratum, label_key: bytes | None) -> CaseStratum:
     return stratum.model_copy(
         update={"frame": f"frame-{_digest(label_key, 'frame', stratum.frame)}", "key": key}
     )
+
+
+def repository_label(repository: str, label_key: bytes | None) -> str:
+    """A pilot case's repository as reports show it: `repo-<12 hex>`, by the same keyed hash as
+    the frame (equal repositories, equal labels; the name itself never leaves the sealed case)."""
+    return f"repo-{_digest(label_key, 'repository', repository)}"
