@@ -51,6 +51,19 @@ def test_a_prompt_edit_leaves_decisions_green_and_shows_the_usage_change(
     comparison = comparison_metadata(result)
     assert comparison["verdict"] == "no clear difference" and comparison["against"] == "baseline"
     assert comparison["changed_cases"] == [] and comparison["blockers"] == []
+    # the change each rate could detect, as numbers, and beside every "no clear difference"
+    detectable = comparison["detectable"]
+    records = {r.data["rate"]: r.data for r in comparison["rates"].records}
+    assert set(detectable) == set(records) and len(records) == 8
+    assert detectable["flagRecall"] is None  # 2 cases with a flag: no change is detectable
+    assert records["flagRecall"]["verdict"].endswith("(too few shared cases to detect any change)")
+    for name, record in records.items():
+        if name == "flagRecall":
+            continue
+        assert isinstance(detectable[name], float) and record["detectable"] == detectable[name]
+        assert record["verdict"] == f"no clear difference (could detect changes of ≥ {detectable[name]:.4f})"
+        assert f"could detect changes of ≥ {detectable[name]:.4f}" in comparison["comparison"]
+    assert "scripted (fake) answers cannot reflect a prompt change" in comparison["comparison"]
 
 
 def test_usage_blocks_where_thresholds_json_says_so(

@@ -6,7 +6,11 @@ import pytest
 
 from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS
 from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
-from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, render_comparison
+from graft_eval_pipeline.evalset.report.compare_render import (
+    comparison_markdown,
+    render_comparison,
+    verdict_text,
+)
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.scoring.report_schema import (
     CaseRow,
@@ -277,3 +281,25 @@ def test_rates_carry_the_holm_adjusted_p_and_the_detectable_difference() -> None
     model = rate(comparison, "underClassificationModel")
     assert model["adjusted_p"] == model["mcnemar_p"]  # outside the family
     assert uc["detectable"] is not None and 0 < uc["detectable"] < 1  # type: ignore[operator]
+
+
+def test_no_clear_difference_always_says_what_change_it_could_have_detected() -> None:
+    comparison = compare_reports(make_report(logic_rows(60)), make_report(logic_rows(60, under={4})))
+    text, markdown = render_comparison(comparison), comparison_markdown(comparison)
+    quiet = [r for r in comparison.rates if r.verdict == "no clear difference"]
+    assert quiet
+    for r in quiet:  # the number in the text is the rate's own `detectable`
+        shown = (
+            f"no clear difference (could detect changes of ≥ {r.detectable:.4f})"
+            if r.detectable is not None
+            else "no clear difference (too few shared cases to detect any change)"
+        )
+        assert verdict_text(r) == shown and shown in text and f"| {shown} |" in markdown
+    assert sum(r.detectable is not None for r in quiet) == 7  # flagRecall has no case (no flag)
+    assert "no clear difference |" not in markdown.replace(")", "")  # no bare verdict cell
+    tiny = compare_reports(make_report(logic_rows(2)), make_report(logic_rows(2)))
+    uc = next(r for r in tiny.rates if r.name == "underClassificationFinal")
+    assert uc.detectable is None  # two cases cannot reach p < 0.05 / 6 whatever happens
+    assert verdict_text(uc) == "no clear difference (too few shared cases to detect any change)"
+    moved = compare_reports(make_report(logic_rows(60)), make_report(logic_rows(60, under=set(range(10)))))
+    assert verdict_text(next(r for r in moved.rates if r.name == "underClassificationFinal")) == "regressed"

@@ -126,6 +126,7 @@ def eval_comparison(
             "shared_cases": comparison.shared,
             "changed_cases": dg.MetadataValue.json([c.id for c in comparison.changed][:100]),
             "rates": rates_table(comparison),
+            "detectable": dg.MetadataValue.json({r.name: r.detectable for r in comparison.rates}),
             "comparison": dg.MetadataValue.md(comparison_markdown(comparison)),
         },
         check_results=[

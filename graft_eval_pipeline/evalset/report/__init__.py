@@ -9,7 +9,11 @@ from graft_eval_pipeline.evalset.report.brief import brief_markdown
 from graft_eval_pipeline.evalset.report.calibration import calibrate, calibration_markdown, render_calibration
 from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
-from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, render_comparison
+from graft_eval_pipeline.evalset.report.compare_render import (
+    comparison_markdown,
+    render_comparison,
+    verdict_text,
+)
 from graft_eval_pipeline.evalset.report.files import (
     HTML_FILE,
     MARKDOWN_FILE,
@@ -88,4 +92,5 @@ __all__ = [
     "save_baseline",
     "threshold_verdict",
     "trials_metadata",
+    "verdict_text",
 ]

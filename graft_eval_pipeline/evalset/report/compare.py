@@ -400,6 +400,12 @@ def _short(fingerprint: str) -> str:
     return fingerprint[:8]
 
 
+SCRIPTED_PROMPT_NOTE = (
+    "scripted (fake) answers cannot reflect a prompt change: both runs answer from the cases' "
+    "scripts, so this tests the pipeline, not the prompt (compare live runs for that)"
+)
+
+
 def header_notes(base: EvalReport, new: EvalReport) -> list[str]:
     """What else differs between the runs, stated rather than refused."""
     notes = []
@@ -411,6 +417,8 @@ def header_notes(base: EvalReport, new: EvalReport) -> list[str]:
             f"other prompt: {bp.prompt_version} ({_short(bp.prompt_fingerprint)}) → "
             f"{np_.prompt_version} ({_short(np_.prompt_fingerprint)})"
         )
+        if base.llm == new.llm == "fake":
+            notes.append(SCRIPTED_PROMPT_NOTE)
     if base.models != new.models:
         notes.append(f"other models: {run_side(base).models} → {run_side(new).models}")
     if base.llm != new.llm:
