@@ -74,6 +74,7 @@ def test_usage_blocks_where_thresholds_json_says_so(
 
     thresholds = json.loads(THRESHOLDS_FILE.read_text())
     thresholds["synthetic"]["matchBaselineUsage"] = True
+    thresholds["synthetic"]["nonInferiority"] = {"underClassificationFinal": 0.2}
     (tmp_path / "thresholds.json").write_text(json.dumps(thresholds))
     monkeypatch.setattr(evaluation, "THRESHOLDS_FILE", tmp_path / "thresholds.json")
     synthetic = copy_synthetic(tmp_path, baseline=True)
@@ -83,6 +84,17 @@ def test_usage_blocks_where_thresholds_json_says_so(
     assert check_results(result)["baseline_usage"] is False
     assert check_metadata(result, "baseline_usage")["required"] is True
     assert check_results(result)["baseline_match"] is True
+    # the margins come from the same file: the edit moved no class, so within the margin
+    (margin,) = comparison_metadata(result)["non_inferiority"]
+    assert (margin["name"], margin["margin"], margin["verdict"]) == (
+        "underClassificationFinal",
+        0.2,
+        "not worse (within margin)",
+    )
+    assert (
+        "underClassificationFinal: not worse (within margin) (margin 0.2000)"
+        in comparison_metadata(result)["comparison"]
+    )
 
 
 def test_changed_decisions_fail_the_match_and_the_comparison_still_explains_them(

@@ -39,8 +39,10 @@ from graft_eval_pipeline.evalset.report.publish import (
 from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS, baseline_check_details
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.report.thresholds import (
+    ThresholdBlock,
     dagster_check_passed,
     load_thresholds,
+    margins_for,
     threshold_verdict,
 )
 from graft_eval_pipeline.evalset.report.trials_render import trials_metadata
@@ -63,6 +65,7 @@ __all__ = [
     "CaseLine",
     "Comparison",
     "PublishedRun",
+    "ThresholdBlock",
     "baseline_check_details",
     "brief_markdown",
     "build_report",
@@ -81,6 +84,7 @@ __all__ = [
     "latest_report_summary",
     "load_report",
     "load_thresholds",
+    "margins_for",
     "new_run_id",
     "open_run",
     "publish_run",

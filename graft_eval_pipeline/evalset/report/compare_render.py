@@ -12,6 +12,7 @@ from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS, BlockerRule
 from graft_eval_pipeline.evalset.report.compare import (
     CaseChange,
     Comparison,
+    NonInferiority,
     RateComparison,
     RunSide,
     UsageTotals,
@@ -169,6 +170,25 @@ def candidate_lines(comparison: Comparison) -> list[tuple[str, list[str]]]:
     return [(title, [_candidate_text(c) for c in found]) for title, found in groups if found]
 
 
+MARGIN_RULE = (
+    "non-inferiority: worse when the whole 95% interval of new − base is above the margin, not worse "
+    "when its upper end is at or below it, better when below 0, else inconclusive at this n"
+)
+
+
+def margin_text(m: NonInferiority) -> str:
+    """`underClassificationFinal: not worse (within margin) (margin 0.0300): new − base +0.0100
+    [-0.0200, +0.0250] (3/100 → 4/100)`."""
+    if m.difference is None or m.low is None or m.high is None:
+        interval = "n/a"
+    else:
+        interval = f"{_num(m.difference, True)} [{_num(m.low, True)}, {_num(m.high, True)}]"
+    return (
+        f"{m.name}: {m.verdict} (margin {m.margin:.4f}): new − base {interval} "
+        f"({m.base_k}/{m.base_n} → {m.new_k}/{m.new_n})"
+    )
+
+
 def verdict_line(comparison: Comparison) -> str:
     blockers = len(comparison.blockers)
     return f"verdict: {comparison.verdict}" + (f"; {blockers} blocker(s)" if blockers else "; no blocker")
@@ -193,6 +213,10 @@ def render_comparison(comparison: Comparison) -> str:
     ]
     lines += ["", verdict_line(c), f"  ({RULE})"]
     lines.append(f"  ({blocker_rule_text(c.blocker_rule)})")
+    if c.non_inferiority:
+        lines.append("non-inferiority (margins from thresholds.json):")
+        lines += [f"  {margin_text(m)}" for m in c.non_inferiority]
+        lines.append(f"  ({MARGIN_RULE})")
     if c.blockers:
         lines.append("blockers:")
         lines += [f"  {b.id}: {BLOCKER_TEXT[b.kind]} ({b.detail})" for b in c.blockers]
@@ -229,6 +253,14 @@ def comparison_markdown(comparison: Comparison) -> str:
         usage_line(c),
         "",
     ]
+    if c.non_inferiority:
+        lines += [
+            "Non-inferiority (margins from thresholds.json):",
+            *(f"- {margin_text(m)}" for m in c.non_inferiority),
+            "",
+            f"{MARGIN_RULE[0].upper()}{MARGIN_RULE[1:]}.",
+            "",
+        ]
     lines += [f"Blockers: {blocker_rule_text(c.blocker_rule)}.", ""]
     if c.blockers:
         lines += [
@@ -265,6 +297,13 @@ def comparison_html(comparison: Comparison) -> str:
         f"<p>{escape(RULE)}; {c.resamples:,} resamples, seed {c.seed}.</p>",
         f"<p>Blockers: {escape(blocker_rule_text(c.blocker_rule))}.</p>",
     ]
+    if c.non_inferiority:
+        items = "".join(
+            f'<li data-rate="{escape(m.name)}">{escape(margin_text(m))}</li>' for m in c.non_inferiority
+        )
+        parts.append(
+            f'<h3>Non-inferiority</h3><ul id="non-inferiority">{items}</ul><p>{escape(MARGIN_RULE)}.</p>'
+        )
     if c.blockers:
         items = "".join(
             f"<li>{escape(f'{b.id}: {BLOCKER_TEXT[b.kind]} ({b.detail})')}</li>" for b in c.blockers

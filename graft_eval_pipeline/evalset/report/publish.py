@@ -30,6 +30,7 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
     check_failed,
     check_thresholds,
+    margins_for,
     with_thresholds,
 )
 from graft_eval_pipeline.evalset.scoring import (
@@ -132,14 +133,17 @@ class CheckedRun:
         return summary_text(self.report, self.diff, self.report.thresholds, self.accept, self.comparison)
 
 
-def live_comparison(baseline: EvalReport | ReportV1 | None, report: EvalReport) -> Comparison | None:
-    """A live run case by case against its baseline (its answers vary, so equality says little);
-    None for a fake run, a version-1 baseline (its rows are not CaseRows) or no case in common
-    (the gate then falls back to equality, which fails)."""
+def live_comparison(
+    baseline: EvalReport | ReportV1 | None, report: EvalReport, margins: dict[str, float] | None = None
+) -> Comparison | None:
+    """A live run case by case against its baseline (its answers vary, so equality says little),
+    with the set kind's non-inferiority `margins`; None for a fake run, a version-1 baseline (its
+    rows are not CaseRows) or no case in common (the gate then falls back to equality, which
+    fails)."""
     if not isinstance(baseline, EvalReport) or report.llm != "live":
         return None
     try:
-        return compare_reports(baseline, report)
+        return compare_reports(baseline, report, margins=margins)
     except EvalError:
         return None
 
@@ -159,7 +163,7 @@ def check_run(
     (or there is none).
     """
     diff = diff_reports(baseline, report) if baseline is not None else None
-    comparison = live_comparison(baseline, report)
+    comparison = live_comparison(baseline, report, margins_for(report, thresholds))
     checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict, comparison))
     accept = accept_if_changed if diff is None or not diff.equal else None
     return CheckedRun(checked, diff, render_markdown(checked, diff, accept, comparison), comparison, accept)

@@ -5,7 +5,8 @@ upper bound (what the data demonstrate); a `min` limit on a rate gates on its on
 bound (`"on": "value"` for the point value). A gate whose denominator is empty or below its
 `minN` reads "insufficient evidence" (never a pass, and a failure under `--strict` and in
 Dagster), unless the cases already seen breach the limit whatever the cases still missing
-would show: then it is FAIL (1 severe miss in 7 fails `max 0`).
+would show: then it is FAIL (1 severe miss in 7 fails `max 0`). `nonInferiority` gives a margin
+per safety rate for the paired comparison with the baseline (compare.NonInferiority).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
-from graft_eval_pipeline.evalset.report.compare import Comparison
+from graft_eval_pipeline.evalset.report.compare import SAFETY_RATES, Comparison
 from graft_eval_pipeline.evalset.scoring import (
     EvalReport,
     Metrics,
@@ -128,6 +129,7 @@ class ThresholdBlock:
     regression: dict[str, float] = field(default_factory=dict)
     provisional: bool = False
     match_usage: bool = False  # tokens, calls and cost equal to the baseline too
+    margins: dict[str, float] = field(default_factory=dict)  # nonInferiority: rate -> margin
 
 
 def _parse_regression(kind: str, spec: dict[str, Any], known: set[str]) -> dict[str, float]:
@@ -142,6 +144,25 @@ def _parse_regression(kind: str, spec: dict[str, Any], known: set[str]) -> dict[
             )
         regression[metric] = float(allowed)
     return regression
+
+
+def _parse_margins(kind: str, spec: dict[str, Any]) -> dict[str, float]:
+    """`nonInferiority`: {safety rate: margin}, each margin a share above 0 and below 1."""
+    margins: dict[str, float] = {}
+    for name, margin in spec.items():
+        where = f"thresholds.{kind}.nonInferiority.{name}"
+        if name not in SAFETY_RATES:
+            raise EvalError(f"{where}: no margin for this rate; use one of {', '.join(SAFETY_RATES)}")
+        if not isinstance(margin, int | float) or isinstance(margin, bool) or not 0 < margin < 1:
+            raise EvalError(f"{where}: the margin must be a share above 0 and below 1 (0.02 for 2 points)")
+        margins[name] = float(margin)
+    return margins
+
+
+def margins_for(report: EvalReport, thresholds: dict[str, ThresholdBlock]) -> dict[str, float]:
+    """The non-inferiority margins of the report's set kind (none without a block)."""
+    block = thresholds.get(report.set.kind)
+    return dict(block.margins) if block is not None else {}
 
 
 LIMIT_HELP = (
@@ -190,6 +211,7 @@ def parse_thresholds(data: dict[str, Any]) -> dict[str, ThresholdBlock]:
             raise EvalError(f"thresholds: unknown set kind {kind!r}; use 'synthetic' or 'pilot'")
         limits: dict[str, Limit] = {}
         regression: dict[str, float] = {}
+        margins: dict[str, float] = {}
         match_baseline = provisional = match_usage = False
         for name, spec in body.items():
             if name == "matchBaseline" and isinstance(spec, bool):
@@ -200,11 +222,13 @@ def parse_thresholds(data: dict[str, Any]) -> dict[str, ThresholdBlock]:
                 provisional = spec
             elif name == "regressionVsBaseline" and isinstance(spec, dict):
                 regression = _parse_regression(kind, spec, known)
+            elif name == "nonInferiority" and isinstance(spec, dict):
+                margins = _parse_margins(kind, spec)
             elif name in known:
                 limits[name] = _parse_limit(kind, name, spec)
             else:
                 raise EvalError(f"thresholds.{kind}: bad entry {name!r}; {LIMIT_HELP}")
-        blocks[kind] = ThresholdBlock(limits, match_baseline, regression, provisional, match_usage)
+        blocks[kind] = ThresholdBlock(limits, match_baseline, regression, provisional, match_usage, margins)
     return blocks
 
 
@@ -364,7 +388,11 @@ def check_thresholds(
         )
     if block.match_baseline:
         if report.llm == "live" and comparison is not None:
-            matched, limit_text = not comparison.failed, "no regression or blocker vs baseline"
+            matched, limit_text = (
+                not comparison.failed,
+                "no regression or blocker vs baseline"
+                + (", no rate worse than its margin" if comparison.non_inferiority else ""),
+            )
         else:
             matched, limit_text = diff is not None and diff.decisions_equal, "decisions equal to baseline"
         results.append(

@@ -17,8 +17,9 @@ from graft_eval_pipeline.evalset.report.files import HTML_FILE, REPORT_FILE, loa
 from graft_eval_pipeline.evalset.report.html import set_html
 from graft_eval_pipeline.evalset.report.publish import default_baseline_path, live_comparison
 from graft_eval_pipeline.evalset.report.runs import find_run
+from graft_eval_pipeline.evalset.report.thresholds import load_thresholds, margins_for
 from graft_eval_pipeline.evalset.scoring import EvalReport
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalError, write_report_file
+from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE, CaseSet, EvalError, write_report_file
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,10 @@ class RunView:
         run's comparison with that baseline);
         with a warning for each past report the history left out."""
         baseline = load_any_report(self.baseline) if self.baseline.is_file() else None
-        comparison = live_comparison(baseline, self.report)
+        margins = (
+            margins_for(self.report, load_thresholds(THRESHOLDS_FILE)) if THRESHOLDS_FILE.is_file() else {}
+        )
+        comparison = live_comparison(baseline, self.report, margins)
         html = set_html(self.cs, self.report, self.diff, results, comparison=comparison)
         return write_report_file(self.run_dir, HTML_FILE, html.html), html.warnings
 
