@@ -321,18 +321,29 @@ def compare(
     regressed or a blocker fired (a sensitive case newly under-classified or newly unavailable)."""
     import json
 
-    from graft_eval_pipeline.evalset.report import compare_inputs, compare_reports, render_comparison
+    from graft_eval_pipeline.evalset.report import (
+        compare_inputs,
+        compare_reports,
+        load_thresholds,
+        margins_for,
+        render_comparison,
+    )
+    from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
     cs = open_case_set(set_dir, strict) if set_dir is not None else None
     base, new = compare_inputs(base_ref, new_ref, cs)
     tuning = {k: v for k, v in {"resamples": resamples, "seed": seed}.items() if v is not None}
-    comparison = compare_reports(base, new, **tuning)
+    margins = margins_for(new, load_thresholds(THRESHOLDS_FILE))
+    comparison = compare_reports(base, new, margins=margins, **tuning)
     if as_json:
         click.echo(json.dumps(comparison.to_json_dict(), indent=2))
     else:
         echo_safe(render_comparison(comparison), nl=False)
     if comparison.failed:
         what = ["the new run regressed"] if comparison.verdict == "regressed" else []
+        what += [
+            f"{m.name} worse than its margin" for m in comparison.non_inferiority if m.verdict == "worse"
+        ]
         what += [f"{len(comparison.blockers)} blocker(s)"] if comparison.blockers else []
         raise CheckFailed(f"{' and '.join(what)} (see above)")
 

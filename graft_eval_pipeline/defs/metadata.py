@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import dagster as dg
 
 from graft_eval_pipeline.card.models import RISK_CLASSES
-from graft_eval_pipeline.evalset.report import SUMMARY_METRICS, Comparison
+from graft_eval_pipeline.evalset.report import SUMMARY_METRICS, Comparison, verdict_text
 from graft_eval_pipeline.evalset.run import Estimate
 from graft_eval_pipeline.evalset.scoring import (
     Confusion,
@@ -118,7 +118,12 @@ def metric_table(metrics: Metrics, llm: str, names: Sequence[str] = SUMMARY_METR
     return dg.MetadataValue.table(records, schema=METRIC_COLUMNS)
 
 
+FLOAT_RATE_COLUMNS = ("difference", "low", "high", "mcnemar_p", "adjusted_p", "detectable")
+
+
 def rates_table(comparison: Comparison) -> dg.TableMetadataValue:
+    """The comparison's rates as a table; `detectable` is the change each rate could detect with
+    80% power (a number), and the verdict text says it beside "no clear difference"."""
     columns = [
         "rate",
         "base",
@@ -129,6 +134,8 @@ def rates_table(comparison: Comparison) -> dg.TableMetadataValue:
         "only_base",
         "only_new",
         "mcnemar_p",
+        "adjusted_p",
+        "detectable",
         "verdict",
     ]
     return dg.MetadataValue.table(
@@ -144,15 +151,14 @@ def rates_table(comparison: Comparison) -> dg.TableMetadataValue:
                     "only_base": r.only_base,
                     "only_new": r.only_new,
                     "mcnemar_p": r.mcnemar_p,
-                    "verdict": r.verdict,
+                    "adjusted_p": r.adjusted_p,
+                    "detectable": r.detectable,
+                    "verdict": verdict_text(r),
                 }
             )
             for r in comparison.rates
         ],
         schema=dg.TableSchema(
-            columns=[
-                dg.TableColumn(c, "float" if c in ("difference", "low", "high", "mcnemar_p") else "string")
-                for c in columns
-            ]
+            columns=[dg.TableColumn(c, "float" if c in FLOAT_RATE_COLUMNS else "string") for c in columns]
         ),
     )

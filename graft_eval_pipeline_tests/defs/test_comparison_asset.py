@@ -51,6 +51,19 @@ def test_a_prompt_edit_leaves_decisions_green_and_shows_the_usage_change(
     comparison = comparison_metadata(result)
     assert comparison["verdict"] == "no clear difference" and comparison["against"] == "baseline"
     assert comparison["changed_cases"] == [] and comparison["blockers"] == []
+    # the change each rate could detect, as numbers, and beside every "no clear difference"
+    detectable = comparison["detectable"]
+    records = {r.data["rate"]: r.data for r in comparison["rates"].records}
+    assert set(detectable) == set(records) and len(records) == 8
+    assert detectable["flagRecall"] is None  # 2 cases with a flag: no change is detectable
+    assert records["flagRecall"]["verdict"].endswith("(too few shared cases to detect any change)")
+    for name, record in records.items():
+        if name == "flagRecall":
+            continue
+        assert isinstance(detectable[name], float) and record["detectable"] == detectable[name]
+        assert record["verdict"] == f"no clear difference (could detect changes of ≥ {detectable[name]:.4f})"
+        assert f"could detect changes of ≥ {detectable[name]:.4f}" in comparison["comparison"]
+    assert "scripted (fake) answers cannot reflect a prompt change" in comparison["comparison"]
 
 
 def test_usage_blocks_where_thresholds_json_says_so(
@@ -61,6 +74,7 @@ def test_usage_blocks_where_thresholds_json_says_so(
 
     thresholds = json.loads(THRESHOLDS_FILE.read_text())
     thresholds["synthetic"]["matchBaselineUsage"] = True
+    thresholds["synthetic"]["nonInferiority"] = {"underClassificationFinal": 0.2}
     (tmp_path / "thresholds.json").write_text(json.dumps(thresholds))
     monkeypatch.setattr(evaluation, "THRESHOLDS_FILE", tmp_path / "thresholds.json")
     synthetic = copy_synthetic(tmp_path, baseline=True)
@@ -70,6 +84,17 @@ def test_usage_blocks_where_thresholds_json_says_so(
     assert check_results(result)["baseline_usage"] is False
     assert check_metadata(result, "baseline_usage")["required"] is True
     assert check_results(result)["baseline_match"] is True
+    # the margins come from the same file: the edit moved no class, so within the margin
+    (margin,) = comparison_metadata(result)["non_inferiority"]
+    assert (margin["name"], margin["margin"], margin["verdict"]) == (
+        "underClassificationFinal",
+        0.2,
+        "not worse (within margin)",
+    )
+    assert (
+        "underClassificationFinal: not worse (within margin) (margin 0.2000)"
+        in comparison_metadata(result)["comparison"]
+    )
 
 
 def test_changed_decisions_fail_the_match_and_the_comparison_still_explains_them(

@@ -5,9 +5,14 @@ from __future__ import annotations
 import pytest
 
 from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS
-from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
-from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, render_comparison
+from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports, margin_verdict
+from graft_eval_pipeline.evalset.report.compare_render import (
+    comparison_markdown,
+    render_comparison,
+    verdict_text,
+)
 from graft_eval_pipeline.evalset.report.files import load_report
+from graft_eval_pipeline.evalset.report.thresholds import margins_for, parse_thresholds
 from graft_eval_pipeline.evalset.scoring.report_schema import (
     CaseRow,
     ConfirmationTrials,
@@ -277,3 +282,145 @@ def test_rates_carry_the_holm_adjusted_p_and_the_detectable_difference() -> None
     model = rate(comparison, "underClassificationModel")
     assert model["adjusted_p"] == model["mcnemar_p"]  # outside the family
     assert uc["detectable"] is not None and 0 < uc["detectable"] < 1  # type: ignore[operator]
+
+
+def test_no_clear_difference_always_says_what_change_it_could_have_detected() -> None:
+    comparison = compare_reports(make_report(logic_rows(60)), make_report(logic_rows(60, under={4})))
+    text, markdown = render_comparison(comparison), comparison_markdown(comparison)
+    quiet = [r for r in comparison.rates if r.verdict == "no clear difference"]
+    assert quiet
+    for r in quiet:  # the number in the text is the rate's own `detectable`
+        shown = (
+            f"no clear difference (could detect changes of ≥ {r.detectable:.4f})"
+            if r.detectable is not None
+            else "no clear difference (too few shared cases to detect any change)"
+        )
+        assert verdict_text(r) == shown and shown in text and f"| {shown} |" in markdown
+    assert sum(r.detectable is not None for r in quiet) == 7  # flagRecall has no case (no flag)
+    assert "no clear difference |" not in markdown.replace(")", "")  # no bare verdict cell
+    tiny = compare_reports(make_report(logic_rows(2)), make_report(logic_rows(2)))
+    uc = next(r for r in tiny.rates if r.name == "underClassificationFinal")
+    assert uc.detectable is None  # two cases cannot reach p < 0.05 / 6 whatever happens
+    assert verdict_text(uc) == "no clear difference (too few shared cases to detect any change)"
+    moved = compare_reports(make_report(logic_rows(60)), make_report(logic_rows(60, under=set(range(10)))))
+    assert verdict_text(next(r for r in moved.rates if r.name == "underClassificationFinal")) == "regressed"
+
+
+# --- non-inferiority margins (issue 22 item 2) --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "verdict"),
+    [
+        (-0.05, -0.001, "better"),
+        (-0.05, 0.0, "not worse (within margin)"),
+        (-0.01, 0.03, "not worse (within margin)"),  # the upper end at the margin is within it
+        (0.001, 0.02, "not worse (within margin)"),  # worse than base, but by less than the margin
+        (-0.01, 0.031, "inconclusive at this n"),
+        (0.02, 0.09, "inconclusive at this n"),  # worse, not shown to be worse than the margin
+        (0.031, 0.09, "worse"),
+        (None, None, "inconclusive at this n"),
+    ],
+)
+def test_the_margin_verdict_is_read_off_the_interval(
+    low: float | None, high: float | None, verdict: str
+) -> None:
+    assert margin_verdict(low, high, 0.03) == verdict
+
+
+def sensitive_rows(n: int, severe: set[int], prefix: str = "s") -> list[CaseRow]:
+    return [
+        make_row(
+            f"{prefix}-{i:03d}",
+            gold="sensitive",
+            floor="trivial",
+            model="trivial" if i in severe else "sensitive",
+        )
+        for i in range(n)
+    ]
+
+
+def test_margins_judge_each_safety_rate_on_its_paired_interval() -> None:
+    margins = {
+        "underClassificationFinal": 0.05,
+        "severeUnderClassificationSensitiveFinal": 0.1,
+        "unavailableRate": 0.2,
+    }
+    base = make_report([*logic_rows(200), *sensitive_rows(20, set())])
+    same = compare_reports(base, base, margins=margins)
+    by_name = {m.name: m for m in same.non_inferiority}
+    assert list(by_name) == [
+        "underClassificationFinal",
+        "severeUnderClassificationSensitiveFinal",
+        "unavailableRate",
+    ]
+    assert {m.verdict for m in same.non_inferiority} == {"not worse (within margin)"} and not same.failed
+    sensitive = by_name["severeUnderClassificationSensitiveFinal"]
+    metrics = base.metrics.severe_under_classification_sensitive_final
+    assert (sensitive.base_k, sensitive.base_n) == (metrics.k, metrics.n) == (0, 20)  # the report's own k/n
+    assert sensitive.margin == 0.1 and (sensitive.low, sensitive.high) == (0, 0)
+
+    worse = compare_reports(
+        base,
+        make_report([*logic_rows(200, under=set(range(40))), *sensitive_rows(20, set())]),
+        margins=margins,
+    )
+    uc = next(m for m in worse.non_inferiority if m.name == "underClassificationFinal")
+    assert uc.verdict == "worse" and uc.low is not None and uc.low > 0.05 and worse.failed
+    assert "underClassificationFinal: worse (margin 0.0500): new − base +0.1818 [" in render_comparison(worse)
+    assert "- underClassificationFinal: worse (margin 0.0500)" in comparison_markdown(worse)
+    # 3 of 20 sensitive cases newly severe: +0.15, the interval reaches below the margin 0.1
+    unsure = compare_reports(
+        base, make_report([*logic_rows(200), *sensitive_rows(20, {1, 2, 3})]), margins=margins
+    )
+    severe_ = next(m for m in unsure.non_inferiority if m.name == "severeUnderClassificationSensitiveFinal")
+    assert severe_.verdict == "inconclusive at this n" and severe_.difference == 0.15
+    better = compare_reports(
+        make_report(logic_rows(200, under=set(range(40)))), make_report(logic_rows(200)), margins=margins
+    )
+    assert next(m for m in better.non_inferiority if m.name == "underClassificationFinal").verdict == "better"
+    assert compare_reports(base, base).non_inferiority == []  # no margins, no verdicts
+
+
+def test_non_inferiority_margins_are_parsed_and_checked() -> None:
+    block = parse_thresholds({"pilot": {"nonInferiority": {"underClassificationFinal": 0.02}}})["pilot"]
+    assert block.margins == {"underClassificationFinal": 0.02}
+    report = make_report(logic_rows(3))  # a synthetic-kind report: the pilot block's margins are not its own
+    assert (
+        margins_for(report, {"pilot": block}) == {}
+        and margins_for(report, {"synthetic": block}) == block.margins
+    )
+    for spec, message in [
+        ({"exactAccuracyFinal": 0.02}, "no margin for this rate"),
+        ({"underClassificationFinal": 0}, "above 0 and below 1"),
+        ({"underClassificationFinal": 1.5}, "above 0 and below 1"),
+        ({"underClassificationFinal": True}, "above 0 and below 1"),
+    ]:
+        with pytest.raises(EvalError, match=message):
+            parse_thresholds({"pilot": {"nonInferiority": spec}})
+
+
+def test_the_margin_rule_rarely_calls_a_rise_of_the_margin_not_worse() -> None:
+    """Simulation of the rule with its own code (bench/bench_margins.py has the full grid): a true
+    rise of exactly the margin is called "not worse" at about the one-sided 2.5% of the interval,
+    and no change is never called "worse"."""
+    import numpy as np
+
+    from graft_eval_pipeline.evalset.report.paired_stats import paired_rate_differences, percentile_interval
+
+    rng = np.random.default_rng(20261201)
+    n, p, margin, sims = 150, 0.05, 0.05, 150
+    ones = np.ones((n, 1))
+    wrong = {0.0: 0, margin: 0}
+    for d in wrong:
+        for s in range(sims):
+            base = (rng.random(n) < p).astype(np.float64)[:, None]
+            new = (rng.random(n) < p + d).astype(np.float64)[:, None]
+            interval = percentile_interval(
+                paired_rate_differences(base, ones, new, ones, resamples=1_000, seed=s)[:, 0]
+            )
+            assert interval is not None
+            verdict = margin_verdict(interval.low, interval.high, margin)
+            wrong[d] += verdict == ("worse" if d == 0 else "not worse (within margin)")
+    assert wrong[0.0] == 0
+    assert wrong[margin] / sims <= 0.06  # nominal 0.025; 150 draws put 0.06 three standard errors above

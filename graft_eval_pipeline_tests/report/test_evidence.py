@@ -4,6 +4,7 @@ label quality, scripted numbers marked, old reports still read as baselines."""
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from graft_eval_pipeline.evalset.report.publish import build_report
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.thresholds import (
     check_failed,
+    check_limit,
     check_thresholds,
     dagster_check_passed,
     load_thresholds,
@@ -27,6 +29,7 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     with_thresholds,
 )
 from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
+from graft_eval_pipeline.evalset.scoring.rates import rate_stat
 from graft_eval_pipeline.evalset.scoring.report_schema import (
     CaseRow,
     EvalReport,
@@ -258,8 +261,10 @@ def test_min_n_turns_a_small_sample_into_insufficient_evidence() -> None:
         {"pilot": {"exactAccuracyFinal": {"min": 0.75, "minN": 100}, "provisional": True}}
     )
     (few,) = check_thresholds(report_of(error_free(99)), block, None, strict=False)
-    assert few.insufficient and few.value == 1.0 and not few.passed and few.provisional
-    assert few.limit == "min 0.75, n >= 100" and few.cases_needed == 11
+    # a min limit on a rate gates on its one-sided lower bound, shown rounded down
+    assert few.insufficient and few.on == "lower95" and not few.passed and few.provisional
+    assert few.value == math.floor(0.05 ** (1 / 99) * 1e4) / 1e4
+    assert few.limit == "min 0.75 on lower95, n >= 100" and few.cases_needed == 11
     assert not dagster_check_passed([few])  # provisional or not, Dagster does not pass it
     (many,) = check_thresholds(report_of(error_free(100)), block, None, strict=False)
     assert many.passed and not many.insufficient
@@ -277,7 +282,9 @@ def test_committed_pilot_block_gates_under_classification_on_upper95() -> None:
     [
         ({"exactAccuracyFinal": {"min": 0.7, "on": "upper95"}}, "needs a 'max' limit"),
         ({"flagRecall": {"max": 0.7, "on": "upper95"}}, "needs a 'max' limit on an under-classification"),
-        ({"underClassificationFinal": {"max": 0.02, "on": "lower95"}}, "'on' must be"),
+        ({"underClassificationFinal": {"max": 0.02, "on": "lower95"}}, "'lower95' needs a 'min' limit"),
+        ({"costUsd": {"min": 0.1, "on": "lower95"}}, "'lower95' needs a 'min' limit on a rate"),
+        ({"underClassificationFinal": {"max": 0.02, "on": "upper"}}, "'on' must be"),
         ({"costUsd": {"max": 1, "minN": 10}}, "minN applies to rates only"),
         ({"underClassificationFinal": {"max": 0.02, "minN": -1}}, "minN must be a whole number"),
         ({"underClassificationFinal": {"max": 0.02, "atLeast": 3}}, "bad entry"),
@@ -329,7 +336,7 @@ def as_v1(report: EvalReport) -> dict[str, Any]:
     data: dict[str, Any] = values_only(report.to_json_dict())
     data["schemaVersion"] = 1
     data.pop("labelAgreement")
-    data.pop("inputs")
+    data.pop("inputs", None)  # a version-1 writer recorded no inputs
     data["metrics"] = {k: v for k, v in data["metrics"].items() if k in v1["metrics"]}
     for tag in data["metrics"]["underClassificationByTag"].values():
         tag.pop("tooSmall")
@@ -375,3 +382,93 @@ def test_version_1_baseline_is_compared_by_value(tmp_path: Path) -> None:
     block = parse_thresholds({"pilot": {"regressionVsBaseline": {"exactAccuracyFinal": 0.1}}})
     (regression,) = check_thresholds(current, block, diff, strict=False)
     assert (regression.value, regression.passed) == (0.5, False)
+
+
+def wrong(n: int, start: int = 0) -> list[CaseRow]:
+    """n logic-gold cases the pipeline called trivial: under-classified and inaccurate."""
+    return [make_row(f"w{start + i:04d}", gold="logic", floor="trivial", model="trivial") for i in range(n)]
+
+
+def severe(n: int) -> list[CaseRow]:
+    return [make_row(f"s{i:04d}", gold="sensitive", floor="trivial", model="trivial") for i in range(n)]
+
+
+def test_a_max_limit_breached_by_the_cases_seen_fails_however_few_they_are() -> None:
+    """1 severe miss in 7 sensitive cases: no number of further cases makes `max 0` pass."""
+    block = parse_thresholds({"pilot": {"severeUnderClassificationSensitiveFinal": {"max": 0, "minN": 20}}})
+    rows = [*severe(1), *[make_row(f"c{i}", gold="sensitive", floor="sensitive") for i in range(6)]]
+    (one,) = check_thresholds(report_of(rows), block, None, strict=False)
+    assert (one.k, one.n) == (1, 7) and not one.insufficient and not one.passed and not one.provisional
+    assert threshold_verdict(one) == "FAIL" and check_failed([one])
+    clean = [make_row(f"c{i}", gold="sensitive", floor="sensitive") for i in range(7)]
+    (none,) = check_thresholds(report_of(clean), block, None, strict=False)
+    assert none.insufficient and threshold_verdict(none) == "INSUFFICIENT EVIDENCE"
+    # max 0.02 over at least 100 cases allows 2 misses: 2 in 7 may still pass later, 3 cannot
+    loose = parse_thresholds({"pilot": {"underClassificationFinal": {"max": 0.02, "minN": 100}}})
+    (two,) = check_thresholds(report_of([*wrong(2), *error_free(5)]), loose, None, strict=False)
+    (three,) = check_thresholds(report_of([*wrong(3), *error_free(4)]), loose, None, strict=False)
+    assert two.insufficient and not three.insufficient and threshold_verdict(three) == "FAIL"
+
+
+def test_a_min_limit_gates_on_the_lower_bound_and_fails_once_the_misses_break_it() -> None:
+    block = parse_thresholds({"pilot": {"exactAccuracyFinal": {"min": 0.75, "minN": 100}}})
+    (point_passes,) = check_thresholds(report_of([*error_free(80), *wrong(20)]), block, None, strict=True)
+    # 80/100 = 0.80 is above 0.75, but the data show only that accuracy is above 0.7227
+    from scipy.stats import beta
+
+    assert point_passes.value == math.floor(float(beta.ppf(0.05, 80, 21)) * 1e4) / 1e4 == 0.7227
+    assert not point_passes.passed and not point_passes.insufficient
+    assert point_passes.value < 0.75 <= 80 / 100
+    (shown,) = check_thresholds(report_of([*error_free(90), *wrong(10)]), block, None, strict=True)
+    assert shown.passed and shown.value is not None and shown.value >= 0.75
+    (broken,) = check_thresholds(report_of([*error_free(10), *wrong(26)]), block, None, strict=False)
+    assert not broken.insufficient and threshold_verdict(broken) == "FAIL"  # 26 misses > 25 allowed
+    (open_,) = check_thresholds(report_of([*error_free(10), *wrong(25)]), block, None, strict=False)
+    assert open_.insufficient
+    by_value = parse_thresholds({"pilot": {"exactAccuracyFinal": {"min": 0.75, "on": "value"}}})
+    (point,) = check_thresholds(report_of([*error_free(80), *wrong(20)]), by_value, None, strict=True)
+    assert point.passed and point.value == 0.8 and point.limit == "min 0.75"
+
+
+def test_the_lower_bound_gate_passes_a_rate_at_its_limit_at_most_5_percent_of_the_time() -> None:
+    """The decision rule's error rate, summed exactly over every count: at a true accuracy of
+    exactly 0.75 (or 0.6) the `min` gate passes in at most 5% of samples, the point-value gate
+    in about half of them."""
+    from scipy.stats import binom
+
+    for limit in (0.75, 0.6):
+        on_bound = parse_thresholds({"pilot": {"exactAccuracyFinal": {"min": limit}}})["pilot"]
+        on_value = parse_thresholds({"pilot": {"exactAccuracyFinal": {"min": limit, "on": "value"}}})["pilot"]
+        for n in (5, 20, 100, 300):
+            bound = value = 0.0
+            for k in range(n + 1):
+                weight = float(binom.pmf(k, n, limit))
+                stat = rate_stat(k, n)
+                bound += (
+                    weight * check_limit("a", on_bound.limits["exactAccuracyFinal"], stat, False, True).passed
+                )
+                value += (
+                    weight * check_limit("a", on_value.limits["exactAccuracyFinal"], stat, False, True).passed
+                )
+            assert bound <= 0.05, (limit, n, bound)
+            assert value > 0.4, (limit, n, value)
+
+
+def test_the_threshold_table_says_which_number_it_gates() -> None:
+    block = parse_thresholds(
+        {
+            "pilot": {
+                "underClassificationFinal": {"max": 0.02, "on": "upper95"},
+                "exactAccuracyFinal": {"min": 0.75},
+                "unavailableRate": {"max": 0.05},
+            }
+        }
+    )
+    report = report_of(error_free(30))
+    checked = with_thresholds(report, check_thresholds(report, block, None, strict=True))
+    markdown = render_markdown(checked, None)
+    assert "| threshold | value (gated) | limit | evidence | result |" in markdown
+    # 0/30: upper bound 1 - 0.05^(1/30) = 0.09503 shown 0.0951; 30/30: lower 0.90497 shown 0.9049
+    assert "| underClassificationFinal | 0.0951 (95% upper bound) | max 0.02 on upper95 |" in markdown
+    assert "| exactAccuracyFinal | 0.9049 (95% lower bound) | min 0.75 on lower95 |" in markdown
+    assert "| unavailableRate | 0.0 (point value) | max 0.05 |" in markdown

@@ -13,12 +13,16 @@ from typing import Any
 import pytest
 
 from graft_eval_pipeline.cli import main
+from graft_eval_pipeline.evalset.report.compare import Comparison
+from graft_eval_pipeline.evalset.report.compare_render import verdict_text
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.report.headline import (
     HEADLINE_RATES,
     headline_metadata,
     headline_metrics,
 )
+from graft_eval_pipeline.evalset.report.html import render_html
+from graft_eval_pipeline.evalset.report.publish import live_comparison
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE
@@ -31,6 +35,8 @@ from graft_eval_pipeline_tests.builders import (
     make_pilot_case,
     make_pilot_set,
 )
+from graft_eval_pipeline_tests.report.test_compare import logic_rows
+from graft_eval_pipeline_tests.report.test_report import make_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Debian's Chromium on a machine without a network: nothing may try to reach one.
@@ -71,6 +77,7 @@ def test_html_is_one_offline_file_with_every_section(tmp_path: Path) -> None:
     html = (run_dir / "report.html").read_text()
     for section in ("headline", "verdict", "cases", "confusion", "rules", "history"):
         assert f'<section id="{section}">' in html
+    assert '<section id="comparison">' not in html  # a fake run's gate is equality, not a comparison
     # no network and no other file: the only URL is the SVG namespace; links are in-page anchors
     urls = set(re.findall(r"https?://[^\s\"'<>]+", html))
     assert urls == {"http://www.w3.org/2000/svg"}
@@ -278,3 +285,39 @@ def check_failing_page(browser: Any, run_dir: Path) -> None:
     assert "syn-004-ci-workflow: final logic → sensitive" in page.locator("ul.changes").inner_text()
     assert errors == []
     page.close()
+
+
+def live_comparison_html(tmp_path: Path) -> tuple[Path, Comparison]:
+    """report.html of a live run compared with a live baseline: one flip in 60 cases."""
+    base = make_report(logic_rows(60), llm="live")
+    new = make_report(logic_rows(60, under={4}), llm="live")
+    comparison = live_comparison(base, new)
+    assert comparison is not None and live_comparison(base, base.model_copy(update={"llm": "fake"})) is None
+    page = tmp_path / "report.html"
+    page.write_text(render_html(new, None, [], comparison=comparison))
+    return page, comparison
+
+
+def test_a_live_run_html_shows_its_comparison_with_what_it_could_detect(tmp_path: Path) -> None:
+    page, comparison = live_comparison_html(tmp_path)
+    html = page.read_text()
+    assert '<section id="comparison">' in html and "verdict: no clear difference; no blocker" in html
+    for r in comparison.rates:
+        assert f"<td>{verdict_text(r)}</td>" in html
+    with chromium() as browser:
+        tab = browser.new_page()
+        tab.goto(page.as_uri())
+        cells = tab.eval_on_selector_all(
+            "#comparison-rates tbody tr",
+            "rows => rows.map(r => "
+            "[r.dataset.rate, r.dataset.detectable, r.cells[r.cells.length - 1].innerText])",
+        )
+        assert [c[0] for c in cells] == [r.name for r in comparison.rates]
+        for (_name, detectable, verdict), r in zip(cells, comparison.rates, strict=True):
+            if r.detectable is None:  # flagRecall: no case with a flag to recall
+                assert (r.name, detectable) == ("flagRecall", "")
+                assert verdict == "no clear difference (too few shared cases to detect any change)"
+            else:
+                assert float(detectable) == r.detectable
+                assert verdict == f"no clear difference (could detect changes of ≥ {r.detectable:.4f})"
+        assert tab.locator("#comparison-verdict").inner_text().startswith("verdict: no clear difference")

@@ -248,8 +248,14 @@ def test_U_RPT_4_thresholds_max_min_null_regression_and_provisional() -> None:
     assert uc.limit == "max 0.02 on upper95, n >= 100" and uc.cases_needed == 149
     assert threshold_verdict(uc) == "INSUFFICIENT EVIDENCE"
     accuracy = results["exactAccuracyFinal"]
-    assert (accuracy.value, accuracy.passed, accuracy.insufficient) == (0.75, False, True)
-    assert accuracy.limit == "min 0.75, n >= 100"
+    # a min limit gates on the one-sided 95% lower bound: 3 of 4 shows only 0.2486
+    assert (accuracy.value, accuracy.on, accuracy.passed, accuracy.insufficient) == (
+        0.2486,
+        "lower95",
+        False,
+        True,
+    )
+    assert accuracy.limit == "min 0.75 on lower95, n >= 100"
     # without minN a value gate reads as before: 3 of 4 ... outOfScopeRecall has none (no gold paths)
     # nobody should be flagged: flag recall has an empty denominator -> insufficient evidence
     flag = results["flagRecall"]
@@ -362,8 +368,8 @@ def test_U_RPT_5_markdown_has_metric_table_and_changed_ids_but_no_content() -> N
     assert "## Under-classification by tag" in md and "## Thresholds" in md
     # the second case should be flagged and the verifier agreed: a provisional pilot failure
     assert (
-        "| flagRecall | 0.0 | min 0.6 | 0/1; 6 error-free cases would demonstrate it | FAIL (provisional) |"
-        in md
+        "| flagRecall | 0.0 (95% lower bound) | min 0.6 on lower95 | "
+        "0/1; 6 error-free cases would demonstrate it | FAIL (provisional) |" in md
     )
     for text in [*PATHS, SECRET_TITLE, SECRET_BODY, SECRET_GOAL, "periwinkle", "marmalade"]:
         assert text not in md

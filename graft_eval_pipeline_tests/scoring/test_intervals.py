@@ -14,6 +14,7 @@ from graft_eval_pipeline.evalset.scoring.intervals import (
     beta_quantile,
     clopper_pearson,
     error_free_cases_needed,
+    lower_bound,
     upper_bound,
     wilson,
 )
@@ -133,3 +134,15 @@ def test_rate_stat_rounds_value_to_four_decimals_and_bounds_outwards() -> None:
             assert rounded.ci95[0] <= exact[0] + 1e-12 and rounded.ci95[1] >= exact[1] - 1e-12
         upper, exact_upper = safety_rate(k, n).upper95, upper_bound(k, n)
         assert upper is not None and exact_upper is not None and upper >= exact_upper - 1e-12
+
+
+@pytest.mark.parametrize("seed", [9, 10])
+def test_one_sided_lower_bound_matches_scipy_and_the_90_percent_exact_interval(seed: int) -> None:
+    from scipy.stats import beta
+
+    for k, n in random_counts(seed):
+        expected = 0.0 if k == 0 else proportion_confint(k, n, alpha=0.10, method="beta")[0]
+        assert lower_bound(k, n) == pytest.approx(expected, abs=1e-10), (k, n)
+        if k > 0:
+            assert lower_bound(k, n) == pytest.approx(float(beta.ppf(0.05, k, n - k + 1)), abs=1e-10)
+    assert lower_bound(0, 0) is None and lower_bound(30, 30) == pytest.approx(0.05 ** (1 / 30))

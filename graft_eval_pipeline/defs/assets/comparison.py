@@ -11,7 +11,7 @@ from typing import Literal
 import dagster as dg
 from pydantic import Field
 
-from graft_eval_pipeline.defs.assets.evaluation import eval_report, report_run_id
+from graft_eval_pipeline.defs.assets.evaluation import eval_report, report_run_id, set_thresholds
 from graft_eval_pipeline.defs.checks import COMPARISON_CHECK, COMPARISON_CHECKS
 from graft_eval_pipeline.defs.isolation import report_inputs
 from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
@@ -27,6 +27,7 @@ from graft_eval_pipeline.evalset.report import (
     comparison_markdown,
     default_baseline_path,
     load_report,
+    margins_for,
 )
 from graft_eval_pipeline.evalset.scoring import HarnessRun, Metrics
 from graft_eval_pipeline.evalset.sets import CaseSet, EvalError
@@ -97,8 +98,9 @@ def eval_comparison(
     reason = "nothing to compare with: the set has no baseline and no earlier report"
     if base is not None:
         try:
+            margins = margins_for(new, set_thresholds())
             comparison = compare_reports(
-                load_report(base[1]), new, resamples=config.resamples, seed=config.seed
+                load_report(base[1]), new, resamples=config.resamples, seed=config.seed, margins=margins
             )
         except EvalError as err:
             reason = str(err)
@@ -126,6 +128,8 @@ def eval_comparison(
             "shared_cases": comparison.shared,
             "changed_cases": dg.MetadataValue.json([c.id for c in comparison.changed][:100]),
             "rates": rates_table(comparison),
+            "detectable": dg.MetadataValue.json({r.name: r.detectable for r in comparison.rates}),
+            "non_inferiority": dg.MetadataValue.json([m.to_json_dict() for m in comparison.non_inferiority]),
             "comparison": dg.MetadataValue.md(comparison_markdown(comparison)),
         },
         check_results=[

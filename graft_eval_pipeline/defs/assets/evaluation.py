@@ -39,6 +39,7 @@ from graft_eval_pipeline.evalset.report import (
     MARKDOWN_FILE,
     PARQUET_FILE,
     REPORT_FILE,
+    ThresholdBlock,
     brief_markdown,
     build_report,
     calibrate,
@@ -243,6 +244,12 @@ def synthetic_cards(cs: CaseSet, harness: HarnessRun) -> dict[str, CardResult] |
     return dict(read_card_results(cs, harness.card_results))
 
 
+def set_thresholds() -> dict[str, ThresholdBlock]:
+    """eval/thresholds.json, read when an asset needs it (eval_report's gates, eval_comparison's
+    non-inferiority margins): one file for both."""
+    return load_thresholds(THRESHOLDS_FILE)
+
+
 def report_run_id(context: dg.AssetExecutionContext, harness: HarnessRun) -> str:
     """One report run id per Dagster run, so the report and the comparison name the same run."""
     return new_run_id(harness.created_at, context.run.run_id.replace("-", "")[:4])
@@ -264,7 +271,7 @@ def eval_report(
     checked; each is a path in the metadata, beside a one-screen brief of the run and, for
     repeated trials, the flaky cases and the worst-case share as numbers."""
     cs = case_sets.open_for_run(context)
-    thresholds = load_thresholds(THRESHOLDS_FILE)
+    thresholds = set_thresholds()
     report = build_report(
         harness_run,
         eval_metrics,

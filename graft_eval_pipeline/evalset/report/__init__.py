@@ -9,7 +9,11 @@ from graft_eval_pipeline.evalset.report.brief import brief_markdown
 from graft_eval_pipeline.evalset.report.calibration import calibrate, calibration_markdown, render_calibration
 from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
-from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, render_comparison
+from graft_eval_pipeline.evalset.report.compare_render import (
+    comparison_markdown,
+    render_comparison,
+    verdict_text,
+)
 from graft_eval_pipeline.evalset.report.files import (
     HTML_FILE,
     MARKDOWN_FILE,
@@ -35,8 +39,10 @@ from graft_eval_pipeline.evalset.report.publish import (
 from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS, baseline_check_details
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.report.thresholds import (
+    ThresholdBlock,
     dagster_check_passed,
     load_thresholds,
+    margins_for,
     threshold_verdict,
 )
 from graft_eval_pipeline.evalset.report.trials_render import trials_metadata
@@ -59,6 +65,7 @@ __all__ = [
     "CaseLine",
     "Comparison",
     "PublishedRun",
+    "ThresholdBlock",
     "baseline_check_details",
     "brief_markdown",
     "build_report",
@@ -77,6 +84,7 @@ __all__ = [
     "latest_report_summary",
     "load_report",
     "load_thresholds",
+    "margins_for",
     "new_run_id",
     "open_run",
     "publish_run",
@@ -88,4 +96,5 @@ __all__ = [
     "save_baseline",
     "threshold_verdict",
     "trials_metadata",
+    "verdict_text",
 ]

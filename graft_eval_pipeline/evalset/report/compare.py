@@ -3,17 +3,18 @@
 The baseline diff says *whether* anything changed; this says whether the rates moved more than
 case-to-case noise allows. Rows pair by case id; each headline rate gets both values with k/n,
 the paired difference with a bootstrap interval over case ids, the discordant counts and an exact
-McNemar p-value. Blockers override the statistics: a shared case newly under-classified from
-sensitive gold, or newly unavailable with a sensitive floor, that reproduces over the runs'
-trials (`blockers` says when it does). Everything here is ids, classes,
-counts and rates (no case content), so it can be printed and stored as Dagster metadata.
+McNemar p-value; a safety rate with a margin in thresholds.json also gets a non-inferiority
+verdict on the upper end of that interval. Blockers override the statistics: a shared case
+newly under-classified from sensitive gold, or newly unavailable with a sensitive floor, that
+reproduces over the runs' trials (`blockers` says when it does). Everything here is ids,
+classes, counts and rates (no case content), so it can be printed and stored as Dagster metadata.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from graft_eval_pipeline.card.models import RISK_ORDER, CamelModel, RiskClass
 from graft_eval_pipeline.evalset.report.blockers import (
@@ -37,7 +38,11 @@ from graft_eval_pipeline.evalset.report.paired_stats import (
 from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport, round_down, round_up
 from graft_eval_pipeline.evalset.sets import EvalError
 
+if TYPE_CHECKING:
+    from graft_eval_pipeline.evalset.report.paired_stats import FloatArray
+
 Verdict = Literal["improved", "regressed", "no clear difference"]
+MarginVerdict = Literal["better", "not worse (within margin)", "worse", "inconclusive at this n"]
 Better = Literal["lower", "higher"]
 ALPHA = 0.05
 """Two-sided, over the rates of the overall verdict together (Holm): a false "regressed" in at
@@ -110,6 +115,28 @@ HEADLINE_RATES: tuple[RateSpec, ...] = (
 )
 
 
+def _severe(row: CaseRow) -> bool:
+    return row.gold is not None and row.gold.risk == "sensitive" and row.final == "trivial"
+
+
+SAFETY_RATES: dict[str, RateSpec] = {
+    spec.name: spec
+    for spec in (
+        HEADLINE_RATES[0],
+        HEADLINE_RATES[1],
+        RateSpec(
+            "severeUnderClassificationSensitiveFinal",
+            "lower",
+            lambda r: (_scored(r, r.final) and r.gold is not None and r.gold.risk == "sensitive", _severe(r)),
+            overall=False,
+        ),
+        HEADLINE_RATES[4],
+    )
+}
+"""The rates thresholds.json may give a non-inferiority margin (`nonInferiority`): lower is
+better for each, and a rise beyond the margin is what a safety comparison must rule out."""
+
+
 class RunSide(CamelModel):
     """What identifies one side of a comparison (ids and names only)."""
 
@@ -142,6 +169,26 @@ class RateComparison(CamelModel):
     adjusted_p: float | None  # Holm over the rates of the overall verdict (the raw p for the others)
     detectable: float | None  # the smallest change this n and discordance detect with 80% power
     verdict: Verdict
+
+
+class NonInferiority(CamelModel):
+    """One safety rate against its margin: is the new run worse by more than `margin`?
+
+    Decided on the paired difference's 95% bootstrap interval [low, high] (new − base, exact
+    numbers; shown rounded outwards): `better` when high < 0, `not worse (within margin)` when
+    high <= margin, `worse` when low > margin (worse by more than the margin), else
+    `inconclusive at this n`."""
+
+    name: str
+    margin: float
+    base_k: int
+    base_n: int
+    new_k: int
+    new_n: int
+    difference: float | None
+    low: float | None
+    high: float | None
+    verdict: MarginVerdict
 
 
 class CaseChange(CamelModel):
@@ -179,6 +226,7 @@ class Comparison(CamelModel):
     seed: int
     rates: list[RateComparison]
     verdict: Verdict
+    non_inferiority: list[NonInferiority]
     blockers: list[Blocker]
     unconfirmed: list[Candidate]
     flaky: list[Candidate]
@@ -189,8 +237,13 @@ class Comparison(CamelModel):
 
     @property
     def failed(self) -> bool:
-        """Exit 1: a rate of the overall verdict regressed, or a blocker fired."""
-        return self.verdict == "regressed" or bool(self.blockers)
+        """Exit 1: a rate of the overall verdict regressed, a safety rate is worse than its
+        margin, or a blocker fired."""
+        return (
+            self.verdict == "regressed"
+            or any(m.verdict == "worse" for m in self.non_inferiority)
+            or bool(self.blockers)
+        )
 
 
 def run_side(report: EvalReport) -> RunSide:
@@ -250,25 +303,23 @@ def detectable_difference(counts: _Counts, alpha: float) -> float | None:
     return None if found is None else round_up(found)
 
 
-def compare_rates(
-    base: list[CaseRow], new: list[CaseRow], *, resamples: int, seed: int
-) -> list[RateComparison]:
-    """Every headline rate over paired rows (same ids, same order).
-
-    The exact McNemar p of the rates in the overall verdict is Holm-adjusted over them, so the
-    verdict's family-wise error stays at ALPHA; the model-alone rates keep their own p."""
+def _paired(
+    base: list[CaseRow], new: list[CaseRow], specs: list[RateSpec], *, resamples: int, seed: int
+) -> tuple[list[_Counts], FloatArray]:
+    """Each spec's paired counts over rows (same ids, same order), and the bootstrap replicates
+    of new − base (resamples × specs), one draw over case ids for all of them."""
     import numpy as np
 
-    outcomes = [[spec.outcome(row) for spec in HEADLINE_RATES] for row in base]
-    new_outcomes = [[spec.outcome(row) for spec in HEADLINE_RATES] for row in new]
-    shape = (len(base), len(HEADLINE_RATES))
+    outcomes = [[spec.outcome(row) for spec in specs] for row in base]
+    new_outcomes = [[spec.outcome(row) for spec in specs] for row in new]
+    shape = (len(base), len(specs))
     b = np.array(outcomes, dtype=np.float64).reshape(*shape, 2)
     c = np.array(new_outcomes, dtype=np.float64).reshape(*shape, 2)
     b_den, b_num = b[..., 0], b[..., 0] * b[..., 1]
     n_den, n_num = c[..., 0], c[..., 0] * c[..., 1]
     replicates = paired_rate_differences(b_num, b_den, n_num, n_den, resamples=resamples, seed=seed)
     counts = []
-    for j in range(len(HEADLINE_RATES)):
+    for j in range(len(specs)):
         both = (b_den[:, j] > 0) & (n_den[:, j] > 0)
         counts.append(
             _Counts(
@@ -281,6 +332,21 @@ def compare_rates(
                 both=int(both.sum()),
             )
         )
+    return counts, replicates
+
+
+def _difference(k: _Counts) -> float | None:
+    return round(k.new_k / k.new_n - k.base_k / k.base_n, RATE_DECIMALS) if k.defined else None
+
+
+def compare_rates(
+    base: list[CaseRow], new: list[CaseRow], *, resamples: int, seed: int
+) -> list[RateComparison]:
+    """Every headline rate over paired rows (same ids, same order).
+
+    The exact McNemar p of the rates in the overall verdict is Holm-adjusted over them, so the
+    verdict's family-wise error stays at ALPHA; the model-alone rates keep their own p."""
+    counts, replicates = _paired(base, new, list(HEADLINE_RATES), resamples=resamples, seed=seed)
     family = holm_adjusted(
         [k.p if spec.overall else None for k, spec in zip(counts, HEADLINE_RATES, strict=True)]
     )
@@ -300,9 +366,7 @@ def compare_rates(
                 new_k=k.new_k,
                 new_n=k.new_n,
                 new=_rate(k.new_k, k.new_n),
-                difference=round(k.new_k / k.new_n - k.base_k / k.base_n, RATE_DECIMALS)
-                if k.defined
-                else None,
+                difference=_difference(k),
                 low=round_down(interval.low) if interval else None,
                 high=round_up(interval.high) if interval else None,
                 only_base=k.only_base,
@@ -313,6 +377,46 @@ def compare_rates(
                 verdict=_verdict(
                     spec, interval.low if interval else None, interval.high if interval else None, adjusted
                 ),
+            )
+        )
+    return results
+
+
+def margin_verdict(low: float | None, high: float | None, margin: float) -> MarginVerdict:
+    """Non-inferiority of a lower-is-better rate from the paired difference's interval."""
+    if low is None or high is None:
+        return "inconclusive at this n"
+    if high < 0:
+        return "better"
+    if high <= margin:
+        return "not worse (within margin)"
+    return "worse" if low > margin else "inconclusive at this n"
+
+
+def non_inferiority(
+    base: list[CaseRow], new: list[CaseRow], margins: dict[str, float], *, resamples: int, seed: int
+) -> list[NonInferiority]:
+    """The safety rates that have a margin, each judged on its paired interval (SAFETY_RATES)."""
+    specs = [SAFETY_RATES[name] for name in SAFETY_RATES if name in margins]
+    if not specs:
+        return []
+    counts, replicates = _paired(base, new, specs, resamples=resamples, seed=seed)
+    results = []
+    for j, (spec, k) in enumerate(zip(specs, counts, strict=True)):
+        interval = percentile_interval(replicates[:, j]) if k.defined else None
+        low, high = (interval.low, interval.high) if interval else (None, None)
+        results.append(
+            NonInferiority(
+                name=spec.name,
+                margin=margins[spec.name],
+                base_k=k.base_k,
+                base_n=k.base_n,
+                new_k=k.new_k,
+                new_n=k.new_n,
+                difference=_difference(k),
+                low=round_down(low) if low is not None else None,
+                high=round_up(high) if high is not None else None,
+                verdict=margin_verdict(low, high, margins[spec.name]),
             )
         )
     return results
@@ -336,6 +440,7 @@ class GateDecision:
 
     @property
     def failed(self) -> bool:
+        """The rates and blockers only (the benchmark's gate; margins are the set's own)."""
         return self.verdict == "regressed" or bool(self.per_case.blockers)
 
 
@@ -400,6 +505,12 @@ def _short(fingerprint: str) -> str:
     return fingerprint[:8]
 
 
+SCRIPTED_PROMPT_NOTE = (
+    "scripted (fake) answers cannot reflect a prompt change: both runs answer from the cases' "
+    "scripts, so this tests the pipeline, not the prompt (compare live runs for that)"
+)
+
+
 def header_notes(base: EvalReport, new: EvalReport) -> list[str]:
     """What else differs between the runs, stated rather than refused."""
     notes = []
@@ -411,6 +522,8 @@ def header_notes(base: EvalReport, new: EvalReport) -> list[str]:
             f"other prompt: {bp.prompt_version} ({_short(bp.prompt_fingerprint)}) → "
             f"{np_.prompt_version} ({_short(np_.prompt_fingerprint)})"
         )
+        if base.llm == new.llm == "fake":
+            notes.append(SCRIPTED_PROMPT_NOTE)
     if base.models != new.models:
         notes.append(f"other models: {run_side(base).models} → {run_side(new).models}")
     if base.llm != new.llm:
@@ -424,8 +537,11 @@ def compare_reports(
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    margins: dict[str, float] | None = None,
 ) -> Comparison:
-    """Pair the runs' rows by case id and compare; EvalError when nothing can be paired."""
+    """Pair the runs' rows by case id and compare; EvalError when nothing can be paired.
+    `margins` (thresholds.json's `nonInferiority` for the set's kind) adds a non-inferiority
+    verdict for each safety rate that has one."""
     if resamples < MIN_RESAMPLES:
         raise EvalError(f"resamples must be at least {MIN_RESAMPLES:,} for a stable 95% interval")
     base_rows = {r.id: r for r in base.cases}
@@ -479,6 +595,7 @@ def compare_reports(
         seed=seed,
         rates=gate.rates,
         verdict=gate.verdict,
+        non_inferiority=non_inferiority(old, cur, margins or {}, resamples=resamples, seed=seed),
         blockers=per_case.blockers,
         unconfirmed=per_case.unconfirmed,
         flaky=per_case.flaky,

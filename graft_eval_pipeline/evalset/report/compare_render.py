@@ -1,14 +1,18 @@
-"""A comparison as text (the `graft-eval compare` screen) and as markdown (Dagster metadata).
+"""A comparison as text (the `graft-eval compare` screen), as markdown (report.md and Dagster
+metadata) and as a section of report.html.
 
 Ids, classes, counts and rates only, like the comparison itself.
 """
 
 from __future__ import annotations
 
+from html import escape
+
 from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS, BlockerRule, Candidate
 from graft_eval_pipeline.evalset.report.compare import (
     CaseChange,
     Comparison,
+    NonInferiority,
     RateComparison,
     RunSide,
     UsageTotals,
@@ -22,7 +26,8 @@ BLOCKER_TEXT = {
 RULE = (
     "a rate moves when its 95% interval excludes 0 and its exact McNemar p, Holm-adjusted over the "
     "rates of the overall verdict, is < 0.05; "
-    "rates marked * are the model alone and stay out of the overall verdict"
+    "rates marked * are the model alone and stay out of the overall verdict; "
+    "'could detect' is the smallest change of the rate these cases detect with 80% power"
 )
 
 
@@ -58,7 +63,23 @@ def _interval(rate: RateComparison) -> str:
     return f"{_num(rate.difference, True)} [{_num(rate.low, True)}, {_num(rate.high, True)}]"
 
 
-def _rate_cells(rate: RateComparison) -> list[str]:
+def detectable_text(rate: RateComparison) -> str:
+    """What a "no clear difference" can and cannot rule out: the change this comparison would
+    have caught with 80% power (`RateComparison.detectable`)."""
+    if rate.detectable is None:
+        return "too few shared cases to detect any change"
+    return f"could detect changes of ≥ {rate.detectable:.4f}"
+
+
+def verdict_text(rate: RateComparison) -> str:
+    """The rate's verdict; "no clear difference" always with the change it could have detected."""
+    if rate.verdict == "no clear difference":
+        return f"{rate.verdict} ({detectable_text(rate)})"
+    return rate.verdict
+
+
+def rate_cells(rate: RateComparison) -> list[str]:
+    """One row of the rate table (the compare screen, report.md, report.html, Dagster)."""
     return [
         rate.name + ("" if rate.in_overall else " *"),
         rate.better,
@@ -67,7 +88,7 @@ def _rate_cells(rate: RateComparison) -> list[str]:
         _interval(rate),
         f"{rate.only_base} / {rate.only_new}",
         _p(rate.mcnemar_p),
-        rate.verdict,
+        verdict_text(rate),
     ]
 
 
@@ -149,6 +170,25 @@ def candidate_lines(comparison: Comparison) -> list[tuple[str, list[str]]]:
     return [(title, [_candidate_text(c) for c in found]) for title, found in groups if found]
 
 
+MARGIN_RULE = (
+    "non-inferiority: worse when the whole 95% interval of new − base is above the margin, not worse "
+    "when its upper end is at or below it, better when below 0, else inconclusive at this n"
+)
+
+
+def margin_text(m: NonInferiority) -> str:
+    """`underClassificationFinal: not worse (within margin) (margin 0.0300): new − base +0.0100
+    [-0.0200, +0.0250] (3/100 → 4/100)`."""
+    if m.difference is None or m.low is None or m.high is None:
+        interval = "n/a"
+    else:
+        interval = f"{_num(m.difference, True)} [{_num(m.low, True)}, {_num(m.high, True)}]"
+    return (
+        f"{m.name}: {m.verdict} (margin {m.margin:.4f}): new − base {interval} "
+        f"({m.base_k}/{m.base_n} → {m.new_k}/{m.new_n})"
+    )
+
+
 def verdict_line(comparison: Comparison) -> str:
     blockers = len(comparison.blockers)
     return f"verdict: {comparison.verdict}" + (f"; {blockers} blocker(s)" if blockers else "; no blocker")
@@ -165,7 +205,7 @@ def render_comparison(comparison: Comparison) -> str:
     ]
     lines += [f"  {note}" for note in c.notes]
     lines += [f"  warning: {warning}" for warning in c.warnings]
-    rows = [RATE_HEADER, *(_rate_cells(r) for r in c.rates)]
+    rows = [RATE_HEADER, *(rate_cells(r) for r in c.rates)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(RATE_HEADER))]
     lines.append("")
     lines += [
@@ -173,6 +213,10 @@ def render_comparison(comparison: Comparison) -> str:
     ]
     lines += ["", verdict_line(c), f"  ({RULE})"]
     lines.append(f"  ({blocker_rule_text(c.blocker_rule)})")
+    if c.non_inferiority:
+        lines.append("non-inferiority (margins from thresholds.json):")
+        lines += [f"  {margin_text(m)}" for m in c.non_inferiority]
+        lines.append(f"  ({MARGIN_RULE})")
     if c.blockers:
         lines.append("blockers:")
         lines += [f"  {b.id}: {BLOCKER_TEXT[b.kind]} ({b.detail})" for b in c.blockers]
@@ -202,13 +246,21 @@ def comparison_markdown(comparison: Comparison) -> str:
         "",
         "| " + " | ".join(RATE_HEADER) + " |",
         "|" + "---|" * len(RATE_HEADER),
-        *("| " + " | ".join(_rate_cells(r)) + " |" for r in c.rates),
+        *("| " + " | ".join(rate_cells(r)) + " |" for r in c.rates),
         "",
         f"{RULE}; {c.resamples:,} resamples, seed {c.seed}.",
         "",
         usage_line(c),
         "",
     ]
+    if c.non_inferiority:
+        lines += [
+            "Non-inferiority (margins from thresholds.json):",
+            *(f"- {margin_text(m)}" for m in c.non_inferiority),
+            "",
+            f"{MARGIN_RULE[0].upper()}{MARGIN_RULE[1:]}.",
+            "",
+        ]
     lines += [f"Blockers: {blocker_rule_text(c.blocker_rule)}.", ""]
     if c.blockers:
         lines += [
@@ -221,3 +273,44 @@ def comparison_markdown(comparison: Comparison) -> str:
     lines.append(f"Changed cases: {len(c.changed) or 'none'}")
     lines += [f"- {_change_text(change)}" for change in c.changed[:100]]
     return "\n".join(lines) + "\n"
+
+
+def comparison_html(comparison: Comparison) -> str:
+    """The section of report.html (a live run compared with its baseline)."""
+    c = comparison
+    head = "".join(f"<th>{escape(h)}</th>" for h in RATE_HEADER)
+    body = "".join(
+        f'<tr data-rate="{escape(r.name)}" data-detectable="{"" if r.detectable is None else r.detectable}">'
+        + "".join(f"<td>{escape(cell)}</td>" for cell in rate_cells(r))
+        + "</tr>"
+        for r in c.rates
+    )
+    notes = "".join(f"<li>{escape(note)}</li>" for note in c.notes)
+    notes += "".join(f'<li class="warn-text">warning: {escape(w)}</li>' for w in c.warnings)
+    parts = [
+        '<section id="comparison"><h2>Comparison with the baseline</h2>',
+        f'<p id="comparison-verdict"><b>{escape(verdict_line(c))}</b>: '
+        f"base <code>{escape(c.base.run_id)}</code> → new <code>{escape(c.new.run_id)}</code>, "
+        f"{c.shared} shared case(s)</p>",
+        f"<ul>{notes}</ul>" if notes else "",
+        f'<table id="comparison-rates"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
+        f"<p>{escape(RULE)}; {c.resamples:,} resamples, seed {c.seed}.</p>",
+        f"<p>Blockers: {escape(blocker_rule_text(c.blocker_rule))}.</p>",
+    ]
+    if c.non_inferiority:
+        items = "".join(
+            f'<li data-rate="{escape(m.name)}">{escape(margin_text(m))}</li>' for m in c.non_inferiority
+        )
+        parts.append(
+            f'<h3>Non-inferiority</h3><ul id="non-inferiority">{items}</ul><p>{escape(MARGIN_RULE)}.</p>'
+        )
+    if c.blockers:
+        items = "".join(
+            f"<li>{escape(f'{b.id}: {BLOCKER_TEXT[b.kind]} ({b.detail})')}</li>" for b in c.blockers
+        )
+        parts.append(f'<h3>Blockers</h3><ul id="blockers">{items}</ul>')
+    for title, found in candidate_lines(c):
+        items = "".join(f"<li>{escape(line)}</li>" for line in found)
+        parts.append(f"<h3>{escape(title[0].upper() + title[1:])}</h3><ul>{items}</ul>")
+    parts.append(f"<p>{escape(usage_line(c))}</p></section>")
+    return "".join(parts)

@@ -2,7 +2,8 @@
 
 Inline CSS, inline SVG charts (svg.py) and a little inline JavaScript for the case table's
 filter and sort; a Content-Security-Policy that allows nothing from outside the file. It shows
-the headline rates with their counts, the baseline and threshold verdict, every case (filtered
+the headline rates with their counts, the baseline and threshold verdict, a live run's paired
+comparison with its baseline, every case (filtered
 to the failure kinds by default, sortable), the confusion matrices as heat maps, the rules fired
 and the headline rates over the set's runs.
 
@@ -29,9 +30,11 @@ from graft_eval_pipeline.evalset.report.case_kinds import (
     case_lines,
     kind_counts,
 )
+from graft_eval_pipeline.evalset.report.compare import Comparison
+from graft_eval_pipeline.evalset.report.compare_render import comparison_html
 from graft_eval_pipeline.evalset.report.headline import Headline, headline_metrics
 from graft_eval_pipeline.evalset.report.history import HistoryPoint, load_history
-from graft_eval_pipeline.evalset.report.render import render_change, render_value
+from graft_eval_pipeline.evalset.report.render import gated_value, render_change, render_value
 from graft_eval_pipeline.evalset.report.svg import bar_chart, heatmap, line_chart
 from graft_eval_pipeline.evalset.report.thresholds import threshold_verdict
 from graft_eval_pipeline.evalset.report.trials_render import trials_html
@@ -172,13 +175,13 @@ def _verdict_section(report: EvalReport, diff: BaselineDiff | None) -> str:
     if report.thresholds:
         rows = "".join(
             f'<tr class="{"pass" if t.passed else "fail"}"><td>{_e(t.name)}</td>'
-            f"<td>{_e(render_value(t.value))}</td>"
+            f"<td>{_e(gated_value(t))}</td>"
             f"<td>{_e(t.limit)}</td><td>{_e(threshold_verdict(t))}</td></tr>"
             for t in report.thresholds
         )
         parts.append(
-            '<table id="thresholds"><thead><tr><th>threshold</th><th>value</th><th>limit</th><th>result</th>'
-            f"</tr></thead><tbody>{rows}</tbody></table>"
+            '<table id="thresholds"><thead><tr><th>threshold</th><th>value (gated)</th><th>limit</th>'
+            f"<th>result</th></tr></thead><tbody>{rows}</tbody></table>"
         )
     else:
         parts.append("<p>No thresholds for this set kind.</p>")
@@ -448,8 +451,10 @@ def render_html(
     diff: BaselineDiff | None,
     history: list[HistoryPoint],
     details: Mapping[str, CaseDetail] | None = None,
+    comparison: Comparison | None = None,
 ) -> str:
-    """The whole report.html; `details` are ignored unless the set is synthetic (E8)."""
+    """The whole report.html; `details` are ignored unless the set is synthetic (E8); a live
+    run's `comparison` with its baseline gets its own section."""
     shown = dict(details or {}) if report.set.kind == "synthetic" else {}
     body = "\n".join(
         [
@@ -457,6 +462,7 @@ def render_html(
             _headline(report, diff),
             trials_html(report.trials) if report.trials is not None else "",
             _verdict_section(report, diff),
+            comparison_html(comparison) if comparison is not None else "",
             _cases_section(report, diff, shown),
             _confusion_section(report),
             _rules_section(report),
@@ -492,6 +498,7 @@ def set_html(
     diff: BaselineDiff | None,
     results: Mapping[str, CardResult] | None = None,
     details: Mapping[str, CaseDetail] | None = None,
+    comparison: Comparison | None = None,
 ) -> SetHtml:
     """report.html for a run of `cs`: its history from the set's runs/, and for the synthetic set
     the case titles and cards: `details` when the run kept them as it went, else the titles read
@@ -500,4 +507,4 @@ def set_html(
     if cs.meta.kind == "synthetic":
         shown = details if details is not None else case_details(iter_cases(cs), results or {})
     history = load_history(cs.dir, report)
-    return SetHtml(render_html(report, diff, history.points, shown), history.skipped)
+    return SetHtml(render_html(report, diff, history.points, shown, comparison), history.skipped)

@@ -30,6 +30,7 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
     check_failed,
     check_thresholds,
+    margins_for,
     with_thresholds,
 )
 from graft_eval_pipeline.evalset.scoring import (
@@ -132,6 +133,21 @@ class CheckedRun:
         return summary_text(self.report, self.diff, self.report.thresholds, self.accept, self.comparison)
 
 
+def live_comparison(
+    baseline: EvalReport | ReportV1 | None, report: EvalReport, margins: dict[str, float] | None = None
+) -> Comparison | None:
+    """A live run case by case against its baseline (its answers vary, so equality says little),
+    with the set kind's non-inferiority `margins`; None for a fake run, a version-1 baseline (its
+    rows are not CaseRows) or no case in common (the gate then falls back to equality, which
+    fails)."""
+    if not isinstance(baseline, EvalReport) or report.llm != "live":
+        return None
+    try:
+        return compare_reports(baseline, report, margins=margins)
+    except EvalError:
+        return None
+
+
 def check_run(
     report: EvalReport,
     baseline: EvalReport | ReportV1 | None,
@@ -147,12 +163,7 @@ def check_run(
     (or there is none).
     """
     diff = diff_reports(baseline, report) if baseline is not None else None
-    comparison = None
-    if isinstance(baseline, EvalReport) and report.llm == "live":  # version-1 rows are not CaseRows
-        try:
-            comparison = compare_reports(baseline, report)
-        except EvalError:  # no case in common: the gate falls back to equality, which fails
-            comparison = None
+    comparison = live_comparison(baseline, report, margins_for(report, thresholds))
     checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict, comparison))
     accept = accept_if_changed if diff is None or not diff.equal else None
     return CheckedRun(checked, diff, render_markdown(checked, diff, accept, comparison), comparison, accept)
@@ -190,7 +201,7 @@ def publish_run(
     accept = accept_command(cs.dir, baseline_path, live=report.llm == "live")
     checked = check_run(report, previous, thresholds, strict, accept)
     out_dir = out or default_out_dir(cs.dir, checked.report)
-    html = set_html(cs, checked.report, checked.diff, results, details)
+    html = set_html(cs, checked.report, checked.diff, results, details, checked.comparison)
     write_run_outputs(out_dir, checked.report, checked.markdown, html.html)
     return PublishedRun(checked, out_dir, baseline_path, html.warnings)
 

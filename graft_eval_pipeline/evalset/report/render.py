@@ -62,6 +62,17 @@ def render_value(value: Any) -> str:
     return str(value)
 
 
+GATED_ON = {"value": "point value", "upper95": "95% upper bound", "lower95": "95% lower bound"}
+
+
+def gated_value(t: ThresholdResult) -> str:
+    """A threshold's number with what it is: `0.0950 (95% upper bound)`; a regression or
+    baseline check's value as it is."""
+    if t.value is None or isinstance(t.value, bool) or t.name.startswith(("regressionVsBaseline", "match")):
+        return render_value(t.value)
+    return f"{render_value(t.value)} ({GATED_ON[t.on]})"
+
+
 def _delta(baseline: Any, current: Any) -> str:
     numeric = (int, float)
     if (
@@ -448,9 +459,9 @@ def render_markdown(
     lines += ["", "## Thresholds", ""]
     if report.thresholds:
         lines += _table(
-            ["threshold", "value", "limit", "evidence", "result"],
+            ["threshold", "value (gated)", "limit", "evidence", "result"],
             (
-                [t.name, render_value(t.value), t.limit, _threshold_evidence(t), threshold_verdict(t)]
+                [t.name, gated_value(t), t.limit, _threshold_evidence(t), threshold_verdict(t)]
                 for t in report.thresholds
             ),
         )
@@ -600,7 +611,7 @@ def summary_text(
         verdict = "PASS" if not failed else "FAIL (provisional)" if not check_failed(results) else "FAIL"
         lines.append(f"thresholds: {verdict}")
         lines += [
-            f"  {threshold_verdict(t)}: {t.name} = {render_value(t.value)} ({t.limit}"
+            f"  {threshold_verdict(t)}: {t.name} = {gated_value(t)} ({t.limit}"
             + (f"; {evidence}" if (evidence := _threshold_evidence(t)) else "")
             + ")"
             for t in results

@@ -1,8 +1,12 @@
 """eval/thresholds.json (spec 6.5): parse it, check a report against it, and name the verdicts.
 
-A limit gates on a rate's point value, or with `"on": "upper95"` on its one-sided 95% upper
-bound (what the data demonstrate). A gate whose denominator is empty or below its `minN` reads
-"insufficient evidence": never a pass, and a failure under `--strict` and in Dagster.
+A `max` limit gates on a rate's point value, or with `"on": "upper95"` on its one-sided 95%
+upper bound (what the data demonstrate); a `min` limit on a rate gates on its one-sided 95% lower
+bound (`"on": "value"` for the point value). A gate whose denominator is empty or below its
+`minN` reads "insufficient evidence" (never a pass, and a failure under `--strict` and in
+Dagster), unless the cases already seen breach the limit whatever the cases still missing
+would show: then it is FAIL (1 severe miss in 7 fails `max 0`). `nonInferiority` gives a margin
+per safety rate for the paired comparison with the baseline (compare.NonInferiority).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
-from graft_eval_pipeline.evalset.report.compare import Comparison
+from graft_eval_pipeline.evalset.report.compare import SAFETY_RATES, Comparison
 from graft_eval_pipeline.evalset.scoring import (
     EvalReport,
     Metrics,
@@ -22,14 +26,17 @@ from graft_eval_pipeline.evalset.scoring import (
     SafetyRate,
     ThresholdResult,
     error_free_cases_needed,
+    lower_bound,
     metric_stats,
     metric_values,
+    round_down,
+    round_up,
     upper_bound,
 )
 from graft_eval_pipeline.evalset.sets import EvalError, eval_dir_hint, load_json, read_limited
 
 Direction = Literal["lower", "higher"]
-GateOn = Literal["value", "upper95"]
+GateOn = Literal["value", "upper95", "lower95"]
 
 # Which way is better for each top-level scalar of `Metrics` (camelCase, as thresholds.json names
 # them). None: no better direction (the size of the set), so no regressionVsBaseline on it.
@@ -109,7 +116,7 @@ def _has_upper_bound(name: str) -> bool:
 class Limit:
     kind: str  # "max" or "min"
     value: float
-    on: GateOn = "value"
+    on: GateOn = "value"  # parse_limit: "lower95" for a min limit on a rate unless told
     min_n: int | None = None  # fewer cases in the denominator: insufficient evidence
 
 
@@ -122,6 +129,7 @@ class ThresholdBlock:
     regression: dict[str, float] = field(default_factory=dict)
     provisional: bool = False
     match_usage: bool = False  # tokens, calls and cost equal to the baseline too
+    margins: dict[str, float] = field(default_factory=dict)  # nonInferiority: rate -> margin
 
 
 def _parse_regression(kind: str, spec: dict[str, Any], known: set[str]) -> dict[str, float]:
@@ -138,7 +146,29 @@ def _parse_regression(kind: str, spec: dict[str, Any], known: set[str]) -> dict[
     return regression
 
 
-LIMIT_HELP = "use {'max': n} or {'min': n}, optionally with 'on': 'upper95' and 'minN': <cases>"
+def _parse_margins(kind: str, spec: dict[str, Any]) -> dict[str, float]:
+    """`nonInferiority`: {safety rate: margin}, each margin a share above 0 and below 1."""
+    margins: dict[str, float] = {}
+    for name, margin in spec.items():
+        where = f"thresholds.{kind}.nonInferiority.{name}"
+        if name not in SAFETY_RATES:
+            raise EvalError(f"{where}: no margin for this rate; use one of {', '.join(SAFETY_RATES)}")
+        if not isinstance(margin, int | float) or isinstance(margin, bool) or not 0 < margin < 1:
+            raise EvalError(f"{where}: the margin must be a share above 0 and below 1 (0.02 for 2 points)")
+        margins[name] = float(margin)
+    return margins
+
+
+def margins_for(report: EvalReport, thresholds: dict[str, ThresholdBlock]) -> dict[str, float]:
+    """The non-inferiority margins of the report's set kind (none without a block)."""
+    block = thresholds.get(report.set.kind)
+    return dict(block.margins) if block is not None else {}
+
+
+LIMIT_HELP = (
+    "use {'max': n} (optionally 'on': 'upper95') or {'min': n} (optionally 'on': 'value'), "
+    "and optionally 'minN': <cases>"
+)
 
 
 def _parse_limit(kind: str, name: str, spec: Any) -> Limit:
@@ -154,14 +184,16 @@ def _parse_limit(kind: str, name: str, spec: Any) -> Limit:
     value = spec[limit_kind]
     if not isinstance(value, int | float) or isinstance(value, bool):
         raise EvalError(f"{where}: {limit_kind} must be a number")
-    on = spec.get("on", "value")
-    if on not in ("value", "upper95"):
-        raise EvalError(f"{where}: 'on' must be 'value' or 'upper95'")
+    on = spec.get("on", "lower95" if limit_kind == "min" and _is_rate(name) else "value")
+    if on not in ("value", "upper95", "lower95"):
+        raise EvalError(f"{where}: 'on' must be 'value', 'upper95' or 'lower95'")
     if on == "upper95" and (limit_kind != "max" or not _has_upper_bound(name)):
         raise EvalError(
             f"{where}: 'on': 'upper95' needs a 'max' limit on an under-classification rate "
             "(the metrics with a one-sided upper bound)"
         )
+    if on == "lower95" and (limit_kind != "min" or not _is_rate(name)):
+        raise EvalError(f"{where}: 'on': 'lower95' needs a 'min' limit on a rate (k of n)")
     min_n = spec.get("minN")
     if min_n is not None and (not isinstance(min_n, int) or isinstance(min_n, bool) or min_n < 0):
         raise EvalError(f"{where}: minN must be a whole number of cases (0 or more)")
@@ -179,6 +211,7 @@ def parse_thresholds(data: dict[str, Any]) -> dict[str, ThresholdBlock]:
             raise EvalError(f"thresholds: unknown set kind {kind!r}; use 'synthetic' or 'pilot'")
         limits: dict[str, Limit] = {}
         regression: dict[str, float] = {}
+        margins: dict[str, float] = {}
         match_baseline = provisional = match_usage = False
         for name, spec in body.items():
             if name == "matchBaseline" and isinstance(spec, bool):
@@ -189,11 +222,13 @@ def parse_thresholds(data: dict[str, Any]) -> dict[str, ThresholdBlock]:
                 provisional = spec
             elif name == "regressionVsBaseline" and isinstance(spec, dict):
                 regression = _parse_regression(kind, spec, known)
+            elif name == "nonInferiority" and isinstance(spec, dict):
+                margins = _parse_margins(kind, spec)
             elif name in known:
                 limits[name] = _parse_limit(kind, name, spec)
             else:
                 raise EvalError(f"thresholds.{kind}: bad entry {name!r}; {LIMIT_HELP}")
-        blocks[kind] = ThresholdBlock(limits, match_baseline, regression, provisional, match_usage)
+        blocks[kind] = ThresholdBlock(limits, match_baseline, regression, provisional, match_usage, margins)
     return blocks
 
 
@@ -220,20 +255,40 @@ def worsening(name: str, baseline: float, current: float) -> float:
 
 
 def limit_text(limit: Limit) -> str:
-    """`max 0.02 on upper95, n >= 100`: the gate as the report shows it."""
+    """`max 0.02 on upper95, n >= 100`, `min 0.75 on lower95`: the gate as the report shows it."""
     text = f"{limit.kind} {_fmt(limit.value)}"
-    if limit.on == "upper95":
-        text += " on upper95"
+    if limit.on != "value":
+        text += f" on {limit.on}"
     if limit.min_n is not None:
         text += f", n >= {limit.min_n}"
     return text
 
 
 def _exact(stat: RateStat, on: GateOn) -> float | None:
-    """The unrounded number a gate compares: k / n, or the exact one-sided upper bound."""
+    """The unrounded number a gate compares: k / n, or the exact one-sided upper or lower bound."""
     if stat.n == 0:
         return None
-    return upper_bound(stat.k, stat.n) if on == "upper95" else stat.k / stat.n
+    if on == "upper95":
+        return upper_bound(stat.k, stat.n)
+    return lower_bound(stat.k, stat.n) if on == "lower95" else stat.k / stat.n
+
+
+def _shown(stat: RateStat, on: GateOn) -> float | None:
+    """The report's number for the gated one: the bounds rounded outwards, like the intervals."""
+    exact = _exact(stat, on)
+    if exact is None or on == "value":
+        return stat.value
+    return round_up(exact) if on == "upper95" else round_down(exact)
+
+
+def breached(limit: Limit, k: int, n: int) -> bool:
+    """The cases seen already break the limit whatever the missing ones (up to `minN`) show:
+    a `max` limit by more hits than `value` x max(n, minN) allows (any hit for `max 0`), a `min`
+    limit by more misses than (1 - `value`) x max(n, minN) allows."""
+    cases = max(n, limit.min_n or 0)
+    if limit.kind == "max":
+        return k > limit.value * cases
+    return n - k > (1 - limit.value) * cases
 
 
 def check_limit(
@@ -244,25 +299,27 @@ def check_limit(
     strict: bool,
 ) -> ThresholdResult:
     """One max/min gate. An empty denominator, or fewer cases than `minN`, is insufficient
-    evidence: not passed, and fatal only under `--strict` (in Dagster always).
+    evidence (not passed, and fatal only under `--strict`; in Dagster always) unless the cases
+    seen already breach the limit (`breached`): that is a plain FAIL.
 
     A rate is compared exactly (k / n or the exact bound); the result shows the report's
-    rounded number.
+    rounded number (bounds rounded outwards).
     """
     k = n = needed = None
     shown: float | None
     exact: float | None
     if isinstance(stat, RateStat):
         k, n = stat.k, stat.n
-        shown = stat.upper95 if limit.on == "upper95" and isinstance(stat, SafetyRate) else stat.value
+        shown = _shown(stat, limit.on)
         exact = _exact(stat, limit.on)
         needed = error_free_cases_needed(limit.value if limit.kind == "max" else 1 - limit.value)
     else:
         shown = exact = stat
-    insufficient = exact is None or (limit.min_n is not None and n is not None and n < limit.min_n)
+    few = exact is None or (limit.min_n is not None and n is not None and n < limit.min_n)
+    insufficient = few and not (k is not None and n is not None and n > 0 and breached(limit, k, n))
     passed = (
         exact is not None
-        and not insufficient
+        and not few
         and (exact <= limit.value if limit.kind == "max" else exact >= limit.value)
     )
     return ThresholdResult(
@@ -331,7 +388,11 @@ def check_thresholds(
         )
     if block.match_baseline:
         if report.llm == "live" and comparison is not None:
-            matched, limit_text = not comparison.failed, "no regression or blocker vs baseline"
+            matched, limit_text = (
+                not comparison.failed,
+                "no regression or blocker vs baseline"
+                + (", no rate worse than its margin" if comparison.non_inferiority else ""),
+            )
         else:
             matched, limit_text = diff is not None and diff.decisions_equal, "decisions equal to baseline"
         results.append(

@@ -13,12 +13,13 @@ from pathlib import Path
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, diff_reports
 from graft_eval_pipeline.evalset.report.case_kinds import CaseKind, CaseLine, case_lines
-from graft_eval_pipeline.evalset.report.files import HTML_FILE, REPORT_FILE, load_report
+from graft_eval_pipeline.evalset.report.files import HTML_FILE, REPORT_FILE, load_any_report, load_report
 from graft_eval_pipeline.evalset.report.html import set_html
-from graft_eval_pipeline.evalset.report.publish import default_baseline_path
+from graft_eval_pipeline.evalset.report.publish import default_baseline_path, live_comparison
 from graft_eval_pipeline.evalset.report.runs import find_run
+from graft_eval_pipeline.evalset.report.thresholds import load_thresholds, margins_for
 from graft_eval_pipeline.evalset.scoring import EvalReport
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalError, write_report_file
+from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE, CaseSet, EvalError, write_report_file
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,15 @@ class RunView:
         return self.run_dir / HTML_FILE
 
     def write_html(self, results: Mapping[str, CardResult] | None = None) -> tuple[Path, list[str]]:
-        """(Re)write the run's report.html: its history up to this run, today's baseline verdict;
+        """(Re)write the run's report.html: its history up to this run, today's baseline verdict (and a live
+        run's comparison with that baseline);
         with a warning for each past report the history left out."""
-        html = set_html(self.cs, self.report, self.diff, results)
+        baseline = load_any_report(self.baseline) if self.baseline.is_file() else None
+        margins = (
+            margins_for(self.report, load_thresholds(THRESHOLDS_FILE)) if THRESHOLDS_FILE.is_file() else {}
+        )
+        comparison = live_comparison(baseline, self.report, margins)
+        html = set_html(self.cs, self.report, self.diff, results, comparison=comparison)
         return write_report_file(self.run_dir, HTML_FILE, html.html), html.warnings
 
     def cases(self, only: CaseKind | None = None) -> list[CaseLine]:

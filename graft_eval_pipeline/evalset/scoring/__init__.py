@@ -5,6 +5,7 @@ What other stages, `defs/` and `cli/` may use; everything else is internal to th
 
 from graft_eval_pipeline.evalset.scoring.intervals import (
     error_free_cases_needed,
+    lower_bound,
     round_down,
     round_up,
     upper_bound,
@@ -101,6 +102,7 @@ __all__ = [
     "error_free_cases_needed",
     "git_info",
     "kappa_interval",
+    "lower_bound",
     "metric_stats",
     "metric_values",
     "model_derived",

@@ -156,6 +156,14 @@ def upper_bound(k: float, n: float, confidence: float = CONFIDENCE) -> float | N
     return 1.0 if k == n else beta_quantile(confidence, k + 1, n - k)
 
 
+def lower_bound(k: float, n: float, confidence: float = CONFIDENCE) -> float | None:
+    """One-sided exact lower bound: the rate is above it with `confidence` (30 of 30 → 0.9050)."""
+    _check(k, n)
+    if n == 0:
+        return None
+    return 0.0 if k == 0 else beta_quantile(1 - confidence, k, n - k + 1)
+
+
 def wilson(k: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
     """Wilson's score interval; None when n is 0."""
     _check(k, n)

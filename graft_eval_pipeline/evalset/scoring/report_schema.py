@@ -361,7 +361,9 @@ class ThresholdResult(CamelModel):
     passed (it reads "insufficient evidence"). `provisional`: the failure does not fail the run
     without `--strict` (a provisional block, or insufficient evidence). `na`: a regression check
     with nothing to compare. `casesNeeded`: error-free cases that would demonstrate the limit at
-    95% (149 for max 0.02); null for a limit of 0 or 1 or a metric that is not a rate.
+    95% (149 for max 0.02); null for a limit of 0 or 1 or a metric that is not a rate. `on`: the
+    number gated and shown as `value`: the point value, the one-sided 95% upper bound (`max`
+    limits that ask for it) or the one-sided 95% lower bound (`min` limits on a rate).
     """
 
     name: str
@@ -370,7 +372,7 @@ class ThresholdResult(CamelModel):
     passed: bool = Field(alias="pass")
     na: bool = False
     provisional: bool = False
-    on: Literal["value", "upper95"] = "value"
+    on: Literal["value", "upper95", "lower95"] = "value"
     k: int | None = None
     n: int | None = None
     min_n: int | None = None
