@@ -16,7 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER, CamelModel, RiskClass, max_risk
-from graft_eval_pipeline.evalset.scoring import CaseRow, cohen_kappa, kappa_interval, wilson
+from graft_eval_pipeline.evalset.scoring import (
+    CaseRow,
+    cohen_kappa,
+    kappa_interval,
+    round_down,
+    round_up,
+    wilson,
+)
 
 DECIMALS = 4
 
@@ -76,8 +83,8 @@ def share(k: int, n: int) -> Share:
         k=k,
         n=n,
         rate=round(k / n, DECIMALS) if n else None,
-        low=round(interval[0], DECIMALS) if interval else None,
-        high=round(interval[1], DECIMALS) if interval else None,
+        low=round_down(interval[0]) if interval else None,  # bounds outwards, as every report bound
+        high=round_up(interval[1]) if interval else None,
     )
 
 
@@ -89,8 +96,8 @@ def kappa_of(pairs: list[tuple[int, int]], classes: int) -> Kappa:
     return Kappa(
         n=len(pairs),
         kappa=round(value, DECIMALS) if value is not None else None,
-        low=round(interval[0], DECIMALS) if interval else None,
-        high=round(interval[1], DECIMALS) if interval else None,
+        low=round_down(interval[0]) if interval else None,  # bounds outwards, as every report bound
+        high=round_up(interval[1]) if interval else None,
     )
 
 
