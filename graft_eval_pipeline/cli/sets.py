@@ -121,8 +121,11 @@ def init(
 def validate(set_dir: Path, strict: bool) -> None:
     """Check the schema of (and decrypt) every case; print counts and loose modes."""
     cs = open_case_set(set_dir, strict)
-    ids = list_case_ids(cs)
-    cases, invalid = [], 0
+    missing: list[EvalError] = []
+    ids = list_case_ids(cs, on_missing=missing.append)  # every deleted case listed, not the first
+    for err in missing:
+        echo_error(f"invalid: {' '.join(str(err).split())}")
+    cases, invalid = [], len(missing)
     for case_id in ids:
         try:
             cases.append(read_case(cs, case_id))
@@ -131,12 +134,13 @@ def validate(set_dir: Path, strict: bool) -> None:
             echo_error(f"invalid: {' '.join(str(err).split())}")
     counts = label_counts(cases)
     click.echo(
-        f"set {cs.set_id}: {len(ids)} cases, {counts.labeled} labeled, {counts.gold} gold, "
+        f"set {cs.set_id}: {len(ids) + len(missing)} cases, {counts.labeled} labeled, {counts.gold} gold, "
         f"{counts.needs_adjudication} need adjudication, {invalid} invalid"
         + (", modes too open (see the warning)" if cs.warnings else "")
     )
     if invalid:
-        raise CheckFailed(f"{invalid} of {len(ids)} cases failed validation: fix or re-export them")
+        total = len(ids) + len(missing)
+        raise CheckFailed(f"{invalid} of {total} cases failed validation: fix or re-export them")
 
 
 LIVE_RESULT_LABEL = "cached live card result (current prompts and models)"

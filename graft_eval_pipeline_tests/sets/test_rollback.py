@@ -129,6 +129,23 @@ def test_a_deleted_case_is_noticed_by_every_listing(tmp_path: Path, key: bytes) 
             read()
 
 
+def test_validate_lists_every_deleted_case_and_goes_on(
+    tmp_path: Path, key: bytes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cs = _set(tmp_path, key)
+    cases = [make_pilot_case(SET_ID, pr_number=n) for n in (1, 2, 3, 4)]
+    for case in cases:
+        write_case(cs, case)
+    for gone in (cases[1], cases[3]):
+        (cs.dir / _case_rel(gone)).unlink()
+    monkeypatch.setenv("GRAFT_EVAL_KEY", base64.b64encode(key).decode())
+    assert main(["validate", "--set", str(cs.dir)]) == 1
+    out, err = capsys.readouterr()
+    named = [line for line in err.splitlines() if "deleted outside graft-eval" in line]
+    assert [line.split(": ", 2)[1] for line in named] == [_case_rel(cases[1]), _case_rel(cases[3])]
+    assert f"set {SET_ID}: 4 cases, " in out and ", 2 invalid" in out
+
+
 def test_a_deleted_private_file_is_noticed(tmp_path: Path, key: bytes) -> None:
     cs = _set(tmp_path, key)
     write_private(cs, "cache/batches.json", "{}")

@@ -511,9 +511,10 @@ def _check_case_fits(cs: CaseSet, case: EvalCase, where: str) -> None:
         raise EvalError(f"{where}: a {source.kind} case does not belong in {cs.meta.kind} set {cs.set_id}")
 
 
-def _case_dir_names(cs: CaseSet) -> set[str]:
+def _case_dir_names(cs: CaseSet, on_missing: Callable[[EvalError], None] | None = None) -> set[str]:
     """The names in cases/; in a pilot set, a case file the journal holds but the folder lacks
-    (deleted outside graft-eval) is refused here, so no command runs on a set missing cases."""
+    (deleted outside graft-eval) is refused here, so no command runs on a set missing cases;
+    `on_missing` gets each such refusal instead (`validate` lists them all)."""
     cases = cs.dir / CASES_DIR
     names = {p.name for p in cases.iterdir()} if cases.is_dir() else set()
     if cs.is_pilot and cs.key is not None:
@@ -521,7 +522,12 @@ def _case_dir_names(cs: CaseSet) -> set[str]:
         prefix = f"{CASES_DIR}/"
         for rel in sorted(live_files(cs.dir, cs.set_id, cs.key, prefix)):
             if rel.removeprefix(prefix) not in names and not (cs.dir / rel).exists():
-                check(cs.dir, cs.set_id, cs.key, rel, None, before)  # raises unless written meanwhile
+                try:
+                    check(cs.dir, cs.set_id, cs.key, rel, None, before)  # raises unless written meanwhile
+                except EvalError as err:
+                    if on_missing is None:
+                        raise
+                    on_missing(err)
     return names
 
 
@@ -530,9 +536,10 @@ def _case_ids(names: set[str]) -> list[str]:
     return sorted({n.removesuffix(s) for n in names for s in suffixes if n.endswith(s)})
 
 
-def list_case_ids(cs: CaseSet) -> list[str]:
-    """Sorted ids of every case file, of either kind (so a misplaced file is reported on read)."""
-    return _case_ids(_case_dir_names(cs))
+def list_case_ids(cs: CaseSet, on_missing: Callable[[EvalError], None] | None = None) -> list[str]:
+    """Sorted ids of every case file, of either kind (so a misplaced file is reported on read).
+    A case the pilot set's journal holds but the folder lacks raises, or goes to `on_missing`."""
+    return _case_ids(_case_dir_names(cs, on_missing))
 
 
 def read_case(cs: CaseSet, case_id: str) -> EvalCase:
