@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import t as student_t
-from statsmodels.stats.proportion import proportion_confint
 
 from graft_eval_pipeline.evalset.report.render import render_markdown
 from graft_eval_pipeline.evalset.scoring.clusters import clustered_rate, repository_clusters
@@ -17,6 +15,7 @@ from graft_eval_pipeline.evalset.scoring.rows import case_repository
 from graft_eval_pipeline_tests.builders import make_case, make_pilot_case
 from graft_eval_pipeline_tests.row_builders import make_row
 from graft_eval_pipeline_tests.scoring.test_population import report_of_rows
+from graft_eval_pipeline_tests.scoring.test_trials import oracle
 
 
 def _rows(errors_by_repo: list[list[bool]]) -> list[CaseRow]:
@@ -33,22 +32,6 @@ def _rows(errors_by_repo: list[list[bool]]) -> list[CaseRow]:
     ]
 
 
-def _oracle(errors_by_repo: list[list[bool]]) -> tuple[float, float]:
-    """CR1 sandwich variance of the pooled share over repository clusters (numpy), the design
-    effect, statsmodels' exact interval at the effective size."""
-    y = np.concatenate([np.asarray(e, float) for e in errors_by_repo])
-    groups = np.repeat(np.arange(len(errors_by_repo)), [len(e) for e in errors_by_repo])
-    g, n, p = len(errors_by_repo), len(y), y.mean()
-    if p in (0.0, 1.0):
-        n_eff = float(g)
-    else:
-        scores = np.bincount(groups, weights=y - p)
-        n_eff = min(float(n), max(float(g), p * (1 - p) / (g / (g - 1) * (scores**2).sum() / n**2)))
-        n_eff *= (student_t.ppf(0.975, n - 1) / student_t.ppf(0.975, g - 1)) ** 2  # Korn-Graubard df
-    low, high = proportion_confint(p * n_eff, n_eff, alpha=0.05, method="beta")
-    return float(np.nan_to_num(low, nan=0.0)), float(np.nan_to_num(high, nan=1.0))
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_clustered_rate_matches_the_oracle(seed: int) -> None:
     rng = np.random.default_rng(seed)
@@ -59,7 +42,7 @@ def test_clustered_rate_matches_the_oracle(seed: int) -> None:
     got = clustered_rate(_rows(errors), lambda r: True, lambda r: r.final == "trivial")
     assert (got.k, got.n) == (sum(map(sum, errors)), sum(map(len, errors)))
     assert got.ci95 is not None
-    low, high = _oracle(errors)
+    low, high = oracle([[int(e) for e in repo] for repo in errors])  # repositories as the clusters
     assert got.ci95[0] == pytest.approx(low, abs=1e-4) and got.ci95[1] == pytest.approx(high, abs=1e-4)
 
 
