@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, TypeVar
 
 from graft_eval_pipeline.evalset.sets.case_schema import (
     CASE_ID_PATTERN,
@@ -68,6 +68,7 @@ SEALED_CASE_SUFFIX = ".case.enc"
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 KEY_MISSING = "GRAFT_EVAL_KEY is not set"
+_Plain = TypeVar("_Plain", str, bytes)
 
 
 @dataclass(frozen=True)
@@ -671,15 +672,7 @@ def _read_file(cs: CaseSet, rel_file: str) -> str | None:
     if not cs.is_pilot:
         data = _read_raw(cs, rel_file)
         return None if data is None else decode_utf8(data, rel_file)
-    key = _key_of(cs)
-    before = snapshot(cs.dir, cs.set_id, key)
-    data = _read_raw(cs, rel_file)
-    if data is None:
-        check(cs.dir, cs.set_id, key, rel_file, None, before)
-        return None
-    text = open_envelope(data, key, f"{cs.set_id}/{rel_file}")
-    check(cs.dir, cs.set_id, key, rel_file, data, before)
-    return text
+    return _read_sealed(cs, rel_file, lambda data, key: open_envelope(data, key, f"{cs.set_id}/{rel_file}"))
 
 
 def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
@@ -687,13 +680,20 @@ def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
     faster than from text, which pydantic encodes again)."""
     if not cs.is_pilot:
         return _read_raw(cs, rel_file)
+    aad = f"{cs.set_id}/{rel_file}".encode()
+    return _read_sealed(cs, rel_file, lambda data, key: open_envelope_bytes(data, key, aad))
+
+
+def _read_sealed(cs: CaseSet, rel_file: str, open_data: Callable[[bytes, bytes], _Plain]) -> _Plain | None:
+    """A pilot set's file opened by `open_data(envelope, key)`, accepted only if the journal held
+    its bytes (or its absence) as current at some moment during the read."""
     key = _key_of(cs)
     before = snapshot(cs.dir, cs.set_id, key)
     data = _read_raw(cs, rel_file)
     if data is None:
         check(cs.dir, cs.set_id, key, rel_file, None, before)
         return None
-    plain = open_envelope_bytes(data, key, f"{cs.set_id}/{rel_file}".encode())
+    plain = open_data(data, key)
     check(cs.dir, cs.set_id, key, rel_file, data, before)
     return plain
 
