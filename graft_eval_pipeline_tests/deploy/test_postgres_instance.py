@@ -29,7 +29,7 @@ from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.sensors import case_set_registry_sensor, prompt_change_sensor
 from graft_eval_pipeline.evalset.sets.paths import EVAL_REPO_VAR
 from graft_eval_pipeline_tests.deploy.conftest import DEPLOY_DIR, PgServer
-from graft_eval_pipeline_tests.deploy.test_deploy_files import PARTITION_LIMIT, DOCS_POSTGRES_BLOCK
+from graft_eval_pipeline_tests.deploy.test_deploy_files import DOCS_POSTGRES_BLOCK, PARTITION_LIMIT
 
 PARTITION = "synthetic"
 IN_PROGRESS = {dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED}
