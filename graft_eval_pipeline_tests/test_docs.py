@@ -66,14 +66,15 @@ def tokens(line: str) -> list[str]:
 
 
 def commands_in(text: str, program: str) -> list[tuple[str, tuple[str, ...]]]:
-    """Each call of `program` (bare or as a path such as `.venv/bin/graft-eval`) in the bash
-    blocks, with its arguments up to the next shell separator."""
+    """Each call of `program` (bare or as a path such as `.venv/bin/graft-eval`, at the start of a
+    command) in the bash blocks, with its arguments up to the next shell separator."""
     found = []
     for block in fenced(text, "bash"):
         for line in block.replace("\\\n", " ").splitlines():
             words = tokens(line)
             for i, word in enumerate(words):
-                if word == program or word.endswith(f"/{program}"):
+                at_start = i == 0 or words[i - 1] in SEPARATORS  # a command, not an argument
+                if at_start and (word == program or word.endswith(f"/{program}")):
                     args = []
                     for arg in words[i + 1 :]:
                         if arg in SEPARATORS:
@@ -83,20 +84,20 @@ def commands_in(text: str, program: str) -> list[tuple[str, tuple[str, ...]]]:
     return found
 
 
-def graft_eval_commands() -> list[Command]:
+def shown_commands(program: str) -> list[Command]:
     return [
         Command(rel(page), line, args)
         for page in PAGES
-        for line, args in commands_in(page.read_text(encoding="utf-8"), "graft-eval")
+        for line, args in commands_in(page.read_text(encoding="utf-8"), program)
     ]
 
 
-def parse(args: tuple[str, ...]) -> list[str]:
-    """Parse `graft-eval ARGS` level by level as click does before invoking; return the command
-    path. Raises click.UsageError (unknown command or option, bad value, missing option)."""
-    path = ["graft-eval"]
-    ctx = cli.make_context("graft-eval", list(args), resilient_parsing=False)
-    command: click.Command = cli
+def parse(args: tuple[str, ...], root: click.Group = cli, prog: str = "graft-eval") -> list[str]:
+    """Parse `PROG ARGS` level by level as click does before invoking; return the command path.
+    Raises click.UsageError (unknown command or option, bad value, missing option)."""
+    path = [prog]
+    ctx = root.make_context(prog, list(args))
+    command: click.Command = root
     rest = [*ctx._protected_args, *ctx.args]
     while isinstance(command, click.Group):
         if not rest:
@@ -146,7 +147,8 @@ def broken_links(page: Path) -> list[str]:
     return broken
 
 
-COMMANDS = graft_eval_commands()
+COMMANDS = shown_commands("graft-eval")
+DAGSTER_COMMANDS = shown_commands("dagster")
 
 
 def test_the_pages_show_graft_eval_commands_of_most_subcommands() -> None:
@@ -163,6 +165,18 @@ def test_every_graft_eval_command_in_the_docs_parses(command: Command) -> None:
         parse(command.args)
     except click.UsageError as exc:
         pytest.fail(f"{command.page}: `{command.line}`: {exc.format_message()}")
+
+
+def test_every_dagster_command_in_the_docs_parses() -> None:
+    """`dagster asset materialize …`, `dagster dev`: Dagster's own click CLI, parsed the same way."""
+    from dagster._cli import cli as dagster_cli
+
+    assert {c.args[0] for c in DAGSTER_COMMANDS} >= {"asset", "dev"}
+    for command in DAGSTER_COMMANDS:
+        try:
+            parse(command.args, dagster_cli, "dagster")
+        except click.UsageError as exc:
+            pytest.fail(f"{command.page}: `{command.line}`: {exc.format_message()}")
 
 
 @pytest.mark.parametrize(
@@ -187,6 +201,7 @@ def test_commands_are_read_through_comments_substitutions_and_placeholders() -> 
         "export K=$(.venv/bin/graft-eval keygen)   # a key\n"
         "graft-eval compare --set s --base <runId> --new runs/<runId>/ --json\n"
         "graft-eval schema [--write]   # the schemas; --check is not an arg\n"
+        "./run.sh lock --upgrade graft-eval\n"
         "```\n```text\ngraft-eval not-bash\n```\n"
     )
     assert [args for _, args in commands_in(text, "graft-eval")] == [
