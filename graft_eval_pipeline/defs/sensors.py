@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
+from graft_eval_pipeline.card.engine import engine_fingerprint
 from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
@@ -72,7 +73,7 @@ def case_set_registry_sensor(
 # --- prompt changes: re-evaluate sets whose last report used other prompts or models --------
 
 """Beside set.json: `{"maxCostUsd": 5}` opts the set in to live re-runs with that cost cap."""
-SIGNATURE_KEYS = ("prompt_fingerprint", "prompt_version", "models")
+SIGNATURE_KEYS = ("prompt_fingerprint", "prompt_version", "engine_fingerprint", "models")
 
 
 class LiveRerun(CamelModel):
@@ -84,6 +85,7 @@ def current_signature(models: Models) -> dict[str, str]:
     return {
         "prompt_fingerprint": prompt_fingerprint(),
         "prompt_version": PROMPT_VERSION,
+        "engine_fingerprint": engine_fingerprint(),
         "models": models_label(models.fast, models.strong),
     }
 
@@ -130,11 +132,13 @@ def rerun_request(set_id: str, signature: dict[str, str], live: LiveRerun | None
     minimum_interval_seconds=300,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Every 5 minutes: re-evaluates each set whose last report was made with another prompt "
-    "fingerprint, prompt version or model pair (fake mode, or live with the cap of its live-rerun.json).",
+    "fingerprint, prompt version, card engine code or model pair (fake mode, or live with the cap of "
+    "its live-rerun.json).",
 )
 def prompt_change_sensor(context: dg.SensorEvaluationContext, case_sets: CaseSetsResource) -> dg.SensorResult:
     """Re-evaluates every set whose last report was made with another prompt fingerprint,
-    prompt version or model pair: fake mode, or live with its cap where `live-rerun.json` opts in.
+    prompt version, engine fingerprint (the card engine's code) or model pair: fake mode, or live
+    with its cap where `live-rerun.json` opts in.
     Sets never reported are left alone."""
     signature = current_signature(case_sets.env().models())
     requests = []

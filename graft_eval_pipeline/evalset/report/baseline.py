@@ -33,12 +33,14 @@ from graft_eval_pipeline.evalset.sets import (
 # Whether a result came from the cache is the run's, not the result's: the cached count, each
 # row's flag and the money this run spent (the results' cost is compared) are left out too.
 # How a live run paced its calls (limiter, batches) is timing, not a result; which runs made
-# the inputs (`inputs`) is the run's too.
+# the inputs (`inputs`) is the run's too. The engine's code hash is the code's identity, like
+# the commit: its effect on the results is what is compared.
 IGNORED_PATHS = (
     "runId",
     "inputs",
     "createdAt",
     "git",
+    "prompt.engineFingerprint",
     "run.durationMs",
     "run.cachedResults",
     "run.limiter",

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
+from graft_eval_pipeline.card.engine import engine_fingerprint
 from graft_eval_pipeline.card.fake_llm import llm_for_case
 from graft_eval_pipeline.card.generate import generate_card
 from graft_eval_pipeline.card.options import Models
@@ -114,7 +115,11 @@ def assemble_run(
     skipped = sum(r.skipped is not None for r in rows)
     return HarnessRun(
         set=set_summary(options.set.meta, tally.cases, rows),
-        prompt=PromptInfo(prompt_version=PROMPT_VERSION, prompt_fingerprint=prompt_fingerprint()),
+        prompt=PromptInfo(
+            prompt_version=PROMPT_VERSION,
+            prompt_fingerprint=prompt_fingerprint(),
+            engine_fingerprint=engine_fingerprint(),
+        ),
         models=ModelPair(fast=options.models.fast, strong=options.models.strong),
         llm=options.mode,
         run=RunInfo(
