@@ -90,13 +90,30 @@ def test_a_short_prefix_in_ordinary_text_is_no_hit_but_its_format_still_is() -> 
     "texts",
     [
         [],
-        ["octo/repo", "Fix the parser", "", "src/app.py", "docs/Größe.md"],
-        ["octo/repo", "Rotate keys", "token: " + "aB3dE6gH9jK2mN5pQ8", "src/app.py"],
-        ["-----BEGIN RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA" + "k" * 40, "ghp_" + "a1B2" * 9],
+        [("octo/repo", False), ("Fix the parser", False), ("", False), ("src/app.py", False)],
+        [("docs/Größe.md", False), ("Rotate keys", False), ("token: " + "aB3dE6gH9jK2mN5pQ8", False)],
+        [
+            ("-----BEGIN RSA PRIVATE KEY-----", False),
+            ("MIIEpAIBAAKCAQEA" + "k" * 40, False),
+            ("ghp_" + "a1B2" * 9, False),
+        ],
+        # A key block without END in one patch does not run on into the next text; a YAML block
+        # scalar at a text's end takes no value from the next one; non-ASCII shifts byte offsets.
+        [
+            ("@@ -0,0 +1,2 @@\n+-----BEGIN RSA PRIVATE KEY-----\n+MIIEpAIBAAKCAQEA" + "k" * 40, True),
+            ("@@ -0,0 +1,1 @@\n+Größe = 'ghp_" + "a1B2" * 9 + "'", True),
+            ("@@ -1,1 +1,1 @@\n+api_token: |", True),
+            ("aB3dE6gH9jK2mN5pQ8", False),
+            ("+password = 'Xk9#mQ2$vL7pR4wZ'", True),
+        ],
     ],
 )
-def test_short_texts_checked_together_count_as_each_checked_alone(texts: list[str]) -> None:
+def test_texts_checked_together_count_as_each_checked_alone(texts: list[tuple[str, bool]]) -> None:
     alone: Counter[str] = Counter()
-    for text in texts:
-        alone.update(secret_kinds(text))
+    for text, is_patch in texts:
+        alone.update(secret_kinds(text, is_patch=is_patch))
     assert secret_kinds_in(texts) == alone
+    if len(texts) == 5:  # the patches: the key block counts once, and every other secret too
+        assert alone == Counter({"private_key": 1, "github_token": 1, "assignment": 1}), alone
+    if texts and texts[0][0] == "octo/repo":
+        assert alone == Counter()

@@ -25,17 +25,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.evalset.sets.secret_catalogue import BASIC_AUTH_OK, TOKENS, Token
-from graft_eval_pipeline.evalset.sets.secret_values import is_placeholder, looks_secret, random_like
+from graft_eval_pipeline.evalset.sets.secret_values import (
+    MIN_LENGTH,
+    is_placeholder,
+    looks_secret,
+    random_like,
+)
 from graft_eval_pipeline.evalset.sets.utf8 import Utf8Offsets
 
 _A = re.ASCII
 AddSpan = Callable[[int, int, str], None]
+_Match = Callable[[object, bytes, int, int], list[tuple[int, int]]]
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _DIFF_PREFIXES = frozenset("+- ")
 
 WINDOW_BEFORE = 256
@@ -89,7 +96,15 @@ _TYPE = r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]<>|?]*[ \t]*(?==)|[ \t]+[A-Za-z_][\w.
 _OPS = r"(?P<op>:::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|:|>|\(|,|[ \t]+(?=[\"'`]))"
 # RE2 has no look-ahead: its anchor is looser (the `re` pattern below decides).
 _TYPE_RE2 = r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.\[\]<>|?]*[ \t]*)?"
-_OPS_RE2 = r"(?::::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|:|>|\(|,|[ \t]+[\"'`])"
+# Every accepted value is at least MIN_LENGTH characters without white space, and only `:` (YAML
+# block scalars, type annotations) and `>` (an element's text on the next line) may take it from
+# elsewhere: after any other operator the anchor asks for the value's first characters, so a
+# call (`token(self)`), a list (`token, and`) or a short right-hand side is no hit.
+_VALUE_RE2 = rf"[ \t]*(?:[@bBrRuUfF$]?\\?[\"'`])?\S{{{MIN_LENGTH}}}"
+_OPS_RE2 = (
+    r"(?:(?::::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|\(|,)"
+    rf"{_VALUE_RE2}|[ \t]+[\"'`]\S{{{MIN_LENGTH}}}|:|>)"
+)
 
 _ASSIGN = re.compile(
     rf"(?i:(?P<kw>{_STRONG}|{_WEAK}){_DECOR})(?P<close>{_CLOSE})[ \t]*{_TYPE}[ \t]*{_OPS}[ \t]*",
@@ -398,7 +413,7 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
         return None
     kind = "assignment" if multiline else _kind_for(name, value, quoted, op, text, name_start, vend)
     add(vstart, vend, kind)
-    return start
+    return vstart  # the anchor ran into the value: a token there still counts as its own kind
 
 
 def _value_after(
@@ -549,10 +564,43 @@ class _Scanner:
     first two characters to the rules that can start there, then to the rules without a
     literal head (keyword assignments, a few formats whose anchor starts with a class)."""
 
-    prefilter: object  # re2._Regexp
+    match: _Match
+    """The alternation's `RE2::Match` itself: (anchor, bytes, pos, endpos) -> [(start, end)], or
+    [(-1, -1)]. The `re2` module's `search` wraps every call in a generator and a match object,
+    which cost as much as the DFA scan on short texts with dense hits (a prompt's fields)."""
     by_head: dict[str, tuple[Handler, ...]]  # case-sensitive: token prefixes, literal anchors
     by_head_ci: dict[str, tuple[Handler, ...]]  # lower-cased: structured keyword anchors
     fallback: tuple[Handler, ...]
+    resume_inside: Handler
+    """The handler whose anchor runs into what it accepts (the assignment rule: operator plus the
+    value's first characters): after it the scan resumes where it says, not after the anchor."""
+    dispatch: dict[str, tuple[Handler, ...]] = field(default_factory=dict)
+    """Head -> the handlers to try, in order (by_head, by_head_ci, fallback), filled on first use."""
+
+    def handlers(self, head: str) -> tuple[Handler, ...]:
+        found = self.dispatch.get(head)
+        if found is None:
+            found = (*self.by_head.get(head, ()), *self.by_head_ci.get(head.lower(), ()), *self.fallback)
+            self.dispatch[head] = found
+        return found
+
+
+def _gated(rules: list[tuple[str, Handler]]) -> Handler:
+    """The handlers of tokens found from inside, behind one `re` match of all their anchors: a
+    keyword hit that no assignment rule takes is not handed to each of them in turn."""
+    gate = re.compile("|".join(f"(?:{anchor})" for anchor, _ in rules), _A)
+    handlers = tuple(handler for _, handler in rules)
+
+    def handle(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+        if gate.match(text, start, hi) is None:
+            return None
+        for handler in handlers:
+            resume = handler(text, start, lo, hi, is_patch, add)
+            if resume is not None:
+                return resume
+        return None
+
+    return handle
 
 
 @cache
@@ -561,11 +609,12 @@ def _scanner() -> _Scanner:
     by_head: dict[str, list[Handler]] = {}
     by_head_ci: dict[str, list[Handler]] = {}
     fallback: list[Handler] = []
+    inside: list[tuple[str, Handler]] = []  # tokens found from an anchor inside them
     for token in TOKENS:
         handler = _token_handler(_token_rule(token))
         anchors.append(_token_anchor(token))
         if token.anchor is not None:
-            fallback.append(handler)
+            inside.append((token.anchor, handler))
         for head in dict.fromkeys(p[:2] for p in token.prefixes):
             by_head.setdefault(head, []).append(handler)
     kw = f"(?i:(?:{_STRONG}|{_WEAK}){_DECOR})"
@@ -602,41 +651,51 @@ def _scanner() -> _Scanner:
             by_head_ci.setdefault(head, []).append(handler)
         if not heads and not heads_ci:
             fallback.insert(0, handler)
+    fallback.append(_gated(inside))
     anchors.append("|".join(re.escape(h) for h in KEY_HINTS))  # last: any other anchor there wins
     options = re2.Options()
     options.max_mem = 64 << 20
+    options.log_errors = False
     prefilter = re2.compile("|".join(f"(?:{a})" for a in anchors), options)
     return _Scanner(
-        prefilter,
+        prefilter._regexp.Match,
         {k: tuple(v) for k, v in by_head.items()},
         {k: tuple(v) for k, v in by_head_ci.items()},
         tuple(fallback),
+        _assignment,
     )
 
 
-def scan(text: str, is_patch: bool, add: AddSpan) -> bool:
+def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, first: int = 0) -> bool:
     """Report every secret span of `text` (private-key blocks excepted); return whether the text
-    holds a private-key marker (`KEY_HINTS`), for `key_blocks`. One pass of the prefilter."""
+    holds a private-key marker (`KEY_HINTS`), for `key_blocks`. One pass of the prefilter.
+
+    `data` is the text's UTF-8 form when the caller has it; `first` a byte offset before which
+    the caller's own search found no anchor (the scan starts there)."""
     scanner = _scanner()
     # RE2 runs on bytes: it would encode a `str` again at every call.
-    data = text.encode("utf-8", "surrogatepass")
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
     offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
-    by_head, by_head_ci, fallback = scanner.by_head, scanner.by_head_ci, scanner.fallback
-    search = scanner.prefilter.search  # type: ignore[attr-defined]
+    match, handlers, size = scanner.match, scanner.handlers, len(data)
     key_hint = False
-    pos = 0
-    while (match := search(data, pos)) is not None:
-        byte_start, byte_end = match.span()
+    pos = first
+    while True:
+        byte_start, byte_end = match(_UNANCHORED, data, pos, size)[0]
+        if byte_start < 0:
+            break
         start = byte_start if offsets is None else offsets.char_of(byte_start)
         head = text[start : start + 2]
         if head in _KEY_HINT_HEADS and text.startswith(KEY_HINTS, start):
             key_hint = True
         lo, hi = _window(text, start)
         resume = None
-        for handler in (*by_head.get(head, ()), *by_head_ci.get(head.lower(), ()), *fallback):
+        for handler in handlers(head):
             resume = handler(text, start, lo, hi, is_patch, add)
             if resume is not None:
                 break
+        if resume is not None and handler is scanner.resume_inside:
+            byte_end = byte_start  # resume at the value: a token inside it is found as such
         if resume is None:
             # A rejected hit may hide another anchor inside it (`Bearer` + a JWT): look again just
             # after (after the whole character: a case-folded keyword may start with a non-ASCII one).
@@ -650,12 +709,14 @@ def scan(text: str, is_patch: bool, add: AddSpan) -> bool:
     return key_hint
 
 
-def may_hold_secret(text: str) -> bool:
-    """Does any rule's anchor occur in `text`? False means `scan` and `key_blocks` find nothing in
-    it, nor in any of the texts it joins with newlines (an anchor that matches in one of them
-    matches where it lies in the whole: a newline is no word character and no token's), so many
-    short texts take one RE2 call."""
-    return _scanner().prefilter.search(text.encode("utf-8", "surrogatepass")) is not None  # type: ignore[attr-defined]
+def first_anchor(data: bytes, pos: int = 0) -> int | None:
+    """The byte offset of the first anchor of any rule at or after `pos` in UTF-8 `data`, or None.
+
+    None means `scan` and `key_blocks` find nothing there; an anchor that matches in a text alone
+    matches where it lies in texts joined by newlines (a newline is no word character and no
+    token's), so many short texts take one RE2 pass (`secrets.secret_kinds_in`)."""
+    start = _scanner().match(_UNANCHORED, data, pos, len(data))[0][0]
+    return None if start < 0 else start
 
 
 def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:

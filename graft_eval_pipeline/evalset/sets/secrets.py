@@ -12,11 +12,13 @@ Only kinds and counts leave this module, never a value.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate
 
 from graft_eval_pipeline.evalset.sets.secret_catalogue import TOKENS
-from graft_eval_pipeline.evalset.sets.secret_scan import AddSpan, key_blocks, may_hold_secret, scan
+from graft_eval_pipeline.evalset.sets.secret_scan import AddSpan, first_anchor, key_blocks, scan
 
 STRUCTURED_KINDS = ("url_password", "connection_string", "auth_header", "basic_auth", "aws_secret_key")
 SECRET_KINDS: tuple[str, ...] = tuple(
@@ -31,10 +33,18 @@ Span = tuple[int, int, int, str, bool]
 counted one by one (the block counts once)."""
 
 
-def secret_spans(text: str, is_patch: bool, add: AddSpan, add_block_line: AddSpan) -> int:
+def secret_spans(
+    text: str,
+    is_patch: bool,
+    add: AddSpan,
+    add_block_line: AddSpan,
+    data: bytes | None = None,
+    first: int = 0,
+) -> int:
     """Report every secret span of `text` through `add` (key-block lines through `add_block_line`);
-    returns the number of private-key blocks found."""
-    return key_blocks(text, is_patch, add_block_line) if scan(text, is_patch, add) else 0
+    returns the number of private-key blocks found. `data` (the text's UTF-8 bytes) and `first`
+    (a byte offset before which no anchor occurs) come from a caller that has already searched."""
+    return key_blocks(text, is_patch, add_block_line) if scan(text, is_patch, add, data, first) else 0
 
 
 def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:
@@ -48,9 +58,12 @@ def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:
         yield span
 
 
-def secret_kinds(text: str, *, is_patch: bool = False) -> Counter[str]:
+def secret_kinds(
+    text: str, *, is_patch: bool = False, data: bytes | None = None, first: int = 0
+) -> Counter[str]:
     """Kind -> count of the secrets in `text`, counted as a redaction would count them, without
-    rewriting anything: for a rescan report or the last look at a prompt before it is sent."""
+    rewriting anything: for a rescan report or the last look at a prompt before it is sent.
+    `data` and `first` as for `secret_spans`."""
     spans: list[Span] = []
 
     def add(start: int, end: int, kind: str) -> None:
@@ -62,7 +75,7 @@ def secret_kinds(text: str, *, is_patch: bool = False) -> Counter[str]:
             spans.append((start, SECRET_PRIORITY[kind], end, kind, False))
 
     counts: Counter[str] = Counter()
-    blocks = secret_spans(text, is_patch, add, add_block_line)
+    blocks = secret_spans(text, is_patch, add, add_block_line, data, first)
     if blocks:
         counts["private_key"] += blocks
     if spans:
@@ -72,14 +85,35 @@ def secret_kinds(text: str, *, is_patch: bool = False) -> Counter[str]:
     return counts
 
 
-def secret_kinds_in(texts: Sequence[str], *, is_patch: bool = False) -> Counter[str]:
-    """Kind -> count summed over `texts`, each counted on its own as `secret_kinds` counts it.
+def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
+    """Kind -> count summed over `(text, is_patch)` pairs, each counted on its own as
+    `secret_kinds` counts it.
 
-    Short texts (a prompt's title, paths) cost RE2's fixed price per call more than their length:
-    when no anchor occurs in all of them joined by newlines, none holds a secret (one call)."""
+    Why one prefilter pass: a prompt is many short fields (title, paths, cut patches), and RE2's
+    fixed price per call costs more than their length. The texts are joined by newlines and the
+    prefilter runs once over the whole; only a text in which an anchor starts is scanned on its
+    own (from that anchor on), and the search resumes at the next text. Exact: an anchor that
+    matches in a text alone matches at the same place in the join (a newline is no word
+    character and no token's), and RE2 reports the leftmost match, so no text with an anchor is
+    passed over.
+    """
     found: Counter[str] = Counter()
-    if texts and may_hold_secret("\n".join(texts)):
-        for text in texts:
-            if kinds := secret_kinds(text, is_patch=is_patch):
-                found.update(kinds)
-    return found
+    joined = "\n".join([text for text, _ in texts])
+    data = joined.encode("utf-8", "surrogatepass")
+    hit = first_anchor(data)
+    if hit is None:
+        return found  # most prompts: one RE2 call
+    if len(data) == len(joined):
+        sizes = [len(text) + 1 for text, _ in texts]
+    else:
+        sizes = [len(text.encode("utf-8", "surrogatepass")) + 1 for text, _ in texts]
+    starts = list(accumulate(sizes, initial=0))  # the byte offset of each text in `data`
+    while True:
+        index = bisect_right(starts, hit) - 1
+        text, is_patch = texts[index]
+        begin, pos = starts[index], starts[index + 1]
+        # The text's bytes are a slice of the join, and its scan starts at the anchor found.
+        if kinds := secret_kinds(text, is_patch=is_patch, data=data[begin : pos - 1], first=hit - begin):
+            found.update(kinds)
+        if pos >= len(data) or (hit := first_anchor(data, pos)) is None:
+            return found
