@@ -12,7 +12,7 @@ title, body and patches are redacted as export redacts them; `rescan` runs over 
 of those cases (reading and parsing each case included), and the pre-send check over their
 prepared (cut) prompt inputs (and over the generated patches, four to a case), with the slowest,
 median and fastest of at least five timed runs. The accuracy corpus is
-graft_eval_pipeline_tests/export/data/secrets/ (fictional values; see its README). When
+graft_eval_pipeline_tests/secrets/data/ (fictional values; see its README). When
 detect-secrets is installed (the optional `bench` extra:
 `.venv/bin/pip install -c constraints.txt -e '.[dev,bench]'`), it runs the way its users
 run it, `detect-secrets scan --all-files` over files written to a temporary folder: one file per
@@ -297,7 +297,7 @@ def print_presend(name: str, inputs: list[dict[str, Any]], repeat: int) -> None:
     )
 
 
-CORPUS = Path(__file__).resolve().parent.parent / "graft_eval_pipeline_tests" / "export" / "data" / "secrets"
+CORPUS = Path(__file__).resolve().parent.parent / "graft_eval_pipeline_tests" / "secrets" / "data"
 
 
 def _entries(name: str) -> list[dict[str, object]]:

@@ -2,7 +2,7 @@
 
 Why: redaction runs once, at export, with the rules of that day. A case exported before the rules
 grew, written by hand or by another tool may still hold a secret, and a live run sends its text
-to the model API. So the live plan runs the export's secret rules (`sets/secrets.py`) over the
+to the model API. So the live plan runs the export's secret rules (`graft_eval_pipeline.secrets`) over the
 prepared inputs, the cut text the writer and verifier prompts are rendered from: repository,
 title, description, linked issue, every path and every patch (as a diff, line by line, like the
 export). The rest of a prompt is our own markup, counts and rule ids, and the verifier's card,
@@ -13,7 +13,7 @@ run allows secrets; only the kinds are kept, never a value.
 from __future__ import annotations
 
 from graft_eval_pipeline.card.prepare import PreparedInputs
-from graft_eval_pipeline.evalset.sets import secret_kinds_in
+from graft_eval_pipeline.secrets import secret_kinds_in
 
 
 def prompt_secret_kinds(prepared: PreparedInputs) -> dict[str, int]:

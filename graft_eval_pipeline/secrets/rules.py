@@ -1,13 +1,9 @@
-"""The secret rules as one stage-neutral surface: what counts as a secret, found in one text.
+"""The secret rules as one surface: what counts as a secret, found in one text or in many.
 
-Why here and not in export/: three stages apply the same rules. Export redacts with them
-(`export/redact.py` splices the spans found here), a rescan re-runs them over an existing set, and
-a live run looks at each prepared prompt one last time before it is sent (`run/` may not import
-export/). The rules are pure text functions with no I/O, like the seeded sampling in `sample.py`,
-so they live in the bottom stage; the catalogue, scanner and value checks are in
-`secret_catalogue.py`, `secret_scan.py` and `secret_values.py` beside this module.
-
-Only kinds and counts leave this module, never a value.
+Export redacts with `secret_spans` (splicing the spans it reports), a rescan and the live
+pre-send check count with `secret_kinds` / `secret_kinds_in`; the catalogue, scanner and value
+checks are `catalogue.py`, `scan.py` and `values.py` beside this module. Only kinds and counts
+leave this module, never a value.
 """
 
 from __future__ import annotations
@@ -17,8 +13,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 
-from graft_eval_pipeline.evalset.sets.secret_catalogue import TOKENS
-from graft_eval_pipeline.evalset.sets.secret_scan import AddSpan, first_anchor, key_blocks, scan
+from graft_eval_pipeline.secrets.catalogue import TOKENS
+from graft_eval_pipeline.secrets.scan import AddSpan, first_anchor, key_blocks, scan
 
 STRUCTURED_KINDS = ("url_password", "connection_string", "auth_header", "basic_auth", "aws_secret_key")
 SECRET_KINDS: tuple[str, ...] = tuple(

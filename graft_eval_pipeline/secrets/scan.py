@@ -5,7 +5,7 @@ every rule contributes an *anchor* (its literal prefix and the start of its body
 followed by an assignment operator) to one RE2 alternation, which a DFA scans once in linear
 time, over the text's UTF-8 bytes (RE2 would re-encode a `str` at every call). Anchors are rare
 in ordinary code, and only at an anchor does the rule's own `re` pattern run (with the
-look-behind boundaries RE2 lacks) and the value checks of `secret_values.py`.
+look-behind boundaries RE2 lacks) and the value checks of `values.py`.
 
 Why the scan stays linear in its input (minified bundles are one line of megabytes):
 - an anchor whose token starts with a word character starts at a word boundary (`\b`), so a
@@ -30,14 +30,14 @@ from functools import cache
 
 import re2  # type: ignore[import-untyped]
 
-from graft_eval_pipeline.evalset.sets.secret_catalogue import BASIC_AUTH_OK, TOKENS, Token
-from graft_eval_pipeline.evalset.sets.secret_values import (
+from graft_eval_pipeline.secrets.catalogue import BASIC_AUTH_OK, TOKENS, Token
+from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
+from graft_eval_pipeline.secrets.values import (
     MIN_LENGTH,
     is_placeholder,
     looks_secret,
     random_like,
 )
-from graft_eval_pipeline.evalset.sets.utf8 import Utf8Offsets
 
 _A = re.ASCII
 AddSpan = Callable[[int, int, str], None]
@@ -714,7 +714,7 @@ def first_anchor(data: bytes, pos: int = 0) -> int | None:
 
     None means `scan` and `key_blocks` find nothing there; an anchor that matches in a text alone
     matches where it lies in texts joined by newlines (a newline is no word character and no
-    token's), so many short texts take one RE2 pass (`secrets.secret_kinds_in`)."""
+    token's), so many short texts take one RE2 pass (`rules.secret_kinds_in`)."""
     start = _scanner().match(_UNANCHORED, data, pos, len(data))[0][0]
     return None if start < 0 else start
 

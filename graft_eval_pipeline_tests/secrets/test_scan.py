@@ -15,8 +15,8 @@ from collections import Counter
 import pytest
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
-from graft_eval_pipeline.evalset.sets import secret_scan
-from graft_eval_pipeline.evalset.sets.secrets import secret_kinds, secret_kinds_in
+from graft_eval_pipeline.secrets import scan as secret_scan
+from graft_eval_pipeline.secrets.rules import secret_kinds, secret_kinds_in
 
 # One segment of "minified JavaScript" in which several rules' anchors match and are rejected:
 # a Vault-like `s.` + 24 letters (no digit: not random), a secret-named assignment of a call,

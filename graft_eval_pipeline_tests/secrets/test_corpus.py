@@ -1,6 +1,6 @@
 """Recall and look-alike rate of the redactor on the committed secret corpus (issue 12).
 
-The corpus (`data/secrets/`, fictional values, see its README) holds at least 300 true-positive
+The corpus (`data/`, fictional values, see its README) holds at least 300 true-positive
 lines of at least 100 token types and 150 look-alikes. Each line is redacted as an added patch
 line; a true positive counts when its secret is gone and the line count is unchanged, a
 look-alike when the patch comes out unchanged. Targets: recall >= 95 %, look-alikes <= 5 %.
@@ -17,7 +17,7 @@ import pytest
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
 
-DATA = Path(__file__).parent / "data" / "secrets"
+DATA = Path(__file__).parent / "data"
 _MARKER = re.compile(r"\[REDACTED:\w+\]")  # `password` must not be found in `[REDACTED:url_password]`
 
 
