@@ -14,11 +14,21 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from graft_eval_pipeline.secrets.catalogue import TOKENS
+from graft_eval_pipeline.secrets.gitleaks import first_keyword, gitleaks_spans, kind_of, rule_ids
 from graft_eval_pipeline.secrets.scan import AddSpan, first_anchor, key_blocks, scan
+from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 
 STRUCTURED_KINDS = ("url_password", "connection_string", "auth_header", "basic_auth", "aws_secret_key")
 SECRET_KINDS: tuple[str, ...] = tuple(
-    dict.fromkeys(("private_key", *(t.kind for t in TOKENS), *STRUCTURED_KINDS, "assignment"))
+    dict.fromkeys(
+        (
+            "private_key",
+            *(t.kind for t in TOKENS),
+            *(kind_of(rule_id) for rule_id in rule_ids()),
+            *STRUCTURED_KINDS,
+            "assignment",
+        )
+    )
 )
 """Every kind a secret rule reports, in priority order (an earlier kind wins a tie at one start)."""
 
@@ -40,7 +50,45 @@ def secret_spans(
     """Report every secret span of `text` through `add` (key-block lines through `add_block_line`);
     returns the number of private-key blocks found. `data` (the text's UTF-8 bytes) and `first`
     (a byte offset before which no anchor occurs) come from a caller that has already searched."""
-    return key_blocks(text, is_patch, add_block_line) if scan(text, is_patch, add, data, first) else 0
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
+    ours: list[tuple[int, int]] = []  # our token and structured spans: where we have the format
+
+    def add_ours(start: int, end: int, kind: str) -> None:
+        if kind != "assignment":
+            ours.append((start, end))
+        add(start, end, kind)
+
+    blocks = key_blocks(text, is_patch, add_block_line) if scan(text, is_patch, add_ours, data, first) else 0
+    ours.sort()
+    offsets: Utf8Offsets | None = None
+
+    def overlaps(start: int, end: int) -> bool:
+        at = bisect_right(ours, (start, end))
+        return bool((at and ours[at - 1][1] > start) or (at < len(ours) and ours[at][0] < end))
+
+    def add_theirs(start: int, end: int, kind: str) -> None:
+        nonlocal offsets
+        if len(data) != len(text):
+            offsets = offsets or Utf8Offsets(text, data)
+            start, end = offsets.char_of(start), offsets.char_of(end)
+        if not overlaps(start, end):  # one that overlaps ours is left to ours (our kind and span)
+            add(start, end, kind)
+
+    def inside_ours(start: int, end: int) -> bool:
+        at = bisect_right(ours, (start, len(data)))
+        return bool(at and ours[at - 1][0] <= start and ours[at - 1][1] >= end)
+
+    # A match wholly inside one of our spans is skipped before its capture groups are matched
+    # (byte offsets are character offsets only in an ASCII text).
+    gitleaks_spans(data, add_theirs, inside_ours if len(data) == len(text) and ours else None)
+    return blocks
+
+
+def first_hit(data: bytes, pos: int = 0) -> int | None:
+    """The first byte offset at or after `pos` where any rule (ours or gitleaks') may apply."""
+    ours, theirs = first_anchor(data, pos), first_keyword(data, pos)
+    return theirs if ours is None else ours if theirs is None else min(ours, theirs)
 
 
 def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:
@@ -96,7 +144,7 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
     found: Counter[str] = Counter()
     joined = "\n".join([text for text, _ in texts])
     data = joined.encode("utf-8", "surrogatepass")
-    hit = first_anchor(data)
+    hit = first_hit(data)
     if hit is None:
         return found  # most prompts: one RE2 call
     if len(data) == len(joined):
@@ -108,8 +156,8 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
         index = bisect_right(starts, hit) - 1
         text, is_patch = texts[index]
         begin, pos = starts[index], starts[index + 1]
-        # The text's bytes are a slice of the join, and its scan starts at the anchor found.
+        # The text's bytes are a slice of the join, and our scan starts at the first hit.
         if kinds := secret_kinds(text, is_patch=is_patch, data=data[begin : pos - 1], first=hit - begin):
             found.update(kinds)
-        if pos >= len(data) or (hit := first_anchor(data, pos)) is None:
+        if pos >= len(data) or (hit := first_hit(data, pos)) is None:
             return found

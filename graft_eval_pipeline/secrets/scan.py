@@ -36,6 +36,7 @@ from graft_eval_pipeline.secrets.values import (
     MIN_LENGTH,
     is_placeholder,
     looks_secret,
+    placeholder_shape,
     random_like,
 )
 
@@ -190,29 +191,6 @@ class _TokenRule:
     anchor: re.Pattern[str] | None  # the anchor of a token found from inside: checked first
 
 
-_TOKEN_PLACEHOLDERS = (
-    "xxxx",
-    "****",
-    "....",
-    "example",
-    "your_",
-    "your-",
-    "placeholder",
-    "redacted",
-    "dummy",
-    "fake",
-    "${",
-    "{{",
-    "<",
-    ">",
-)
-
-
-def _token_placeholder(body: str) -> bool:
-    lower = body.lower()
-    return lower.startswith("your") or any(p in lower for p in _TOKEN_PLACEHOLDERS)
-
-
 def _word_start(token: Token) -> bool:
     """Does the token's prefix start with a word character (so it never follows one)?"""
     head = token.prefixes[0][0]
@@ -266,7 +244,7 @@ def _token_handler(rule: _TokenRule) -> Handler:
             value = match.group(0)
             prefix_len = len(match.group("p")) if token.pattern is None else 0
             body = value[prefix_len:]
-            if _token_placeholder(body) and not (token.checksum and token.checksum(value)):
+            if placeholder_shape(body) and not (token.checksum and token.checksum(value)):
                 return None
             if token.validate is not None and not token.validate(value):
                 return None

@@ -277,6 +277,23 @@ def is_placeholder(value: str) -> bool:
     return bool(_WHOLE_PLACEHOLDER.fullmatch(value) or _TEMPLATE.search(value))
 
 
+_SHAPE_PARTS = ("xxxx", "****", "....", "example", "your_", "your-", "placeholder", "redacted", "changeme")
+_SHAPE_MARKS = ("${", "{{", "<", ">")
+
+
+def placeholder_shape(value: str) -> bool:
+    """A stand-in by its shape (`xxxx…`, `YOUR_…`, `<…>`, `${…}`, `example`, `changeme`,
+    `redacted`): a token of a known format is kept only then. Words such as `fake`, `dummy` or
+    `test` inside a format-valid token do not make it one: for an evaluation set a redacted
+    placeholder costs nothing, a kept secret is a leak."""
+    lower = value.lower()
+    return (
+        lower.startswith("your")
+        or any(p in lower for p in _SHAPE_PARTS)
+        or any(m in value for m in _SHAPE_MARKS)
+    )
+
+
 def _camel_identifier(value: str) -> bool:
     """`accessTokenValue` (a few humps) rather than `aBcDeFgHiJ` (random case)."""
     humps = sum(1 for a, b in itertools.pairwise(value) if a.islower() and b.isupper())

@@ -72,7 +72,9 @@ def test_kinds_in_the_counts_match_the_expected_kind(true_positives: list[dict[s
     wrong = []
     for entry in true_positives:
         _, _, counts = _redact(str(entry["line"]))
-        if entry["kind"] not in counts:
+        # A gitleaks rule that names the provider of a generic assignment names it right.
+        named = entry["kind"] == "assignment" and any(kind.startswith("gl_") for kind in counts)
+        if entry["kind"] not in counts and not named:
             wrong.append(f"{entry['type']}: expected {entry['kind']}, got {dict(counts)}")
     assert len(wrong) <= 0.05 * len(true_positives), "\n".join(wrong)
 
