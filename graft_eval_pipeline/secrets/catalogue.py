@@ -895,7 +895,8 @@ TOKENS: tuple[Token, ...] = (
         "jwt",
         "jwt",
         "eyJ",
-        "[A-Za-z0-9_-]{5,}\\.ey[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*",
+        # The signature is optional: an unsigned `header.claims` pair still carries the claims.
+        "[A-Za-z0-9_-]{5,}\\.ey[A-Za-z0-9_-]{5,}(?:\\.[A-Za-z0-9_-]*)?",
         "https://datatracker.ietf.org/doc/html/rfc7519",
     ),
     _t(

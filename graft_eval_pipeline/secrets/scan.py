@@ -563,6 +563,11 @@ class _Scanner:
         return found
 
 
+@cache
+def _handler_of(token: Token) -> Handler:
+    return _token_handler(_token_rule(token))
+
+
 def _gated(rules: list[tuple[str, Handler]]) -> Handler:
     """The handlers of tokens found from inside, behind one `re` match of all their anchors: a
     keyword hit that no assignment rule takes is not handed to each of them in turn."""
@@ -583,13 +588,19 @@ def _gated(rules: list[tuple[str, Handler]]) -> Handler:
 
 @cache
 def _scanner() -> _Scanner:
+    return build_scanner(TOKENS)
+
+
+def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
+    """The scanner of `tokens` beside the structured and keyword rules (the corpus test builds
+    one without a provider's formats, to measure what the rest finds of that provider)."""
     anchors: list[str] = []
     by_head: dict[str, list[Handler]] = {}
     by_head_ci: dict[str, list[Handler]] = {}
     fallback: list[Handler] = []
     inside: list[tuple[str, Handler]] = []  # tokens found from an anchor inside them
-    for token in TOKENS:
-        handler = _token_handler(_token_rule(token))
+    for token in tokens:
+        handler = _handler_of(token)
         anchors.append(_token_anchor(token))
         if token.anchor is not None:
             inside.append((token.anchor, handler))
@@ -702,7 +713,8 @@ def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:
 
     A BEGIN marker counts only when key material follows (base64 on the next line, PEM or PuTTY
     headers, or a `\\n`-escaped body on the same line as in a service-account JSON), so code that
-    merely mentions the marker stays. A block without END runs to the end of the text.
+    merely mentions the marker stays. A block without END runs to the end of its hunk (a patch)
+    or of the text.
     """
     blocks = 0
     inside = False
@@ -726,7 +738,9 @@ def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:
                     add(first, offset + len(line), "private_key")
                 offset += len(line) + 1
                 continue
-        if inside and not hunk:
+        if inside and hunk:
+            inside = False  # a block without its END line ends with its hunk
+        if inside:
             end_match = _END_KEY.search(content)
             if end_match is not None:
                 add(offset + skip, offset + skip + end_match.end(), "private_key")

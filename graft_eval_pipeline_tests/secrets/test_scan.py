@@ -117,3 +117,21 @@ def test_texts_checked_together_count_as_each_checked_alone(texts: list[tuple[st
         assert alone == Counter({"private_key": 1, "github_token": 1, "assignment": 1}), alone
     if texts and texts[0][0] == "octo/repo":
         assert alone == Counter()
+
+
+def test_an_unsigned_two_part_jwt_is_redacted() -> None:
+    claims = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhYmMxMjMiLCJyb2xlIjoiYWRtaW4ifQ"
+    counts: Counter[str] = Counter()
+    assert redact_text(f"auth({claims})", RedactOptions(), counts) == "auth([REDACTED:jwt])"
+    assert counts == Counter({"jwt": 1})
+
+
+def test_a_key_block_without_end_ends_with_its_hunk() -> None:
+    body = "MIIEpAIBAAKCAQEA" + "k" * 40
+    patch = (
+        f"@@ -0,0 +1,2 @@\n+-----BEGIN RSA PRIVATE KEY-----\n+{body}\n@@ -9,1 +9,1 @@\n+value = compute(x)"
+    )
+    counts: Counter[str] = Counter()
+    out = redact_text(patch, RedactOptions(), counts, is_patch=True)
+    assert body not in out and out.endswith("@@ -9,1 +9,1 @@\n+value = compute(x)")
+    assert counts == Counter({"private_key": 1})
