@@ -33,11 +33,14 @@ import re2  # type: ignore[import-untyped]
 from graft_eval_pipeline.secrets.catalogue import BASIC_AUTH_OK, TOKENS, Token
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 from graft_eval_pipeline.secrets.values import (
-    MIN_LENGTH,
+    MIN_PASSWORD_LENGTH,
+    connection_password,
     is_placeholder,
     looks_secret,
+    passphrase,
     placeholder_shape,
     random_like,
+    short_password,
 )
 
 _A = re.ASCII
@@ -88,6 +91,7 @@ _STRONG = (
     rf"(?:{_KEY_QUALIFIERS}){_SEP}key"
 )
 _WEAK = r"pass|auth|credentials?|creds"
+_PASSWORD_KW = re.compile(r"passw(?:or)?d|passwort|passphrase|kennwort|pwd|secret", _A | re.IGNORECASE)
 _DECOR = (
     r"(?:[_.\-]?(?:[0-9]{1,4}|b64|base64|hex|raw|str|string|plain|plaintext|value|val|enc|encoded|base|"
     r"prod|production|dev|development|stage|staging|test|live|new|old|default|local))?"
@@ -97,14 +101,15 @@ _TYPE = r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]<>|?]*[ \t]*(?==)|[ \t]+[A-Za-z_][\w.
 _OPS = r"(?P<op>:::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|:|>|\(|,|[ \t]+(?=[\"'`]))"
 # RE2 has no look-ahead: its anchor is looser (the `re` pattern below decides).
 _TYPE_RE2 = r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.\[\]<>|?]*[ \t]*)?"
-# Every accepted value is at least MIN_LENGTH characters without white space, and only `:` (YAML
+# Every accepted value starts with MIN_PASSWORD_LENGTH characters without white space (a quoted
+# passphrase's first word is shorter only where it fails the value checks), and only `:` (YAML
 # block scalars, type annotations) and `>` (an element's text on the next line) may take it from
 # elsewhere: after any other operator the anchor asks for the value's first characters, so a
 # call (`token(self)`), a list (`token, and`) or a short right-hand side is no hit.
-_VALUE_RE2 = rf"[ \t]*(?:[@bBrRuUfF$]?\\?[\"'`])?\S{{{MIN_LENGTH}}}"
+_VALUE_RE2 = rf"[ \t]*(?:[@bBrRuUfF$]?\\?[\"'`])?\S{{{MIN_PASSWORD_LENGTH}}}"
 _OPS_RE2 = (
     r"(?:(?::::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|\(|,)"
-    rf"{_VALUE_RE2}|[ \t]+[\"'`]\S{{{MIN_LENGTH}}}|:|>)"
+    rf"{_VALUE_RE2}|[ \t]+[\"'`]\S{{{MIN_PASSWORD_LENGTH}}}|:|>)"
 )
 
 _ASSIGN = re.compile(
@@ -387,7 +392,21 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
             return None
         vstart, vend, quoted = nested
         value = text[vstart:vend]
-    if not looks_secret(value, quoted=quoted, strict=strict):
+    password = _PASSWORD_KW.fullmatch(kw) is not None and not strict
+    # `Server=…;User ID=…;Password=myPassword;`: `;`-separated pairs, a plain name, no call.
+    in_connection_string = (
+        not quoted
+        and op == "="
+        and ";" in (text[name_start - 1 : name_start], text[vend : vend + 1])
+        and "." not in name
+        and "(" not in value
+        and text.count("=", lo, hi) >= 2
+    )
+    if not (
+        looks_secret(value, quoted=quoted, strict=strict)
+        or (password and (short_password(value) or (quoted and passphrase(value))))
+        or (in_connection_string and connection_password(value))
+    ):
         return None
     kind = "assignment" if multiline else _kind_for(name, value, quoted, op, text, name_start, vend)
     add(vstart, vend, kind)
@@ -536,6 +555,38 @@ def _sas(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) 
     return start
 
 
+_CALL_CREDENTIAL = re.compile(
+    r"(?i:credentials?|login|authenticate|auth)\([ \t]*([\"'])[^\"'\n]{1,64}\1[ \t]*,[ \t]*"
+    r"([\"'])(?P<pw>[^\"'\n]{6,200})\2",
+    _A,
+)
+_NETRC = re.compile(r"(?i:login)[ \t]+\S+[ \t]+(?i:password)[ \t]+(?P<pw>[^\s\"']+)", _A)
+
+
+def _call_credential(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`new NetworkCredential("user", "AP7JaG9…")`, `login("user", "…")`: the argument after a user name."""
+    match = _CALL_CREDENTIAL.match(text, start, hi)
+    if match is None:
+        return None
+    pw = match.group("pw")
+    if not (looks_secret(pw, quoted=True) or short_password(pw)):
+        return None
+    add(match.start("pw"), match.end("pw"), "basic_auth")
+    return start
+
+
+def _netrc(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`.netrc`: `machine host login user password value`."""
+    match = _NETRC.match(text, start, hi)
+    if match is None:
+        return None
+    pw = match.group("pw")
+    if len(pw) < MIN_PASSWORD_LENGTH or is_placeholder(pw) or pw.startswith(("$", "%", "{", "<")):
+        return None
+    add(match.start("pw"), match.end("pw"), "basic_auth")
+    return start
+
+
 @dataclass(frozen=True)
 class _Scanner:
     """One RE2 alternation without groups (a DFA scan, cheap per hit); a hit is dispatched on its
@@ -615,6 +666,13 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         (r"(?i:basic)[ \t]+[A-Za-z0-9+/]{8}", (), ("ba",), _basic),
         (r"(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]+:[^\s\"']", ("-u", "--"), (), _curl_user),
         (r"[?&;]sig=[A-Za-z0-9%+/=]{20}", ("?s", "&s", ";s"), (), _sas),
+        (
+            r"(?i:credentials?|login|authenticate|auth)\([ \t]*[\"'][^\"'\n]{1,64}[\"'][ \t]*,[ \t]*[\"']",
+            (),
+            ("cr", "lo", "au"),
+            _call_credential,
+        ),
+        (r"(?i:login)[ \t]+\S+[ \t]+(?i:password)[ \t]+[^\s\"']", (), ("lo",), _netrc),
         (rf"(?i:env)[ \t]+[A-Za-z0-9_.\-]*{kw}[ \t]+[^\s=]", (), ("en",), _env_or_flag(_ENV_RX)),
         (rf"--[A-Za-z0-9_\-]*{kw}[ \t]+[^\s\-]", ("--",), (), _env_or_flag(_FLAG_RX)),
         (

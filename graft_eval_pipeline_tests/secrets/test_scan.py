@@ -135,3 +135,33 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
     out = redact_text(patch, RedactOptions(), counts, is_patch=True)
     assert body not in out and out.endswith("@@ -9,1 +9,1 @@\n+value = compute(x)")
     assert counts == Counter({"private_key": 1})
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ('password = "value with quotes and spaces"', "assignment"),
+        ("PASSWORD1=hunter2", "assignment"),
+        ("Server=db;User ID=sa;Password=myPassword;", "connection_string"),
+        ('var c = new NetworkCredential("user", "AP7JaG9kLm2Qx");', "basic_auth"),
+        ("machine api.example.com login bob password s3cr3tPa55", "basic_auth"),
+    ],
+)
+def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) -> None:
+    assert secret_kinds(line) == Counter({kind: 1})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'password = "Enter your password"',
+        'password: "must be 8 chars"',
+        'password = "******"',
+        "x.password=a.b;y=2",
+        'login("bob", "password")',
+        "machine x login bob password $PW",
+        "token = peek()",
+    ],
+)
+def test_their_look_alikes_are_kept(line: str) -> None:
+    assert secret_kinds(line) == Counter()
