@@ -85,12 +85,6 @@ def secret_spans(
     return blocks
 
 
-def first_hit(data: bytes, pos: int = 0) -> int | None:
-    """The first byte offset at or after `pos` where any rule (ours or gitleaks') may apply."""
-    ours, theirs = first_anchor(data, pos), first_keyword(data, pos)
-    return theirs if ours is None else ours if theirs is None else min(ours, theirs)
-
-
 def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:
     """The spans a redaction replaces: leftmost first, ties by priority; one that overlaps an
     earlier kept span is dropped."""
@@ -144,20 +138,27 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
     found: Counter[str] = Counter()
     joined = "\n".join([text for text, _ in texts])
     data = joined.encode("utf-8", "surrogatepass")
-    hit = first_hit(data)
-    if hit is None:
-        return found  # most prompts: one RE2 call
+    # The next hit of each prefilter, kept until the search passes it: neither scans a byte twice.
+    ours, theirs = first_anchor(data), first_keyword(data)
+    if ours is None and theirs is None:
+        return found  # most prompts: two RE2 calls
     if len(data) == len(joined):
         sizes = [len(text) + 1 for text, _ in texts]
     else:
         sizes = [len(text.encode("utf-8", "surrogatepass")) + 1 for text, _ in texts]
     starts = list(accumulate(sizes, initial=0))  # the byte offset of each text in `data`
-    while True:
+    while ours is not None or theirs is not None:
+        hit = min(h for h in (ours, theirs) if h is not None)
         index = bisect_right(starts, hit) - 1
         text, is_patch = texts[index]
         begin, pos = starts[index], starts[index + 1]
         # The text's bytes are a slice of the join, and our scan starts at the first hit.
         if kinds := secret_kinds(text, is_patch=is_patch, data=data[begin : pos - 1], first=hit - begin):
             found.update(kinds)
-        if pos >= len(data) or (hit := first_hit(data, pos)) is None:
-            return found
+        if pos >= len(data):
+            break
+        if ours is not None and ours < pos:
+            ours = first_anchor(data, pos)
+        if theirs is not None and theirs < pos:
+            theirs = first_keyword(data, pos)
+    return found
