@@ -217,6 +217,8 @@ def gitleaks_spans(data: bytes, add: AddSpan, taken: Callable[[int, int], bool] 
                 lower = data[hit : hit + 64].lower()
             if not lower.startswith(keyword):
                 continue
+            if taken is not None and taken(hit, hit + len(keyword)):
+                continue  # the keyword is inside a secret found otherwise (`ghp_` in our GitHub token)
             for rule in rules:
                 if covered.get(rule.id, -1) > hit:
                     continue
