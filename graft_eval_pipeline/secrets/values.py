@@ -366,7 +366,8 @@ def short_password(value: str) -> bool:
         return False
     has_letter = any(c.isalpha() for c in value)
     has_other = any(c.isdigit() or not c.isalnum() for c in value)
-    return has_letter and has_other and not value.startswith(("$", "%", "{", "<", "("))
+    # `!vault`, `&anchor`, `*alias`: YAML tags and anchors, not values.
+    return has_letter and has_other and not value.startswith(("$", "%", "{", "<", "(", "!", "&", "*"))
 
 
 def passphrase(value: str) -> bool:
