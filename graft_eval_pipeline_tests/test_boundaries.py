@@ -23,6 +23,16 @@ FORBIDDEN = {
         "dagster",
     ),
     "evalset": ("graft_eval_pipeline.defs", "graft_eval_pipeline.cli", "dagster"),
+    # A leaf: the secret rules are pure text functions that import nothing else of ours.
+    "secrets": (
+        "graft_eval_pipeline.evalset",
+        "graft_eval_pipeline.card",
+        "graft_eval_pipeline.github",
+        "graft_eval_pipeline.defs",
+        "graft_eval_pipeline.cli",
+        "graft_eval_pipeline.lazy",
+        "dagster",
+    ),
 }
 
 # Output sinks: a call to one of these must not be handed case content.
@@ -182,6 +192,68 @@ def test_each_stage_exports_exactly_what_the_others_use() -> None:
             if len(parts) == 3 and parts[2] in STAGES and _stage_of(path) != parts[2]:
                 used[parts[2]].update(names)
     assert {stage: _public_names(stage) for stage in STAGES} == used
+
+
+SECRETS = "graft_eval_pipeline.secrets"
+
+
+def _secrets_imports(tree: ast.AST) -> list[tuple[str, list[str]]]:
+    """(module, imported names) for every import of the secrets package or one of its modules."""
+    found: list[tuple[str, list[str]]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == SECRETS or node.module.startswith(SECRETS + "."):
+                found.append((node.module, [alias.name for alias in node.names]))
+        elif isinstance(node, ast.Import):
+            found += [
+                (a.name, []) for a in node.names if a.name == SECRETS or a.name.startswith(SECRETS + ".")
+            ]
+    return found
+
+
+def _package_all(init: Path) -> set[str]:
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    raise AssertionError(f"{init} has no __all__")
+
+
+def _secrets_offences(rel: str, imports: list[tuple[str, list[str]]], public: set[str]) -> list[str]:
+    offences = []
+    for module, names in imports:
+        if module != SECRETS:
+            offences.append(f"{rel} imports {module} (use the package {SECRETS})")
+        offences += [f"{rel} imports {n} from secrets, not in its __all__" for n in names if n not in public]
+    return offences
+
+
+def test_the_secrets_package_is_used_only_through_its_public_surface_which_is_what_others_use() -> None:
+    """Export, rescan and the live pre-send check import `graft_eval_pipeline.secrets` and the
+    names of its `__all__`, never a module inside it; `__all__` holds exactly the names they use."""
+    public = _package_all(PACKAGE / "secrets" / "__init__.py")
+    offences: list[str] = []
+    used: set[str] = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] == "secrets":
+            continue
+        imports = _secrets_imports(ast.parse(path.read_text(encoding="utf-8")))
+        offences += _secrets_offences(rel.as_posix(), imports, public)
+        used.update(name for _, names in imports for name in names)
+    assert offences == []
+    assert used == public
+
+
+def test_secrets_detector_sees_a_private_module_and_a_private_name() -> None:
+    tree = ast.parse(
+        "from graft_eval_pipeline.secrets.scan import scan\n"
+        "from graft_eval_pipeline.secrets import _x, secret_kinds\n"
+    )
+    assert _secrets_offences("evalset/run/x.py", _secrets_imports(tree), {"secret_kinds"}) == [
+        f"evalset/run/x.py imports {SECRETS}.scan (use the package {SECRETS})",
+        "evalset/run/x.py imports scan from secrets, not in its __all__",
+        "evalset/run/x.py imports _x from secrets, not in its __all__",
+    ]
 
 
 def test_U_BND_1_detector_sees_a_forbidden_import() -> None:

@@ -25,6 +25,6 @@ def test_an_unknown_name_is_an_attribute_error_naming_it() -> None:
 
 
 def test_a_lazy_name_is_loaded_once_and_kept_in_the_package() -> None:
-    package = import_module("graft_eval_pipeline.evalset.sets")
-    first = package.secret_kinds
-    assert "secret_kinds" in vars(package) and package.secret_kinds is first
+    package = import_module("graft_eval_pipeline.evalset.export")
+    first = package.RedactOptions
+    assert "RedactOptions" in vars(package) and package.RedactOptions is first

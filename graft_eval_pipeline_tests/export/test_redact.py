@@ -9,7 +9,7 @@ import pytest
 from graft_eval_pipeline.card.models import IssueInfo
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs, redact_text
 from graft_eval_pipeline.evalset.sets.errors import EvalError
-from graft_eval_pipeline.evalset.sets.secrets import secret_kinds
+from graft_eval_pipeline.secrets.rules import secret_kinds
 from graft_eval_pipeline_tests.builders import make_file, make_inputs
 
 # Built at run time so no scanner sees a complete fake credential in the source.

@@ -23,8 +23,8 @@ from graft_eval_pipeline.evalset.export.rescan import rescan_set
 from graft_eval_pipeline.evalset.sets.case_schema import PilotSource, Redaction
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
-from graft_eval_pipeline.evalset.sets.secrets import secret_kinds
 from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, open_set, read_case, write_case
+from graft_eval_pipeline.secrets.rules import secret_kinds
 from graft_eval_pipeline_tests.builders import (
     copy_synthetic,
     make_file,
@@ -35,7 +35,7 @@ from graft_eval_pipeline_tests.builders import (
     pilot_source,
 )
 
-DATA = Path(__file__).parent / "data" / "secrets"
+DATA = Path(__file__).parents[1] / "secrets" / "data"
 TITLE = "Rotate the billing webhook TITLEMARK-7c2"
 GITLAB = "glpat-" + "Ab3dEf6hIj9kLm2nOp5q"
 STRIPE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"

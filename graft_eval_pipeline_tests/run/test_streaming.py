@@ -256,7 +256,7 @@ NOT_FOR_A_FAKE_RUN = (
     "graft_eval_pipeline.github.client",
     "graft_eval_pipeline.evalset.run.live",
     "graft_eval_pipeline.evalset.export.stages",
-    "graft_eval_pipeline.evalset.sets.secret_scan",
+    "graft_eval_pipeline.secrets.scan",
 )
 
 

@@ -5,11 +5,11 @@ Applied to the title, body, issue title and body, and every patch. A match never
 line is never touched, so a patch keeps its line count and its shape; paths, statuses and counts
 are not looked at. Only `{kind, count}` is recorded, never a value.
 
-What counts as a secret lives in the sets stage (`sets/secrets.py` and the catalogue, scanner
-and value checks beside it), because a rescan and the live-mode prompt check apply the same
-rules. Matches become spans that are resolved once (`kept_spans`: leftmost wins, ties by kind
-priority) and spliced in a single pass. User patterns (`--redact-pattern`) run on RE2, a
-linear-time engine, so no pattern can make an export hang.
+What counts as a secret lives in its own package (`graft_eval_pipeline.secrets`), because a
+rescan and the live-mode prompt check apply the same rules. Matches become spans that are
+resolved once (`kept_spans`: leftmost wins, ties by kind priority) and spliced in a single pass.
+User patterns (`--redact-pattern`) run on RE2, a linear-time engine, so no pattern can make an
+export hang.
 """
 
 from __future__ import annotations
@@ -23,14 +23,8 @@ from functools import cache
 import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.card.models import CardInputs
-from graft_eval_pipeline.evalset.sets import (
-    SECRET_KINDS,
-    EvalError,
-    Redaction,
-    Utf8Offsets,
-    kept_spans,
-    secret_spans,
-)
+from graft_eval_pipeline.evalset.sets import EvalError, Redaction
+from graft_eval_pipeline.secrets import SECRET_KINDS, Utf8Offsets, kept_spans, secret_spans
 
 _A = re.ASCII  # JavaScript semantics: \b, \s and [A-Za-z] are ASCII-only
 

@@ -2,7 +2,7 @@
 
 Why: redaction runs once, at export, with the rules of that day. A case exported before the rules
 grew, written by hand or by another tool may still hold a secret, and a live run sends its text
-to the model API. So the live plan runs the export's secret rules (`sets/secrets.py`) over the
+to the model API. So the live plan runs the export's secret rules (`graft_eval_pipeline.secrets`) over the
 prepared inputs, the cut text the writer and verifier prompts are rendered from: repository,
 title, description, linked issue, every path and every patch (as a diff, line by line, like the
 export). The rest of a prompt is our own markup, counts and rule ids, and the verifier's card,
@@ -13,18 +13,19 @@ run allows secrets; only the kinds are kept, never a value.
 from __future__ import annotations
 
 from graft_eval_pipeline.card.prepare import PreparedInputs
-from graft_eval_pipeline.evalset.sets import secret_kinds, secret_kinds_in
+from graft_eval_pipeline.secrets import secret_kinds_in
 
 
 def prompt_secret_kinds(prepared: PreparedInputs) -> dict[str, int]:
     """Kind -> count of the secrets in the text a case's prompts would carry (empty: none)."""
     inputs = prepared.inputs
-    texts = [inputs.repository_full_name, inputs.pr.title, inputs.pr.body]
+    texts = [(inputs.repository_full_name, False), (inputs.pr.title, False), (inputs.pr.body, False)]
     if inputs.issue is not None:
-        texts += [inputs.issue.title, inputs.issue.body]
-    texts += [path for f in inputs.files for path in (f.path, f.previous_path) if path]
-    found = secret_kinds_in(texts)  # short fields: one RE2 call when none can hold a secret
+        texts += [(inputs.issue.title, False), (inputs.issue.body, False)]
     for f in inputs.files:
-        if f.patch and (kinds := secret_kinds(f.patch, is_patch=True)):
-            found.update(kinds)
-    return dict(sorted(found.items()))
+        texts.append((f.path, False))
+        if f.previous_path:
+            texts.append((f.previous_path, False))
+    texts += [(f.patch, True) for f in inputs.files if f.patch]
+    # One prefilter pass over every field joined: only a field an anchor starts in is scanned.
+    return dict(sorted(secret_kinds_in(texts).items()))

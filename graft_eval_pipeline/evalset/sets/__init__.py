@@ -1,10 +1,9 @@
 """Case sets: the case format, sealing, the store on disk, environment, errors, paths, the
-terminal-safe view and the seeded sampling helpers every other stage builds on.
+terminal-safe view and the seeded sampling helpers every other stage builds on (the secret rules
+are their own package, `graft_eval_pipeline.secrets`).
 
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """
-
-from typing import TYPE_CHECKING
 
 from graft_eval_pipeline.evalset.sets.case_schema import (
     CASE_ID_PATTERN,
@@ -110,27 +109,6 @@ from graft_eval_pipeline.evalset.sets.untrusted import (
     read_limited,
     validate,
 )
-from graft_eval_pipeline.evalset.sets.utf8 import Utf8Offsets
-from graft_eval_pipeline.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from graft_eval_pipeline.evalset.sets.secrets import (
-        SECRET_KINDS,
-        kept_spans,
-        secret_kinds,
-        secret_kinds_in,
-        secret_spans,
-    )
-
-# The secret rules compile a catalogue of regexes (~30 ms): loaded on first use
-# (graft_eval_pipeline/lazy.py), so a run that never redacts or checks a prompt skips them.
-__getattr__ = lazy_exports(
-    __name__,
-    {
-        name: "secrets"
-        for name in ("SECRET_KINDS", "kept_spans", "secret_kinds", "secret_kinds_in", "secret_spans")
-    },
-)
 
 __all__ = [
     "ASSETS_DIR",
@@ -154,7 +132,6 @@ __all__ = [
     "PURGE_LOG",
     "RUNS_DIR",
     "SCHEMA_DIR",
-    "SECRET_KINDS",
     "SET_FILE",
     "SYNTHETIC_BASELINE",
     "SYNTHETIC_DIR",
@@ -183,7 +160,6 @@ __all__ = [
     "SetMeta",
     "SizeStratum",
     "UntrustedInputError",
-    "Utf8Offsets",
     "accept_current_state",
     "allocate",
     "assert_private_location",
@@ -199,7 +175,6 @@ __all__ = [
     "gold",
     "holding",
     "iter_cases",
-    "kept_spans",
     "label_counts",
     "list_case_ids",
     "load_json",
@@ -224,9 +199,6 @@ __all__ = [
     "render_case",
     "repository_label",
     "resolve_set_dir",
-    "secret_kinds",
-    "secret_kinds_in",
-    "secret_spans",
     "seeded_shuffle",
     "size_stratum",
     "stamp_value",

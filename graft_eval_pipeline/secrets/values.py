@@ -16,6 +16,8 @@ import re
 from collections import Counter
 
 MIN_LENGTH = 8
+MIN_PASSWORD_LENGTH = 6
+"""A password-named value (`PASSWORD1=hunter2`) may be this short when it looks chosen, not named."""
 _A = re.ASCII
 
 # Whole values (lower-cased) that are never secrets: literals, modes, placeholders.
@@ -277,6 +279,23 @@ def is_placeholder(value: str) -> bool:
     return bool(_WHOLE_PLACEHOLDER.fullmatch(value) or _TEMPLATE.search(value))
 
 
+_SHAPE_PARTS = ("xxxx", "****", "....", "example", "your_", "your-", "placeholder", "redacted", "changeme")
+_SHAPE_MARKS = ("${", "{{", "<", ">")
+
+
+def placeholder_shape(value: str) -> bool:
+    """A stand-in by its shape (`xxxx…`, `YOUR_…`, `<…>`, `${…}`, `example`, `changeme`,
+    `redacted`): a token of a known format is kept only then. Words such as `fake`, `dummy` or
+    `test` inside a format-valid token do not make it one: for an evaluation set a redacted
+    placeholder costs nothing, a kept secret is a leak."""
+    lower = value.lower()
+    return (
+        lower.startswith("your")
+        or any(p in lower for p in _SHAPE_PARTS)
+        or any(m in value for m in _SHAPE_MARKS)
+    )
+
+
 def _camel_identifier(value: str) -> bool:
     """`accessTokenValue` (a few humps) rather than `aBcDeFgHiJ` (random case)."""
     humps = sum(1 for a, b in itertools.pairwise(value) if a.islower() and b.isupper())
@@ -331,6 +350,43 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
     if strict:
         return random_like(value)
     return True
+
+
+_PROSE_START = re.compile(
+    r"(?:enter|your|please|the|a|an|type|input|confirm|invalid|wrong|incorrect|new|old|current|"
+    r"forgot|reset|change|show|hide|must|should|at least|min|max|password|passwords)\b",
+    _A | re.IGNORECASE,
+)
+
+
+def short_password(value: str) -> bool:
+    """A password-named value of 6 or 7 characters that has a letter and a digit or a symbol
+    (`hunter2`) and is no word, placeholder or reference."""
+    if not MIN_PASSWORD_LENGTH <= len(value) < MIN_LENGTH or " " in value or is_placeholder(value):
+        return False
+    has_letter = any(c.isalpha() for c in value)
+    has_other = any(c.isdigit() or not c.isalnum() for c in value)
+    # `!vault`, `&anchor`, `*alias`: YAML tags and anchors, not values.
+    return has_letter and has_other and not value.startswith(("$", "%", "{", "<", "(", "!", "&", "*"))
+
+
+def passphrase(value: str) -> bool:
+    """A quoted password of words (`"value with quotes and spaces"`): two to eight words, no
+    prose (a label or message starts with `enter`, `your`, `invalid`, …, or ends a sentence)."""
+    words = value.split()
+    if not 2 <= len(words) <= 8 or len(value) > 80 or "\n" in value:
+        return False
+    if _PROSE_START.match(value) or value.rstrip().endswith((".", "?", "!", ":")) or is_placeholder(value):
+        return False
+    return not any(mark in value for mark in ("{", "}", "%s", "%d", "$"))
+
+
+def connection_password(value: str) -> bool:
+    """The password of a `;`-separated connection string (`…;Password=myPassword;`): any value
+    of 6 or more characters that is no reference or template (an identifier counts here)."""
+    if len(value) < MIN_PASSWORD_LENGTH or value.startswith(("$", "%", "{", "<", "(", "@")):
+        return False
+    return not placeholder_shape(value) and value.lower() not in _WORDS
 
 
 def _code_identifier(value: str) -> bool:

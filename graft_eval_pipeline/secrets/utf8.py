@@ -2,7 +2,7 @@
 
 Why: google-re2 encodes a `str` subject to UTF-8 (and counts characters up to `pos`) at every
 call, so a loop of `search(text, pos)` over a non-ASCII text costs its whole length per hit.
-The scans (`secret_scan.py`, the export's user patterns) encode once and search the bytes; this
+The scans (`scan.py`, the export's user patterns) encode once and search the bytes; this
 turns the byte offsets of their hits back into `str` offsets, in time linear in the text.
 """
 

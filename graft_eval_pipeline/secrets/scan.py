@@ -5,7 +5,7 @@ every rule contributes an *anchor* (its literal prefix and the start of its body
 followed by an assignment operator) to one RE2 alternation, which a DFA scans once in linear
 time, over the text's UTF-8 bytes (RE2 would re-encode a `str` at every call). Anchors are rare
 in ordinary code, and only at an anchor does the rule's own `re` pattern run (with the
-look-behind boundaries RE2 lacks) and the value checks of `secret_values.py`.
+look-behind boundaries RE2 lacks) and the value checks of `values.py`.
 
 Why the scan stays linear in its input (minified bundles are one line of megabytes):
 - an anchor whose token starts with a word character starts at a word boundary (`\b`), so a
@@ -25,17 +25,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import re2  # type: ignore[import-untyped]
 
-from graft_eval_pipeline.evalset.sets.secret_catalogue import BASIC_AUTH_OK, TOKENS, Token
-from graft_eval_pipeline.evalset.sets.secret_values import is_placeholder, looks_secret, random_like
-from graft_eval_pipeline.evalset.sets.utf8 import Utf8Offsets
+from graft_eval_pipeline.secrets.catalogue import BASIC_AUTH_OK, TOKENS, Token
+from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
+from graft_eval_pipeline.secrets.values import (
+    MIN_PASSWORD_LENGTH,
+    connection_password,
+    is_placeholder,
+    looks_secret,
+    passphrase,
+    placeholder_shape,
+    random_like,
+    short_password,
+)
 
 _A = re.ASCII
 AddSpan = Callable[[int, int, str], None]
+_Match = Callable[[object, bytes, int, int], list[tuple[int, int]]]
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _DIFF_PREFIXES = frozenset("+- ")
 
 WINDOW_BEFORE = 256
@@ -80,6 +91,7 @@ _STRONG = (
     rf"(?:{_KEY_QUALIFIERS}){_SEP}key"
 )
 _WEAK = r"pass|auth|credentials?|creds"
+_PASSWORD_KW = re.compile(r"passw(?:or)?d|passwort|passphrase|kennwort|pwd|secret", _A | re.IGNORECASE)
 _DECOR = (
     r"(?:[_.\-]?(?:[0-9]{1,4}|b64|base64|hex|raw|str|string|plain|plaintext|value|val|enc|encoded|base|"
     r"prod|production|dev|development|stage|staging|test|live|new|old|default|local))?"
@@ -89,7 +101,16 @@ _TYPE = r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]<>|?]*[ \t]*(?==)|[ \t]+[A-Za-z_][\w.
 _OPS = r"(?P<op>:::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|:|>|\(|,|[ \t]+(?=[\"'`]))"
 # RE2 has no look-ahead: its anchor is looser (the `re` pattern below decides).
 _TYPE_RE2 = r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.\[\]<>|?]*[ \t]*)?"
-_OPS_RE2 = r"(?::::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|:|>|\(|,|[ \t]+[\"'`])"
+# Every accepted value starts with MIN_PASSWORD_LENGTH characters without white space (a quoted
+# passphrase's first word is shorter only where it fails the value checks), and only `:` (YAML
+# block scalars, type annotations) and `>` (an element's text on the next line) may take it from
+# elsewhere: after any other operator the anchor asks for the value's first characters, so a
+# call (`token(self)`), a list (`token, and`) or a short right-hand side is no hit.
+_VALUE_RE2 = rf"[ \t]*(?:[@bBrRuUfF$]?\\?[\"'`])?\S{{{MIN_PASSWORD_LENGTH}}}"
+_OPS_RE2 = (
+    r"(?:(?::::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|\(|,)"
+    rf"{_VALUE_RE2}|[ \t]+[\"'`]\S{{{MIN_PASSWORD_LENGTH}}}|:|>)"
+)
 
 _ASSIGN = re.compile(
     rf"(?i:(?P<kw>{_STRONG}|{_WEAK}){_DECOR})(?P<close>{_CLOSE})[ \t]*{_TYPE}[ \t]*{_OPS}[ \t]*",
@@ -175,29 +196,6 @@ class _TokenRule:
     anchor: re.Pattern[str] | None  # the anchor of a token found from inside: checked first
 
 
-_TOKEN_PLACEHOLDERS = (
-    "xxxx",
-    "****",
-    "....",
-    "example",
-    "your_",
-    "your-",
-    "placeholder",
-    "redacted",
-    "dummy",
-    "fake",
-    "${",
-    "{{",
-    "<",
-    ">",
-)
-
-
-def _token_placeholder(body: str) -> bool:
-    lower = body.lower()
-    return lower.startswith("your") or any(p in lower for p in _TOKEN_PLACEHOLDERS)
-
-
 def _word_start(token: Token) -> bool:
     """Does the token's prefix start with a word character (so it never follows one)?"""
     head = token.prefixes[0][0]
@@ -251,7 +249,7 @@ def _token_handler(rule: _TokenRule) -> Handler:
             value = match.group(0)
             prefix_len = len(match.group("p")) if token.pattern is None else 0
             body = value[prefix_len:]
-            if _token_placeholder(body) and not (token.checksum and token.checksum(value)):
+            if placeholder_shape(body) and not (token.checksum and token.checksum(value)):
                 return None
             if token.validate is not None and not token.validate(value):
                 return None
@@ -394,11 +392,25 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
             return None
         vstart, vend, quoted = nested
         value = text[vstart:vend]
-    if not looks_secret(value, quoted=quoted, strict=strict):
+    password = _PASSWORD_KW.fullmatch(kw) is not None and not strict
+    # `Server=…;User ID=…;Password=myPassword;`: `;`-separated pairs, a plain name, no call.
+    in_connection_string = (
+        not quoted
+        and op == "="
+        and ";" in (text[name_start - 1 : name_start], text[vend : vend + 1])
+        and "." not in name
+        and "(" not in value
+        and text.count("=", lo, hi) >= 2
+    )
+    if not (
+        looks_secret(value, quoted=quoted, strict=strict)
+        or (password and (short_password(value) or (quoted and passphrase(value))))
+        or (in_connection_string and connection_password(value))
+    ):
         return None
     kind = "assignment" if multiline else _kind_for(name, value, quoted, op, text, name_start, vend)
     add(vstart, vend, kind)
-    return start
+    return vstart  # the anchor ran into the value: a token there still counts as its own kind
 
 
 def _value_after(
@@ -543,29 +555,106 @@ def _sas(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) 
     return start
 
 
+_CALL_CREDENTIAL = re.compile(
+    r"(?i:credentials?|login|authenticate|auth)\([ \t]*([\"'])[^\"'\n]{1,64}\1[ \t]*,[ \t]*"
+    r"([\"'])(?P<pw>[^\"'\n]{6,200})\2",
+    _A,
+)
+_NETRC = re.compile(r"(?i:login)[ \t]+\S+[ \t]+(?i:password)[ \t]+(?P<pw>[^\s\"']+)", _A)
+
+
+def _call_credential(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`new NetworkCredential("user", "AP7JaG9…")`, `login("user", "…")`: the argument after a user name."""
+    match = _CALL_CREDENTIAL.match(text, start, hi)
+    if match is None:
+        return None
+    pw = match.group("pw")
+    if not (looks_secret(pw, quoted=True) or short_password(pw)):
+        return None
+    add(match.start("pw"), match.end("pw"), "basic_auth")
+    return start
+
+
+def _netrc(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`.netrc`: `machine host login user password value`."""
+    match = _NETRC.match(text, start, hi)
+    if match is None:
+        return None
+    pw = match.group("pw")
+    if len(pw) < MIN_PASSWORD_LENGTH or is_placeholder(pw) or pw.startswith(("$", "%", "{", "<")):
+        return None
+    add(match.start("pw"), match.end("pw"), "basic_auth")
+    return start
+
+
 @dataclass(frozen=True)
 class _Scanner:
     """One RE2 alternation without groups (a DFA scan, cheap per hit); a hit is dispatched on its
     first two characters to the rules that can start there, then to the rules without a
     literal head (keyword assignments, a few formats whose anchor starts with a class)."""
 
-    prefilter: object  # re2._Regexp
+    match: _Match
+    """The alternation's `RE2::Match` itself: (anchor, bytes, pos, endpos) -> [(start, end)], or
+    [(-1, -1)]. The `re2` module's `search` wraps every call in a generator and a match object,
+    which cost as much as the DFA scan on short texts with dense hits (a prompt's fields)."""
     by_head: dict[str, tuple[Handler, ...]]  # case-sensitive: token prefixes, literal anchors
     by_head_ci: dict[str, tuple[Handler, ...]]  # lower-cased: structured keyword anchors
     fallback: tuple[Handler, ...]
+    resume_inside: Handler
+    """The handler whose anchor runs into what it accepts (the assignment rule: operator plus the
+    value's first characters): after it the scan resumes where it says, not after the anchor."""
+    dispatch: dict[str, tuple[Handler, ...]] = field(default_factory=dict)
+    """Head -> the handlers to try, in order (by_head, by_head_ci, fallback), filled on first use."""
+
+    def handlers(self, head: str) -> tuple[Handler, ...]:
+        found = self.dispatch.get(head)
+        if found is None:
+            found = (*self.by_head.get(head, ()), *self.by_head_ci.get(head.lower(), ()), *self.fallback)
+            self.dispatch[head] = found
+        return found
+
+
+@cache
+def _handler_of(token: Token) -> Handler:
+    return _token_handler(_token_rule(token))
+
+
+def _gated(rules: list[tuple[str, Handler]]) -> Handler:
+    """The handlers of tokens found from inside, behind one `re` match of all their anchors: a
+    keyword hit that no assignment rule takes is not handed to each of them in turn."""
+    gate = re.compile("|".join(f"(?:{anchor})" for anchor, _ in rules), _A)
+    handlers = tuple(handler for _, handler in rules)
+
+    def handle(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+        if gate.match(text, start, hi) is None:
+            return None
+        for handler in handlers:
+            resume = handler(text, start, lo, hi, is_patch, add)
+            if resume is not None:
+                return resume
+        return None
+
+    return handle
 
 
 @cache
 def _scanner() -> _Scanner:
+    return build_scanner(TOKENS)
+
+
+def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
+    """The scanner of `tokens` beside the structured and keyword rules (the corpus test builds
+    one without a provider's formats, to measure what the rest finds of that provider)."""
     anchors: list[str] = []
     by_head: dict[str, list[Handler]] = {}
     by_head_ci: dict[str, list[Handler]] = {}
     fallback: list[Handler] = []
-    for token in TOKENS:
-        handler = _token_handler(_token_rule(token))
+    inside: list[tuple[str, Handler]] = []  # tokens found from an anchor inside them
+    for token in tokens:
+        handler = _handler_of(token)
         anchors.append(_token_anchor(token))
         if token.anchor is not None:
-            fallback.append(handler)
+            inside.append((token.anchor, handler))
         for head in dict.fromkeys(p[:2] for p in token.prefixes):
             by_head.setdefault(head, []).append(handler)
     kw = f"(?i:(?:{_STRONG}|{_WEAK}){_DECOR})"
@@ -577,6 +666,13 @@ def _scanner() -> _Scanner:
         (r"(?i:basic)[ \t]+[A-Za-z0-9+/]{8}", (), ("ba",), _basic),
         (r"(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]+:[^\s\"']", ("-u", "--"), (), _curl_user),
         (r"[?&;]sig=[A-Za-z0-9%+/=]{20}", ("?s", "&s", ";s"), (), _sas),
+        (
+            r"(?i:credentials?|login|authenticate|auth)\([ \t]*[\"'][^\"'\n]{1,64}[\"'][ \t]*,[ \t]*[\"']",
+            (),
+            ("cr", "lo", "au"),
+            _call_credential,
+        ),
+        (r"(?i:login)[ \t]+\S+[ \t]+(?i:password)[ \t]+[^\s\"']", (), ("lo",), _netrc),
         (rf"(?i:env)[ \t]+[A-Za-z0-9_.\-]*{kw}[ \t]+[^\s=]", (), ("en",), _env_or_flag(_ENV_RX)),
         (rf"--[A-Za-z0-9_\-]*{kw}[ \t]+[^\s\-]", ("--",), (), _env_or_flag(_FLAG_RX)),
         (
@@ -602,41 +698,51 @@ def _scanner() -> _Scanner:
             by_head_ci.setdefault(head, []).append(handler)
         if not heads and not heads_ci:
             fallback.insert(0, handler)
+    fallback.append(_gated(inside))
     anchors.append("|".join(re.escape(h) for h in KEY_HINTS))  # last: any other anchor there wins
     options = re2.Options()
     options.max_mem = 64 << 20
+    options.log_errors = False
     prefilter = re2.compile("|".join(f"(?:{a})" for a in anchors), options)
     return _Scanner(
-        prefilter,
+        prefilter._regexp.Match,
         {k: tuple(v) for k, v in by_head.items()},
         {k: tuple(v) for k, v in by_head_ci.items()},
         tuple(fallback),
+        _assignment,
     )
 
 
-def scan(text: str, is_patch: bool, add: AddSpan) -> bool:
+def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, first: int = 0) -> bool:
     """Report every secret span of `text` (private-key blocks excepted); return whether the text
-    holds a private-key marker (`KEY_HINTS`), for `key_blocks`. One pass of the prefilter."""
+    holds a private-key marker (`KEY_HINTS`), for `key_blocks`. One pass of the prefilter.
+
+    `data` is the text's UTF-8 form when the caller has it; `first` a byte offset before which
+    the caller's own search found no anchor (the scan starts there)."""
     scanner = _scanner()
     # RE2 runs on bytes: it would encode a `str` again at every call.
-    data = text.encode("utf-8", "surrogatepass")
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
     offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
-    by_head, by_head_ci, fallback = scanner.by_head, scanner.by_head_ci, scanner.fallback
-    search = scanner.prefilter.search  # type: ignore[attr-defined]
+    match, handlers, size = scanner.match, scanner.handlers, len(data)
     key_hint = False
-    pos = 0
-    while (match := search(data, pos)) is not None:
-        byte_start, byte_end = match.span()
+    pos = first
+    while True:
+        byte_start, byte_end = match(_UNANCHORED, data, pos, size)[0]
+        if byte_start < 0:
+            break
         start = byte_start if offsets is None else offsets.char_of(byte_start)
         head = text[start : start + 2]
         if head in _KEY_HINT_HEADS and text.startswith(KEY_HINTS, start):
             key_hint = True
         lo, hi = _window(text, start)
         resume = None
-        for handler in (*by_head.get(head, ()), *by_head_ci.get(head.lower(), ()), *fallback):
+        for handler in handlers(head):
             resume = handler(text, start, lo, hi, is_patch, add)
             if resume is not None:
                 break
+        if resume is not None and handler is scanner.resume_inside:
+            byte_end = byte_start  # resume at the value: a token inside it is found as such
         if resume is None:
             # A rejected hit may hide another anchor inside it (`Bearer` + a JWT): look again just
             # after (after the whole character: a case-folded keyword may start with a non-ASCII one).
@@ -650,12 +756,14 @@ def scan(text: str, is_patch: bool, add: AddSpan) -> bool:
     return key_hint
 
 
-def may_hold_secret(text: str) -> bool:
-    """Does any rule's anchor occur in `text`? False means `scan` and `key_blocks` find nothing in
-    it, nor in any of the texts it joins with newlines (an anchor that matches in one of them
-    matches where it lies in the whole: a newline is no word character and no token's), so many
-    short texts take one RE2 call."""
-    return _scanner().prefilter.search(text.encode("utf-8", "surrogatepass")) is not None  # type: ignore[attr-defined]
+def first_anchor(data: bytes, pos: int = 0) -> int | None:
+    """The byte offset of the first anchor of any rule at or after `pos` in UTF-8 `data`, or None.
+
+    None means `scan` and `key_blocks` find nothing there; an anchor that matches in a text alone
+    matches where it lies in texts joined by newlines (a newline is no word character and no
+    token's), so many short texts take one RE2 pass (`rules.secret_kinds_in`)."""
+    start = _scanner().match(_UNANCHORED, data, pos, len(data))[0][0]
+    return None if start < 0 else start
 
 
 def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:
@@ -663,7 +771,8 @@ def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:
 
     A BEGIN marker counts only when key material follows (base64 on the next line, PEM or PuTTY
     headers, or a `\\n`-escaped body on the same line as in a service-account JSON), so code that
-    merely mentions the marker stays. A block without END runs to the end of the text.
+    merely mentions the marker stays. A block without END runs to the end of its hunk (a patch)
+    or of the text.
     """
     blocks = 0
     inside = False
@@ -687,7 +796,9 @@ def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:
                     add(first, offset + len(line), "private_key")
                 offset += len(line) + 1
                 continue
-        if inside and not hunk:
+        if inside and hunk:
+            inside = False  # a block without its END line ends with its hunk
+        if inside:
             end_match = _END_KEY.search(content)
             if end_match is not None:
                 add(offset + skip, offset + skip + end_match.end(), "private_key")

@@ -1,6 +1,6 @@
 """Recall and look-alike rate of the redactor on the committed secret corpus (issue 12).
 
-The corpus (`data/secrets/`, fictional values, see its README) holds at least 300 true-positive
+The corpus (`data/`, fictional values, see its README) holds at least 300 true-positive
 lines of at least 100 token types and 150 look-alikes. Each line is redacted as an added patch
 line; a true positive counts when its secret is gone and the line count is unchanged, a
 look-alike when the patch comes out unchanged. Targets: recall >= 95 %, look-alikes <= 5 %.
@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
+from graft_eval_pipeline.secrets import scan
+from graft_eval_pipeline.secrets.catalogue import TOKENS
 
-DATA = Path(__file__).parent / "data" / "secrets"
+DATA = Path(__file__).parent / "data"
 _MARKER = re.compile(r"\[REDACTED:\w+\]")  # `password` must not be found in `[REDACTED:url_password]`
 
 
@@ -72,7 +74,9 @@ def test_kinds_in_the_counts_match_the_expected_kind(true_positives: list[dict[s
     wrong = []
     for entry in true_positives:
         _, _, counts = _redact(str(entry["line"]))
-        if entry["kind"] not in counts:
+        # A gitleaks rule that names the provider of a generic assignment names it right.
+        named = entry["kind"] == "assignment" and any(kind.startswith("gl_") for kind in counts)
+        if entry["kind"] not in counts and not named:
             wrong.append(f"{entry['type']}: expected {entry['kind']}, got {dict(counts)}")
     assert len(wrong) <= 0.05 * len(true_positives), "\n".join(wrong)
 
@@ -86,3 +90,46 @@ def test_lookalikes_redacted_at_most_5_percent(lookalikes: list[dict[str, object
     rate = len(hit) / len(lookalikes)
     print(f"look-alikes redacted {rate:.1%} ({len(hit)}/{len(lookalikes)})")
     assert rate <= 0.05, f"look-alike rate {rate:.1%}:\n" + "\n".join(hit)
+
+
+def _found(entry: dict[str, object]) -> bool:
+    patch, out, _ = _redact(str(entry["line"]))
+    return str(entry["secret"]) not in _MARKER.sub("", out) and out.count("\n") == patch.count("\n")
+
+
+LOPO_FLOOR = 0.88
+"""The leave-one-provider-out recall measured when the test was written (90.6 %), less a margin:
+it fails when generalisation gets worse. The target (95 %, as for whole-corpus recall) is not
+met yet: most misses are a bare token with no secret-like name beside it."""
+
+
+def test_leave_one_provider_out_recall(
+    true_positives: list[dict[str, object]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each provider of the catalogue is a fold: its entries are redacted with the scanner built
+    without that provider's formats (a rule written for its examples does not count for it), so
+    only the other rules (keyword assignments, structured rules, gitleaks' rules, other formats)
+    can find them. Entries of kinds no catalogue format has (assignments, URLs, key blocks)
+    count as they are. Reports the figure beside the whole-corpus recall."""
+    folds: dict[str, list[dict[str, object]]] = {}
+    for entry in true_positives:
+        folds.setdefault(str(entry["kind"]), []).append(entry)
+    providers = {token.kind for token in TOKENS}
+    found, missed_by_fold = 0, {}
+    for kind, entries in sorted(folds.items()):
+        if kind in providers:
+            scanner = scan.build_scanner(tuple(t for t in TOKENS if t.kind != kind))
+            monkeypatch.setattr(scan, "_scanner", lambda scanner=scanner: scanner)
+        hits = sum(_found(entry) for entry in entries)
+        monkeypatch.undo()
+        found += hits
+        if hits < len(entries):
+            missed_by_fold[kind] = f"{hits}/{len(entries)}"
+    recall = found / len(true_positives)
+    whole = sum(_found(entry) for entry in true_positives) / len(true_positives)
+    print(
+        f"whole-corpus recall {whole:.1%}; leave-one-provider-out recall {recall:.1%} over "
+        f"{len(folds)} folds; folds below 100 %: {missed_by_fold}"
+    )
+    assert whole >= 0.95
+    assert recall >= LOPO_FLOOR, f"leave-one-provider-out recall {recall:.1%}: {missed_by_fold}"

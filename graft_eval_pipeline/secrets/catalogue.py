@@ -2,7 +2,7 @@
 
 Why a table: a format is data (a literal prefix, a body charset and length, sometimes a
 checksum), so adding a provider is one line, the corpus test can check every entry, and the
-scanner (`secret_scan.py`) builds one combined prefilter from the same rows instead of running
+scanner (`scan.py`) builds one combined prefilter from the same rows instead of running
 150 patterns one after the other. Each row names its source: the provider's documentation or
 the public scanner rule it was taken from (gitleaks, MIT; detect-secrets, Apache-2.0).
 
@@ -895,7 +895,8 @@ TOKENS: tuple[Token, ...] = (
         "jwt",
         "jwt",
         "eyJ",
-        "[A-Za-z0-9_-]{5,}\\.ey[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*",
+        # The signature is optional: an unsigned `header.claims` pair still carries the claims.
+        "[A-Za-z0-9_-]{5,}\\.ey[A-Za-z0-9_-]{5,}(?:\\.[A-Za-z0-9_-]*)?",
         "https://datatracker.ietf.org/doc/html/rfc7519",
     ),
     _t(

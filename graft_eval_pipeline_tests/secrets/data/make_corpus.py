@@ -1,6 +1,6 @@
 """Writes the secret-redaction corpus (true_positives.jsonl, lookalikes.jsonl) beside this file.
 
-Run: .venv/bin/python graft_eval_pipeline_tests/export/data/secrets/make_corpus.py
+Run: .venv/bin/python graft_eval_pipeline_tests/secrets/data/make_corpus.py
 
 Every value is FICTIONAL: drawn at random (fixed seed) from the documented shape of a format
 (prefix, alphabet, length), never copied from anywhere, never a live credential. Each format is

@@ -15,8 +15,8 @@ from collections import Counter
 import pytest
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
-from graft_eval_pipeline.evalset.sets import secret_scan
-from graft_eval_pipeline.evalset.sets.secrets import secret_kinds, secret_kinds_in
+from graft_eval_pipeline.secrets import scan as secret_scan
+from graft_eval_pipeline.secrets.rules import secret_kinds, secret_kinds_in
 
 # One segment of "minified JavaScript" in which several rules' anchors match and are rejected:
 # a Vault-like `s.` + 24 letters (no digit: not random), a secret-named assignment of a call,
@@ -90,13 +90,78 @@ def test_a_short_prefix_in_ordinary_text_is_no_hit_but_its_format_still_is() -> 
     "texts",
     [
         [],
-        ["octo/repo", "Fix the parser", "", "src/app.py", "docs/Größe.md"],
-        ["octo/repo", "Rotate keys", "token: " + "aB3dE6gH9jK2mN5pQ8", "src/app.py"],
-        ["-----BEGIN RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA" + "k" * 40, "ghp_" + "a1B2" * 9],
+        [("octo/repo", False), ("Fix the parser", False), ("", False), ("src/app.py", False)],
+        [("docs/Größe.md", False), ("Rotate keys", False), ("token: " + "aB3dE6gH9jK2mN5pQ8", False)],
+        [
+            ("-----BEGIN RSA PRIVATE KEY-----", False),
+            ("MIIEpAIBAAKCAQEA" + "k" * 40, False),
+            ("ghp_" + "a1B2" * 9, False),
+        ],
+        # A key block without END in one patch does not run on into the next text; a YAML block
+        # scalar at a text's end takes no value from the next one; non-ASCII shifts byte offsets.
+        [
+            ("@@ -0,0 +1,2 @@\n+-----BEGIN RSA PRIVATE KEY-----\n+MIIEpAIBAAKCAQEA" + "k" * 40, True),
+            ("@@ -0,0 +1,1 @@\n+Größe = 'ghp_" + "a1B2" * 9 + "'", True),
+            ("@@ -1,1 +1,1 @@\n+api_token: |", True),
+            ("aB3dE6gH9jK2mN5pQ8", False),
+            ("+password = 'Xk9#mQ2$vL7pR4wZ'", True),
+        ],
     ],
 )
-def test_short_texts_checked_together_count_as_each_checked_alone(texts: list[str]) -> None:
+def test_texts_checked_together_count_as_each_checked_alone(texts: list[tuple[str, bool]]) -> None:
     alone: Counter[str] = Counter()
-    for text in texts:
-        alone.update(secret_kinds(text))
+    for text, is_patch in texts:
+        alone.update(secret_kinds(text, is_patch=is_patch))
     assert secret_kinds_in(texts) == alone
+    if len(texts) == 5:  # the patches: the key block counts once, and every other secret too
+        assert alone == Counter({"private_key": 1, "github_token": 1, "assignment": 1}), alone
+    if texts and texts[0][0] == "octo/repo":
+        assert alone == Counter()
+
+
+def test_an_unsigned_two_part_jwt_is_redacted() -> None:
+    claims = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhYmMxMjMiLCJyb2xlIjoiYWRtaW4ifQ"
+    counts: Counter[str] = Counter()
+    assert redact_text(f"auth({claims})", RedactOptions(), counts) == "auth([REDACTED:jwt])"
+    assert counts == Counter({"jwt": 1})
+
+
+def test_a_key_block_without_end_ends_with_its_hunk() -> None:
+    body = "MIIEpAIBAAKCAQEA" + "k" * 40
+    patch = (
+        f"@@ -0,0 +1,2 @@\n+-----BEGIN RSA PRIVATE KEY-----\n+{body}\n@@ -9,1 +9,1 @@\n+value = compute(x)"
+    )
+    counts: Counter[str] = Counter()
+    out = redact_text(patch, RedactOptions(), counts, is_patch=True)
+    assert body not in out and out.endswith("@@ -9,1 +9,1 @@\n+value = compute(x)")
+    assert counts == Counter({"private_key": 1})
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ('password = "value with quotes and spaces"', "assignment"),
+        ("PASSWORD1=hunter2", "assignment"),
+        ("Server=db;User ID=sa;Password=myPassword;", "connection_string"),
+        ('var c = new NetworkCredential("user", "AP7JaG9kLm2Qx");', "basic_auth"),
+        ("machine api.example.com login bob password s3cr3tPa55", "basic_auth"),
+    ],
+)
+def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) -> None:
+    assert secret_kinds(line) == Counter({kind: 1})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'password = "Enter your password"',
+        'password: "must be 8 chars"',
+        'password = "******"',
+        "x.password=a.b;y=2",
+        'login("bob", "password")',
+        "machine x login bob password $PW",
+        "token = peek()",
+    ],
+)
+def test_their_look_alikes_are_kept(line: str) -> None:
+    assert secret_kinds(line) == Counter()

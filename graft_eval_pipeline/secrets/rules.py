@@ -1,0 +1,164 @@
+"""The secret rules as one surface: what counts as a secret, found in one text or in many.
+
+Export redacts with `secret_spans` (splicing the spans it reports), a rescan and the live
+pre-send check count with `secret_kinds` / `secret_kinds_in`; the catalogue, scanner and value
+checks are `catalogue.py`, `scan.py` and `values.py` beside this module. Only kinds and counts
+leave this module, never a value.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate
+
+from graft_eval_pipeline.secrets.catalogue import TOKENS
+from graft_eval_pipeline.secrets.gitleaks import first_keyword, gitleaks_spans, kind_of, rule_ids
+from graft_eval_pipeline.secrets.scan import AddSpan, first_anchor, key_blocks, scan
+from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
+
+STRUCTURED_KINDS = ("url_password", "connection_string", "auth_header", "basic_auth", "aws_secret_key")
+SECRET_KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        (
+            "private_key",
+            *(t.kind for t in TOKENS),
+            *(kind_of(rule_id) for rule_id in rule_ids()),
+            *STRUCTURED_KINDS,
+            "assignment",
+        )
+    )
+)
+"""Every kind a secret rule reports, in priority order (an earlier kind wins a tie at one start)."""
+
+SECRET_PRIORITY = {kind: rank for rank, kind in enumerate(SECRET_KINDS)}
+
+Span = tuple[int, int, int, str, bool]
+"""(start, priority, end, kind, counted): a private-key block's lines are spans that are not
+counted one by one (the block counts once)."""
+
+
+def secret_spans(
+    text: str,
+    is_patch: bool,
+    add: AddSpan,
+    add_block_line: AddSpan,
+    data: bytes | None = None,
+    first: int = 0,
+) -> int:
+    """Report every secret span of `text` through `add` (key-block lines through `add_block_line`);
+    returns the number of private-key blocks found. `data` (the text's UTF-8 bytes) and `first`
+    (a byte offset before which no anchor occurs) come from a caller that has already searched."""
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
+    ours: list[tuple[int, int]] = []  # our token and structured spans: where we have the format
+
+    def add_ours(start: int, end: int, kind: str) -> None:
+        if kind != "assignment":
+            ours.append((start, end))
+        add(start, end, kind)
+
+    blocks = key_blocks(text, is_patch, add_block_line) if scan(text, is_patch, add_ours, data, first) else 0
+    ours.sort()
+    offsets: Utf8Offsets | None = None
+
+    def overlaps(start: int, end: int) -> bool:
+        at = bisect_right(ours, (start, end))
+        return bool((at and ours[at - 1][1] > start) or (at < len(ours) and ours[at][0] < end))
+
+    def add_theirs(start: int, end: int, kind: str) -> None:
+        nonlocal offsets
+        if len(data) != len(text):
+            offsets = offsets or Utf8Offsets(text, data)
+            start, end = offsets.char_of(start), offsets.char_of(end)
+        if not overlaps(start, end):  # one that overlaps ours is left to ours (our kind and span)
+            add(start, end, kind)
+
+    def inside_ours(start: int, end: int) -> bool:
+        at = bisect_right(ours, (start, len(data)))
+        return bool(at and ours[at - 1][0] <= start and ours[at - 1][1] >= end)
+
+    # A match wholly inside one of our spans is skipped before its capture groups are matched
+    # (byte offsets are character offsets only in an ASCII text).
+    gitleaks_spans(data, add_theirs, inside_ours if len(data) == len(text) and ours else None)
+    return blocks
+
+
+def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:
+    """The spans a redaction replaces: leftmost first, ties by priority; one that overlaps an
+    earlier kept span is dropped."""
+    pos = 0
+    for span in sorted(spans):
+        if span[0] < pos:
+            continue
+        pos = span[2]
+        yield span
+
+
+def secret_kinds(
+    text: str, *, is_patch: bool = False, data: bytes | None = None, first: int = 0
+) -> Counter[str]:
+    """Kind -> count of the secrets in `text`, counted as a redaction would count them, without
+    rewriting anything: for a rescan report or the last look at a prompt before it is sent.
+    `data` and `first` as for `secret_spans`."""
+    spans: list[Span] = []
+
+    def add(start: int, end: int, kind: str) -> None:
+        if end > start:
+            spans.append((start, SECRET_PRIORITY[kind], end, kind, True))
+
+    def add_block_line(start: int, end: int, kind: str) -> None:
+        if end > start:
+            spans.append((start, SECRET_PRIORITY[kind], end, kind, False))
+
+    counts: Counter[str] = Counter()
+    blocks = secret_spans(text, is_patch, add, add_block_line, data, first)
+    if blocks:
+        counts["private_key"] += blocks
+    if spans:
+        for _, _, _, kind, counted in kept_spans(spans):
+            if counted:
+                counts[kind] += 1
+    return counts
+
+
+def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
+    """Kind -> count summed over `(text, is_patch)` pairs, each counted on its own as
+    `secret_kinds` counts it.
+
+    Why one prefilter pass: a prompt is many short fields (title, paths, cut patches), and RE2's
+    fixed price per call costs more than their length. The texts are joined by newlines and the
+    prefilter runs once over the whole; only a text in which an anchor starts is scanned on its
+    own (from that anchor on), and the search resumes at the next text. Exact: an anchor that
+    matches in a text alone matches at the same place in the join (a newline is no word
+    character and no token's), and RE2 reports the leftmost match, so no text with an anchor is
+    passed over.
+    """
+    found: Counter[str] = Counter()
+    joined = "\n".join([text for text, _ in texts])
+    data = joined.encode("utf-8", "surrogatepass")
+    # The next hit of each prefilter, kept until the search passes it: neither scans a byte twice.
+    ours, theirs = first_anchor(data), first_keyword(data)
+    if ours is None and theirs is None:
+        return found  # most prompts: two RE2 calls
+    if len(data) == len(joined):
+        sizes = [len(text) + 1 for text, _ in texts]
+    else:
+        sizes = [len(text.encode("utf-8", "surrogatepass")) + 1 for text, _ in texts]
+    starts = list(accumulate(sizes, initial=0))  # the byte offset of each text in `data`
+    while ours is not None or theirs is not None:
+        hit = min(h for h in (ours, theirs) if h is not None)
+        index = bisect_right(starts, hit) - 1
+        text, is_patch = texts[index]
+        begin, pos = starts[index], starts[index + 1]
+        # The text's bytes are a slice of the join, and our scan starts at the first hit.
+        if kinds := secret_kinds(text, is_patch=is_patch, data=data[begin : pos - 1], first=hit - begin):
+            found.update(kinds)
+        if pos >= len(data):
+            break
+        if ours is not None and ours < pos:
+            ours = first_anchor(data, pos)
+        if theirs is not None and theirs < pos:
+            theirs = first_keyword(data, pos)
+    return found
