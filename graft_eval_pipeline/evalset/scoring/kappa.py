@@ -10,9 +10,9 @@ Both kappas are one formula: with an agreement credit s(i, j) in [0, 1] (1 on th
 off it for Cohen's kappa, 1 - |i - j| / 2 over trivial < logic < sensitive for the linear
 weights), A the mean credit and A_e the credit expected by chance from the two margins,
 κ = (A - A_e) / (1 - A_e). The interval (why: bench/bench_intervals.py measured it against the
-large-sample Fleiss-Cohen-Everitt interval, which covered 0.70 at 5 items and collapsed to
-[1, 1] on perfect agreement, a percentile bootstrap over items, 0.14-0.74 at 5 items, and a
-smoothed Bayesian bootstrap, which cannot reach high kappas at small n) is Jeffreys' interval
+large-sample Fleiss-Cohen-Everitt interval, which covered 0.06-0.76 at 5 items and collapsed
+to [1, 1] on perfect agreement, a percentile bootstrap over items, 0.13-0.74 at 5 items, and a
+Dirichlet-smoothed Bayesian bootstrap, whose prior pulls high kappas towards 0) is Jeffreys' interval
 for A at the effective size A(1 - A) / var(A) that kappa's delta-method variance on the A
 scale implies, mapped through κ = (A - A_e) / (1 - A_e) with A_e as observed. The variance is
 taken on the table with SMOOTHING pseudo-items spread evenly over its cells (a rare class seen

@@ -396,8 +396,8 @@ class ThresholdResult(CamelModel):
 
 
 class PairKappa(CamelModel):
-    """Risk-class agreement of one labeler pair: Cohen's kappa and its 95% interval (asymptotic,
-    Fleiss-Cohen-Everitt); `undefined` when both labelers used one class only."""
+    """Risk-class agreement of one labeler pair: Cohen's kappa and its 95% interval (scoring's
+    `kappa_interval`, never [1, 1]); `undefined` when both labelers used one class only."""
 
     labelers: tuple[str, str]
     n: int = Field(ge=0)
