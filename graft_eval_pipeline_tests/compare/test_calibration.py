@@ -163,3 +163,15 @@ def test_cli_calibration_of_a_run_by_default_and_as_json(
     assert data["rowsHaveClasses"] is True and data["risk"]["catches"]["k"] == 1
     assert main(["calibration"]) == 2
     assert "name a run with --run, or add --set" in capsys.readouterr().err
+
+
+def test_one_class_against_one_class_reads_undefined_and_perfect_agreement_has_a_lower_bound_below_one() -> (
+    None
+):
+    same = calibrate([row(f"c{i}", "logic", "trivial", "logic", "logic") for i in range(6)])
+    assert same.risk.verifier_kappa.kappa is None and same.risk.verifier_kappa.low is None
+    assert "verifier undefined (both used one class only) (n = 6)" in render_calibration(same)
+    classes = ["trivial", "logic", "sensitive"] * 2
+    perfect = calibrate([row(f"c{i}", c, "trivial", c, c) for i, c in enumerate(classes)])
+    kappa = perfect.risk.verifier_kappa
+    assert kappa.kappa == 1.0 and kappa.low is not None and kappa.low < 0.9 and kappa.high == 1.0

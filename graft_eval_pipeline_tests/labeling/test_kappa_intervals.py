@@ -27,6 +27,7 @@ def test_one_class_each_is_undefined_not_one() -> None:
     assert pair.risk.kappa is None and pair.risk.undefined and pair.risk.ci95 is None
     assert pair.risk.weighted_kappa is None
     assert "kappa undefined (both used one class only)" in render_agreement(report)
+    assert "weighted kappa undefined" in render_agreement(report)
     passed, failing = agreement_check(report)
     assert not passed and failing == ["alice / bob"]
     (reported,) = report_agreement(report).pairs
@@ -52,8 +53,15 @@ def test_agreement_check_passes_only_at_or_above_target_and_shows_the_interval()
     ]
     report = agreement(good)
     assert agreement_check(report) == (True, [])
-    assert report.pairs[0].risk.kappa == 1.0 and report.pairs[0].risk.ci95 == (1.0, 1.0)
-    assert "kappa 1.000 [1.000–1.000]" in render_agreement(report)
+    # Perfect agreement on 8 cases: kappa 1, but 8 cases cannot show that agreement is perfect.
+    risk = report.pairs[0].risk
+    assert risk.kappa == 1.0 and risk.ci95 is not None and risk.ci95[0] < 0.7 and risk.ci95[1] == 1.0
+    assert risk.weighted_kappa == 1.0 and risk.weighted_kappa_ci95 is not None
+    assert risk.weighted_kappa_ci95[0] < 1.0 and risk.weighted_kappa_ci95[1] == 1.0
+    text = render_agreement(report)
+    assert f"kappa 1.000 [{risk.ci95[0]:.3f}–1.000]" in text
+    assert f"weighted kappa 1.000 [{risk.weighted_kappa_ci95[0]:.3f}–1.000]" in text
+    assert "interval clustered by case" in text
     noisy = [
         make_case(
             f"syn-9{i:02d}-x",

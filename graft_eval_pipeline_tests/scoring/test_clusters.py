@@ -10,7 +10,7 @@ from graft_eval_pipeline.evalset.report.render import render_markdown
 from graft_eval_pipeline.evalset.scoring.clusters import clustered_rate, repository_clusters
 from graft_eval_pipeline.evalset.scoring.intervals import clopper_pearson
 from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics
-from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow
+from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, OosCounts
 from graft_eval_pipeline.evalset.scoring.rows import case_repository
 from graft_eval_pipeline_tests.builders import make_case, make_pilot_case
 from graft_eval_pipeline_tests.row_builders import make_row
@@ -85,3 +85,40 @@ def test_rows_carry_an_opaque_repository_label_and_report_md_shows_the_clustered
     text = render_markdown(report, None)
     assert "## Clustered by repository (3 repositories)" in text
     assert "| underClassificationFinal | 3/30 |" in text
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_out_of_scope_precision_and_recall_are_clustered_by_case_against_the_oracle(seed: int) -> None:
+    """Each case's files are one cluster: the interval is the trials' oracle over per-file outcomes
+    grouped by case (numpy CR1 design effect, Korn-Graubard, statsmodels' exact interval)."""
+    rng = np.random.default_rng(seed)
+    cases = int(rng.integers(2, 40))
+    counts = [
+        (int(rng.integers(0, 6)), int(rng.integers(0, 3)), int(rng.integers(0, 3))) for _ in range(cases)
+    ]
+    rows = [make_row(f"c{i}", oos=OosCounts(tp=tp, fp=fp, fn=fn)) for i, (tp, fp, fn) in enumerate(counts)]
+    metrics = compute_metrics(rows)
+    for stat, wrong in ((metrics.out_of_scope_precision, 1), (metrics.out_of_scope_recall, 2)):
+        outcomes = [[1] * c[0] + [0] * c[wrong] for c in counts if c[0] + c[wrong] > 0]
+        assert stat.clustered_by == "case" and stat.clusters == len(outcomes)
+        assert stat.k == sum(map(sum, outcomes)) and stat.n == sum(map(len, outcomes))
+        if not outcomes:
+            assert stat.ci95 is None and stat.value is None
+            continue
+        low, high = oracle(outcomes)
+        assert stat.ci95 is not None
+        assert stat.ci95 == pytest.approx((low, high), abs=1.01e-4)
+        assert stat.ci95[0] <= low + 1e-12 and stat.ci95[1] >= high - 1e-12  # rounded outwards
+
+
+def test_files_of_one_case_alike_give_a_wider_out_of_scope_interval_than_independent_files() -> None:
+    # 12 cases of 5 files: 8 cases all right, 4 all wrong. Twelve cases' worth, not sixty files'.
+    rows = [
+        make_row(f"c{i}", oos=OosCounts(tp=5, fp=0, fn=0) if i < 8 else OosCounts(tp=0, fp=5, fn=0))
+        for i in range(12)
+    ]
+    precision = compute_metrics(rows).out_of_scope_precision
+    flat = clopper_pearson(40, 60)
+    assert precision.ci95 is not None and flat is not None
+    assert precision.ci95[1] - precision.ci95[0] > 1.5 * (flat[1] - flat[0])
+    assert precision.effective_n is not None and precision.effective_n < 20

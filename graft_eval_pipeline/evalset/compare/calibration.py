@@ -4,11 +4,10 @@ On scored cases whose verifier answered: how often it raised the class when the 
 (floor, writer, instructions in data) was below gold — a true catch —, how often it raised a
 class that was already right or high — a false alarm —, and how often it let an
 under-classification through; each with a Wilson interval, beside Cohen's kappa of the
-verifier's own class (and, for reference, the writer's) against gold, with its large-sample
-interval (the one labeler agreement uses; it was a case bootstrap, which cost every run numpy's
-import for a few numbers). The same for the flag (a disagreeing verifier) against the gold
-should-flag. And what the verifier's calls cost. Computed from report rows (ids, classes,
-counts and cost only).
+verifier's own class (and, for reference, the writer's) against gold, with the interval labeler
+agreement uses (scoring/kappa.py; "undefined" when both used one class only). The same for the
+flag (a disagreeing verifier) against the gold should-flag. And what the verifier's calls cost.
+Computed from report rows (ids, classes, counts and cost only).
 """
 
 from __future__ import annotations
@@ -89,7 +88,7 @@ def share(k: int, n: int) -> Share:
 
 
 def kappa_of(pairs: list[tuple[int, int]], classes: int) -> Kappa:
-    """Kappa of the pairs (class indices) with its large-sample 95% interval."""
+    """Kappa of the pairs (class indices) with its 95% interval (scoring's `kappa_interval`)."""
     a, b = [x for x, _ in pairs], [y for _, y in pairs]
     value = cohen_kappa(a, b, range(classes))
     interval = kappa_interval(a, b, range(classes))
@@ -201,7 +200,7 @@ def _share_text(s: Share) -> str:
 
 def _kappa_text(k: Kappa) -> str:
     if k.kappa is None:
-        return f"n/a (n = {k.n})"
+        return f"{'undefined (both used one class only)' if k.n else 'n/a'} (n = {k.n})"
     interval = f", 95% CI {k.low:.4f}–{k.high:.4f}" if k.low is not None and k.high is not None else ""
     return f"{k.kappa:.4f} (n = {k.n}{interval})"
 

@@ -1,10 +1,11 @@
-"""Inter-labeler agreement (spec 8.1): Cohen's kappa with its 95% interval, linear-weighted kappa,
-and the per-pair report.
+"""Inter-labeler agreement (spec 8.1): Cohen's kappa and linear-weighted kappa, each with its 95%
+interval (scoring/kappa.py: near-nominal from 5 shared cases up), and the per-pair report.
 
 Only the scored fields (risk, shouldFlag, outOfScope) are compared; free text is not. The report
 carries labeler handles, case ids and numbers only, never case content. When both labelers used
 a single class, chance agreement is 1 and kappa is undefined (not 1.0): agreeing on one class
-says nothing about telling classes apart.
+says nothing about telling classes apart. The out-of-scope kappa is over file decisions, and the
+files of one case are not independent: its interval is clustered by case.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from itertools import combinations
 from pydantic import Field
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, CamelModel
-from graft_eval_pipeline.evalset.scoring import cohen_kappa, kappa_interval, raw_agreement, weighted_kappa
+from graft_eval_pipeline.evalset.scoring import (
+    cohen_kappa,
+    kappa_interval,
+    raw_agreement,
+    round_down,
+    round_up,
+    weighted_kappa,
+    weighted_kappa_interval,
+)
 from graft_eval_pipeline.evalset.sets import EvalCase, LabelSet
 
 MIN_SHARED_CASES = 5
@@ -26,7 +35,8 @@ TARGET_RISK_KAPPA = 0.6
 class KappaStat(CamelModel):
     """n items compared, the share that agree, and Cohen's kappa over them with its 95% interval.
 
-    `kappa` is null with `undefined` true when both labelers used one class only.
+    `kappa` and `ci95` are null with `undefined` true when both labelers used one class only;
+    `ci95` is rounded outwards (4 decimals), so it holds the exact interval.
     """
 
     n: int
@@ -38,6 +48,7 @@ class KappaStat(CamelModel):
 
 class RiskStat(KappaStat):
     weighted_kappa: float | None
+    weighted_kappa_ci95: tuple[float, float] | None
 
 
 class PairAgreement(CamelModel):
@@ -46,7 +57,8 @@ class PairAgreement(CamelModel):
     risk: RiskStat
     should_flag: KappaStat
     out_of_scope: KappaStat = Field(
-        description="per-file in/out decisions over every file of every shared case"
+        description="per-file in/out decisions over every file of every shared case; the interval is "
+        "clustered by case (the files of one case are not independent)"
     )
     disagreeing_case_ids: list[str]
 
@@ -67,13 +79,22 @@ class AgreementReport(CamelModel):
     )
 
 
-def _stat(a: Sequence[Hashable], b: Sequence[Hashable], categories: Sequence[Hashable]) -> KappaStat:
+def _outwards(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
+    return None if bounds is None else (round_down(bounds[0]), round_up(bounds[1]))
+
+
+def _stat(
+    a: Sequence[Hashable],
+    b: Sequence[Hashable],
+    categories: Sequence[Hashable],
+    clusters: Sequence[Hashable] | None = None,
+) -> KappaStat:
     kappa = cohen_kappa(a, b, categories)
     return KappaStat(
         n=len(a),
         raw_agreement=raw_agreement(a, b),
         kappa=kappa,
-        ci95=kappa_interval(a, b, categories),
+        ci95=_outwards(kappa_interval(a, b, categories, clusters=clusters)),
         undefined=kappa is None and len(a) > 0,
     )
 
@@ -87,17 +108,23 @@ def _pair_agreement(
     flag_b = [lb.should_flag for _, _, lb in shared]
     oos_a: list[bool] = []
     oos_b: list[bool] = []
+    oos_case: list[str] = []
     for case, la, lb in shared:
         for path in case.paths:
             oos_a.append(path in la.out_of_scope)
             oos_b.append(path in lb.out_of_scope)
+            oos_case.append(case.id)
     base = _stat(risk_a, risk_b, RISK_CLASSES)
     return PairAgreement(
         labelers=pair,
         shared_cases=len(shared),
-        risk=RiskStat(**base.model_dump(), weighted_kappa=weighted_kappa(risk_a, risk_b)),
+        risk=RiskStat(
+            **base.model_dump(),
+            weighted_kappa=weighted_kappa(risk_a, risk_b),
+            weighted_kappa_ci95=_outwards(weighted_kappa_interval(risk_a, risk_b)),
+        ),
         should_flag=_stat(flag_a, flag_b, (False, True)),
-        out_of_scope=_stat(oos_a, oos_b, (False, True)),
+        out_of_scope=_stat(oos_a, oos_b, (False, True), clusters=oos_case),
         disagreeing_case_ids=sorted(c.id for c, la, lb in shared if la.scored() != lb.scored()),
     )
 
@@ -162,12 +189,16 @@ def _fmt(value: float | None) -> str:
 
 
 def _kappa(stat: KappaStat) -> str:
-    """`0.400 [0.151–0.649]`, or why there is no kappa."""
+    """`0.400 [0.129–0.626]`, or why there is no kappa."""
     if stat.undefined:
         return "undefined (both used one class only)"
-    if stat.kappa is None or stat.ci95 is None:
+    return _with_interval(stat.kappa, stat.ci95)
+
+
+def _with_interval(value: float | None, bounds: tuple[float, float] | None) -> str:
+    if value is None or bounds is None:
         return "n/a"
-    return f"{stat.kappa:.3f} [{stat.ci95[0]:.3f}–{stat.ci95[1]:.3f}]"
+    return f"{value:.3f} [{bounds[0]:.3f}–{bounds[1]:.3f}]"
 
 
 def agreement_check(report: AgreementReport) -> tuple[bool, list[str]]:
@@ -194,15 +225,18 @@ def render_agreement(report: AgreementReport) -> str:
         )
     for p in report.pairs:
         risk, flag, oos = p.risk, p.should_flag, p.out_of_scope
+        weighted = (
+            "undefined" if risk.undefined else _with_interval(risk.weighted_kappa, risk.weighted_kappa_ci95)
+        )
         lines.append(f"{p.labelers[0]} / {p.labelers[1]}: {p.shared_cases} shared cases")
         lines.append(
             f"  risk         agreement {_fmt(risk.raw_agreement)}  kappa {_kappa(risk)}"
-            f"  weighted kappa {_fmt(risk.weighted_kappa)}"
+            f"  weighted kappa {weighted}"
         )
         lines.append(f"  should-flag  agreement {_fmt(flag.raw_agreement)}  kappa {_kappa(flag)}")
         lines.append(
             f"  out-of-scope agreement {_fmt(oos.raw_agreement)}  kappa {_kappa(oos)}"
-            f"  ({oos.n} file decisions)"
+            f"  ({oos.n} file decisions, interval clustered by case)"
         )
         if risk.kappa is not None and risk.kappa < report.target_risk_kappa:
             lines.append(

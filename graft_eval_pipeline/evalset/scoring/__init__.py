@@ -16,6 +16,7 @@ from graft_eval_pipeline.evalset.scoring.kappa import (
     kappa_interval,
     raw_agreement,
     weighted_kappa,
+    weighted_kappa_interval,
 )
 from graft_eval_pipeline.evalset.scoring.metrics import (
     compute_metrics,
@@ -117,5 +118,6 @@ __all__ = [
     "upper_bound",
     "upper_bound_estimate",
     "weighted_kappa",
+    "weighted_kappa_interval",
     "wilson",
 ]

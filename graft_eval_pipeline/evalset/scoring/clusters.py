@@ -1,11 +1,14 @@
-"""Rates over cases of several repositories, with intervals clustered by repository.
+"""Rates over cases of several repositories, with intervals clustered by repository; rates over
+files (out of scope) clustered by case.
 
 Why: the cases of one repository share its code, conventions and agents, so they are not
 independent draws; an interval that counts every case as independent is too narrow when a set
 pools repositories. Each repository is a cluster, and the interval is the one the trials use
 (`trials.cluster_interval`: Clopper-Pearson at the Korn-Graubard effective size, never below the
 number of repositories' worth of information). Few repositories give wide intervals: that is
-what the data can say. Only opaque repository labels (`repo-<hex>`) enter the rows.
+what the data can say. Only opaque repository labels (`repo-<hex>`) enter the rows. The files
+of one case share its PR in the same way: out-of-scope precision and recall count files, and
+their interval takes each case as a cluster (the same interval).
 """
 
 from __future__ import annotations
@@ -15,7 +18,12 @@ from collections.abc import Callable, Sequence
 
 from graft_eval_pipeline.card.models import RISK_ORDER
 from graft_eval_pipeline.evalset.scoring.rates import RATE_DECIMALS, rate, rounded
-from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, ClusteredRate, RepositoryClusters
+from graft_eval_pipeline.evalset.scoring.report_schema import (
+    CaseClusteredRate,
+    CaseRow,
+    ClusteredRate,
+    RepositoryClusters,
+)
 from graft_eval_pipeline.evalset.scoring.trials import cluster_interval, effective_size
 
 Indicator = Callable[[CaseRow], bool]
@@ -38,6 +46,23 @@ def clustered_rate(rows: Sequence[CaseRow], domain: Indicator, hit: Indicator) -
         n=n,
         value=None if value is None else round(value, RATE_DECIMALS),
         ci95=rounded(cluster_interval([counts[x] for x in labels], [sizes[x] for x in labels])),
+        effective_n=None if size is None else round(size, 1),
+    )
+
+
+def case_clustered_rate(counts: Sequence[int], sizes: Sequence[int]) -> CaseClusteredRate:
+    """sum(counts) of sum(sizes) files, each case (one entry) a cluster of its files."""
+    k, n = sum(counts), sum(sizes)
+    size = effective_size(counts, sizes)
+    value = rate(k, n)
+    return CaseClusteredRate(
+        k=k,
+        n=n,
+        value=None if value is None else round(value, RATE_DECIMALS),
+        ci95=rounded(cluster_interval(counts, sizes)),
+        method="clopper-pearson",
+        clustered_by="case",
+        clusters=sum(m > 0 for m in sizes),
         effective_n=None if size is None else round(size, 1),
     )
 

@@ -148,6 +148,19 @@ def clopper_pearson(k: float, n: float, confidence: float = CONFIDENCE) -> tuple
     return lo, hi
 
 
+def jeffreys(k: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
+    """Jeffreys' interval: the equal-tailed quantiles of Beta(k + 1/2, n - k + 1/2), with the bound
+    at 0 (k = 0) or 1 (k = n) as Brown, Cai and DasGupta (2001) give it; None when n is 0. Close to
+    the mid-p exact interval; `k` and `n` may be non-integer (an effective size)."""
+    _check(k, n)
+    if n == 0:
+        return None
+    alpha = 1 - confidence
+    lo = 0.0 if k <= 0 else beta_quantile(alpha / 2, k + 0.5, n - k + 0.5)
+    hi = 1.0 if k >= n else beta_quantile(1 - alpha / 2, k + 0.5, n - k + 0.5)
+    return lo, hi
+
+
 def upper_bound(k: float, n: float, confidence: float = CONFIDENCE) -> float | None:
     """One-sided exact upper bound: the rate is below it with `confidence` (0 of 30 → 0.0950)."""
     _check(k, n)

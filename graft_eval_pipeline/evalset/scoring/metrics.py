@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER
-from graft_eval_pipeline.evalset.scoring.clusters import repository_clusters
+from graft_eval_pipeline.evalset.scoring.clusters import case_clustered_rate, repository_clusters
 from graft_eval_pipeline.evalset.scoring.population import population_estimates
 from graft_eval_pipeline.evalset.scoring.rates import rate_stat, safety_rate
 from graft_eval_pipeline.evalset.scoring.report_schema import (
@@ -246,8 +246,14 @@ def compute_metrics(rows: list[CaseRow]) -> Metrics:
         trivial_recall=trivial_recall(pairs["final"]),
         confusion=Confusions(**{name: confusion(p) for name, p in pairs.items()}),
         under_classification_by_tag=under_classification_by_tag(scored),
-        out_of_scope_precision=rate_stat(oos.tp, oos.tp + oos.fp),
-        out_of_scope_recall=rate_stat(oos.tp, oos.tp + oos.fn),
+        out_of_scope_precision=case_clustered_rate(
+            [r.oos.tp for r in ok if r.oos is not None],
+            [r.oos.tp + r.oos.fp for r in ok if r.oos is not None],
+        ),
+        out_of_scope_recall=case_clustered_rate(
+            [r.oos.tp for r in ok if r.oos is not None],
+            [r.oos.tp + r.oos.fn for r in ok if r.oos is not None],
+        ),
         out_of_scope_exact_set_rate=rate_stat(sum(_oos_exact(r) for r in ok), len(ok)),
         out_of_scope_counts=oos,
         flag_precision=rate_stat(flags.tp, flags.tp + flags.fp),

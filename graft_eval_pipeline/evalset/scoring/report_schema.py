@@ -37,6 +37,18 @@ class RateStat(CamelModel):
     method: IntervalMethod
 
 
+class CaseClusteredRate(RateStat):
+    """A rate over files (out-of-scope precision and recall): k of n files, its interval clustered
+    by case (the files of one PR are not independent): Clopper-Pearson at the Korn-Graubard
+    effective size over `clusters` cases, never below one file per case. The three cluster
+    fields are null in reports made before the interval was clustered (a pooled Wilson interval
+    then)."""
+
+    clustered_by: Literal["case"] | None = None
+    clusters: int | None = Field(default=None, ge=0)
+    effective_n: float | None = None
+
+
 class SafetyRate(RateStat):
     """An under-classification rate: exact interval, plus the one-sided 95% upper bound (the rate
     is below it with 95% confidence; a threshold can gate on it with `"on": "upper95"`)."""
@@ -333,8 +345,8 @@ class Metrics(CamelModel):
     trivial_recall: RateStat
     confusion: Confusions
     under_classification_by_tag: dict[str, TagUnderClassification]
-    out_of_scope_precision: RateStat
-    out_of_scope_recall: RateStat
+    out_of_scope_precision: CaseClusteredRate
+    out_of_scope_recall: CaseClusteredRate
     out_of_scope_exact_set_rate: RateStat
     out_of_scope_counts: OosCounts
     flag_precision: RateStat
@@ -386,8 +398,8 @@ class ThresholdResult(CamelModel):
 
 
 class PairKappa(CamelModel):
-    """Risk-class agreement of one labeler pair: Cohen's kappa and its 95% interval (asymptotic,
-    Fleiss-Cohen-Everitt); `undefined` when both labelers used one class only."""
+    """Risk-class agreement of one labeler pair: Cohen's kappa and its 95% interval (scoring's
+    `kappa_interval`, never [1, 1]); `undefined` when both labelers used one class only."""
 
     labelers: tuple[str, str]
     n: int = Field(ge=0)

@@ -27,16 +27,42 @@ TRIAL_RATES: dict[str, Outcome] = {
 }
 
 
+def cluster_variance(scores: Sequence[float], total: float) -> float:
+    """The cluster-robust (CR1) variance of a mean over `total` items from each cluster's summed
+    influence: G/(G-1) * sum(score_c^2) / total^2."""
+    clusters = len(scores)
+    return clusters / (clusters - 1) * sum(s * s for s in scores) / total**2
+
+
+def clustered_size(
+    ceiling: float,
+    clusters: int,
+    total: float,
+    design_effect: float,
+    confidence: float = CONFIDENCE,
+) -> float:
+    """Korn and Graubard's effective size: `ceiling` (what the items would be worth if independent)
+    over the design effect (clustered variance / independent variance), kept between the number of
+    clusters and `ceiling`, times the degrees-of-freedom factor (t_{n-1} / t_{G-1})^2 (a variance
+    from G clusters is itself uncertain: few clusters shrink the size). One mechanism for every
+    clustered interval of a report (trials by case, cases by repository, out-of-scope files by
+    case)."""
+    q = 0.5 + confidence / 2
+    df_factor = (t_quantile(q, total - 1) / t_quantile(q, clusters - 1)) ** 2 if total > 1 else 1.0
+    unclustered = ceiling / design_effect if design_effect > 0 else ceiling
+    size = min(ceiling, max(float(clusters), unclustered)) * df_factor
+    return max(size, min(float(clusters), 1.0))
+
+
 def effective_size(
     counts: Sequence[float], sizes: Sequence[float], confidence: float = CONFIDENCE
 ) -> float | None:
     """How many independent trials the clustered outcomes are worth: n / design effect, where the
     design effect is the cluster-robust variance of the pooled share, G/(G-1) * sum((y_i - p m_i)^2)
-    / (sum m_i)^2, over the binomial one, p(1-p)/n, times Korn and Graubard's degrees-of-freedom
-    factor (t_{n-1} / t_{G-1})² (a variance from G clusters is itself uncertain: few clusters
-    shrink the size). At most n, and the number of clusters when p is 0 or 1 (no variance to
-    measure: the cautious choice, never tighter than one run's exact interval); never below it
-    when trials agree. None without a scored case."""
+    / (sum m_i)^2, over the binomial one, p(1-p)/n (`clustered_size`, with Korn and Graubard's
+    degrees-of-freedom factor). At most n, and the number of clusters when p is 0 or 1 (no
+    variance to measure: the cautious choice, never tighter than one run's exact interval); never
+    below it when trials agree. None without a scored case."""
     pairs = [(y, m) for y, m in zip(counts, sizes, strict=True) if m > 0]
     clusters, total = len(pairs), sum(m for _, m in pairs)
     if clusters == 0:
@@ -44,11 +70,8 @@ def effective_size(
     p = sum(y for y, _ in pairs) / total
     if clusters < 2 or p in (0.0, 1.0):
         return float(clusters)
-    variance = clusters / (clusters - 1) * sum((y - p * m) ** 2 for y, m in pairs) / total**2
-    q = 0.5 + confidence / 2
-    df_factor = (t_quantile(q, total - 1) / t_quantile(q, clusters - 1)) ** 2 if total > 1 else 1.0
-    size = min(float(total), max(float(clusters), p * (1 - p) / variance)) * df_factor
-    return max(size, min(float(clusters), 1.0))
+    variance = cluster_variance([y - p * m for y, m in pairs], total)
+    return clustered_size(float(total), clusters, total, variance / (p * (1 - p) / total), confidence)
 
 
 def cluster_interval(
