@@ -31,6 +31,8 @@ from graft_eval_pipeline.evalset.sets.paths import EVAL_REPO_VAR
 from graft_eval_pipeline_tests.deploy.conftest import DEPLOY_DIR, PgServer
 from graft_eval_pipeline_tests.deploy.test_deploy_files import PARTITION_LIMIT, README_POSTGRES_BLOCK
 
+pytestmark = pytest.mark.slow  # a Postgres server
+
 PARTITION = "synthetic"
 IN_PROGRESS = {dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED}
 DONE = {dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED}

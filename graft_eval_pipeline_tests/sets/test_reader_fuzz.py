@@ -132,6 +132,7 @@ VALID_LABELS = json.dumps(
 VALID_INBOX = json.dumps({"labeler": "alice", "labels": json.loads(VALID_LABELS)}).encode()
 
 
+@pytest.mark.slow  # fuzzing: many generated files
 @FUZZ
 @given(data=st.data())
 def test_case_files(data: st.DataObject) -> None:
@@ -233,6 +234,7 @@ def test_the_batch_ledger(synthetic: CaseSet, data: st.DataObject) -> None:
     _check(lambda: read_ledger(synthetic, datetime(2026, 1, 1, tzinfo=UTC)))
 
 
+@pytest.mark.slow  # fuzzing: many generated files
 @FUZZ
 @given(data=st.data())
 def test_dagster_stored_values(synthetic: CaseSet, data: st.DataObject) -> None:
