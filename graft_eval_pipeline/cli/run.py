@@ -24,7 +24,13 @@ from graft_eval_pipeline.cli.base import (
     open_case_set,
     writing,
 )
-from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
+from graft_eval_pipeline.evalset.report import DEFAULT_RESAMPLES
+from graft_eval_pipeline.evalset.run import (
+    DEFAULT_CONCURRENCY_TEXT,
+    DEFAULT_MAX_COST_USD,
+    DEFAULT_MAX_TOKENS,
+    Estimate,
+)
 from graft_eval_pipeline.evalset.sets import (
     SYNTHETIC_BASELINE,
     SYNTHETIC_DIR,
@@ -206,7 +212,11 @@ RUN_OUTPUT_OPTIONS = [
     ),
     click.option("--out", type=click.Path(path_type=Path), default=None, help="Default <set>/runs/<runId>/."),
     click.option(
-        "--concurrency", type=click.IntRange(min=1), default=None, help="Cases in flight (4 live, 8 fake)."
+        "--concurrency",
+        type=click.IntRange(min=1),
+        default=None,
+        show_default=DEFAULT_CONCURRENCY_TEXT,
+        help="Cases in flight.",
     ),
     click.option(
         "--quiet",
@@ -302,7 +312,8 @@ def ci(baseline: Path | None, **outputs: Any) -> None:
     "--resamples",
     type=click.IntRange(min=1),
     default=None,
-    help="Paired bootstrap resamples (default 2,000).",
+    show_default=f"{DEFAULT_RESAMPLES:,}",
+    help="Paired bootstrap resamples.",
 )
 @click.option("--seed", type=int, default=None, help="Seed of the bootstrap (fixed by default).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")

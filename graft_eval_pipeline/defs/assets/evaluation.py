@@ -17,11 +17,11 @@ import dagster as dg
 from pydantic import Field
 
 from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.defs.assets import EVALUATION_GROUP
 from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.checks import REPORT_CHECKS, baseline_check, thresholds_check, usage_check
 from graft_eval_pipeline.defs.isolation import report_inputs
-from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.metadata import (
     confusion_table,
     estimate_metadata,
@@ -51,6 +51,7 @@ from graft_eval_pipeline.evalset.report import (
     trials_metadata,
 )
 from graft_eval_pipeline.evalset.run import (
+    DEFAULT_CONCURRENCY_TEXT,
     DEFAULT_MAX_COST_USD,
     DEFAULT_MAX_TOKENS,
     Estimate,
@@ -106,7 +107,9 @@ class HarnessConfig(dg.Config):
 
     cases: list[str] = Field(default_factory=list, description="Only these case ids (default: all).")
     tag: str | None = Field(default=None, description="Only cases with this tag.")
-    concurrency: int | None = Field(default=None, description="Cases in flight (default 4 live, 8 fake).")
+    concurrency: int | None = Field(
+        default=None, description=f"Cases in flight (default {DEFAULT_CONCURRENCY_TEXT})."
+    )
     mode: Literal["fake", "live"] = Field(default="fake", description="live calls the Anthropic API.")
     confirm_live: bool = Field(
         default=False, description="Live: the operator accepts the cost up to the cap."

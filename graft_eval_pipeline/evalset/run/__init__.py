@@ -10,6 +10,7 @@ from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT
 from graft_eval_pipeline.evalset.run.cache import cached_result
 from graft_eval_pipeline.evalset.run.harness import collector_policy, fake_result, run_harness
 from graft_eval_pipeline.evalset.run.options import (
+    DEFAULT_CONCURRENCY_TEXT,
     ProgressEvery,
     RunOptions,
     case_filter_for,
@@ -29,6 +30,7 @@ __getattr__ = lazy_exports(
 )
 
 __all__ = [
+    "DEFAULT_CONCURRENCY_TEXT",
     "DEFAULT_MAX_COST_USD",
     "DEFAULT_MAX_TOKENS",
     "Estimate",

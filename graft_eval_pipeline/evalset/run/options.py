@@ -22,6 +22,8 @@ from graft_eval_pipeline.evalset.scoring import GitInfo, git_info
 from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalError, list_case_ids
 
 DEFAULT_CONCURRENCY = {"fake": 8, "live": 4}
+DEFAULT_CONCURRENCY_TEXT = f"{DEFAULT_CONCURRENCY['live']} live, {DEFAULT_CONCURRENCY['fake']} fake"
+"""How the CLI's help and the Dagster config show the default concurrency."""
 DEFAULT_TIMEOUT_MS = 120_000
 CODE_DIR = Path(__file__).resolve().parent
 
