@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ from graft_eval_pipeline.evalset.run import (
     DEFAULT_MAX_COST_USD,
     DEFAULT_MAX_TOKENS,
     Estimate,
+    SettingNames,
 )
 from graft_eval_pipeline.evalset.sets import (
     SYNTHETIC_BASELINE,
@@ -69,6 +71,12 @@ def _stderr_terminal() -> Console | None:
 
 TERMINAL_CONSOLE: Callable[[], Console | None] = _stderr_terminal
 """The console a run draws its progress bar on (None: summary lines instead); tests replace it."""
+
+
+CLI_NAMES = SettingNames(
+    batch="--batch", trials="--trials", add_live="add --live", live_needs_cap="--live needs --max-cost-usd"
+)
+"""The `run` flags, as `RunSettings`' rules name them."""
 
 
 def _confirm_on_tty(yes: bool) -> Callable[[Estimate], Awaitable[bool]]:
@@ -117,13 +125,22 @@ def _run_and_report(
         publish_run,
         save_baseline,
     )
-    from graft_eval_pipeline.evalset.run import ProgressEvery, RunOptions, case_filter_for, collector_policy
+    from graft_eval_pipeline.evalset.run import RunSettings, collector_policy
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
-    if batch and not live:
-        raise EvalError("--batch sends live calls through the Message Batches API: add --live")
-    if batch and trials > 1:
-        raise EvalError("--batch runs one trial of each case: drop --trials or --batch")
+    settings = RunSettings(
+        CLI_NAMES,
+        cases=tuple(comma_list(case_ids)),
+        tag=tag,
+        live=live,
+        concurrency=concurrency,
+        max_cost_usd=max_cost_usd,
+        max_tokens=max_tokens,
+        use_cache=not no_cache,
+        allow_secrets=allow_secrets,
+        batch=batch,
+        trials=trials,
+    )
     env = eval_env()
     if live:
         from graft_eval_pipeline.evalset.run import require_live_env  # the SDK: live runs only
@@ -148,26 +165,12 @@ def _run_and_report(
             from graft_eval_pipeline.evalset.run import TerminalBar  # rich: on a terminal only
 
             bar = TerminalBar(console)
-        options = RunOptions(
-            set=cs,
-            mode="live" if live else "fake",
-            llm_factory=(lambda: LLM_FACTORY(env)) if live else None,
-            models=env.models(),
-            timeout_ms=env.timeout_ms,
-            concurrency=concurrency,
-            max_cost_usd=max_cost_usd,
-            max_tokens=max_tokens,
-            use_cache=not no_cache,
-            allow_secrets=allow_secrets,
-            case_filter=case_filter_for(cs, comma_list(case_ids), tag),
-            confirm=_confirm_on_tty(yes) if live else None,
+        options = replace(
+            settings.run_options(cs, env, llm=LLM_FACTORY, confirm=_confirm_on_tty(yes)),
             # a bar on a terminal, else a summary every tenth of the run; --quiet keeps the estimate only
             progress=None if quiet else to_stderr,
-            progress_every=ProgressEvery(),
             progress_bar=bar,
             on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
-            batch=batch,
-            trials=trials,
         )
         with collector_policy(options):  # a fake run keeps the collector paused through its files too
             try:

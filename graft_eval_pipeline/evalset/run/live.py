@@ -226,8 +226,6 @@ async def run_live(
     """
     if options.llm_factory is None or options.confirm is None:
         raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
-    if options.batch and options.trials > 1:
-        raise EvalError("--batch runs one trial of each case: drop --trials or --batch")
     require_prices([options.models.fast, options.models.strong])
     fingerprint = prompt_fingerprint()
     with collector_paused():
