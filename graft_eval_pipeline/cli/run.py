@@ -116,16 +116,17 @@ def _run_and_report(
     trials: int = 1,
     no_wait: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.evaluate import evaluate
+    from graft_eval_pipeline.evalset.evaluate import Evaluation, evaluate_then
     from graft_eval_pipeline.evalset.report import (
         REPORT_FILE,
+        PublishedRun,
         check_baseline_target,
         gate_baseline,
         load_thresholds,
         publish_run,
         save_baseline,
     )
-    from graft_eval_pipeline.evalset.run import RunSettings, collector_policy
+    from graft_eval_pipeline.evalset.run import RunSettings
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
     settings = RunSettings(
@@ -172,14 +173,14 @@ def _run_and_report(
             progress_bar=bar,
             on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
         )
-        with collector_policy(options):  # a fake run keeps the collector paused through its files too
-            try:
-                # a live run confirms its blocker candidates against the baseline it is gated on
-                evaluation = evaluate(options, gate_baseline(cs, baseline) if live else None)
-            finally:
-                if bar is not None:
-                    bar.finish()  # also when the run stops early: the terminal gets its cursor back
-            published = publish_run(
+
+        def finish_bar() -> None:
+            if bar is not None:
+                bar.finish()
+
+        def publish(evaluation: Evaluation) -> PublishedRun:
+            finish_bar()
+            return publish_run(
                 cs,
                 evaluation.report,
                 thresholds=thresholds,
@@ -188,6 +189,12 @@ def _run_and_report(
                 out=out,
                 details=evaluation.details,
             )
+
+        try:
+            # a live run confirms its blocker candidates against the baseline it is gated on
+            published = evaluate_then(options, gate_baseline(cs, baseline) if live else None, publish)
+        finally:
+            finish_bar()  # also when the run stops early: the terminal gets its cursor back
         checked = published.checked
         for why in published.warnings:
             echo_warning(why)
