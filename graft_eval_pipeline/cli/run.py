@@ -342,13 +342,8 @@ def compare(
     regressed or a blocker fired (a sensitive case newly under-classified or newly unavailable)."""
     import json
 
-    from graft_eval_pipeline.evalset.report import (
-        compare_inputs,
-        compare_reports,
-        load_thresholds,
-        margins_for,
-        render_comparison,
-    )
+    from graft_eval_pipeline.evalset.compare import compare_reports, render_comparison
+    from graft_eval_pipeline.evalset.report import compare_inputs, load_thresholds, margins_for
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
     cs = open_case_set(set_dir, strict) if set_dir is not None else None
@@ -384,7 +379,8 @@ def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict
     under-classifications with 95% intervals, kappa against gold, the same for flags, and its cost."""
     import json
 
-    from graft_eval_pipeline.evalset.report import calibrate, chosen_report, render_calibration
+    from graft_eval_pipeline.evalset.compare import calibrate, render_calibration
+    from graft_eval_pipeline.evalset.report import chosen_report
 
     cs = open_case_set(set_dir, strict) if set_dir is not None else None
     result = calibrate(chosen_report(run_ref, cs).cases)

@@ -21,6 +21,7 @@ from html import escape
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER
 from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.evalset.compare import Comparison, comparison_html
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
 from graft_eval_pipeline.evalset.report.case_kinds import (
     CASE_KINDS,
@@ -30,8 +31,6 @@ from graft_eval_pipeline.evalset.report.case_kinds import (
     case_lines,
     kind_counts,
 )
-from graft_eval_pipeline.evalset.report.compare import Comparison
-from graft_eval_pipeline.evalset.report.compare_render import comparison_html
 from graft_eval_pipeline.evalset.report.headline import Headline, headline_metrics
 from graft_eval_pipeline.evalset.report.history import HistoryPoint, load_history
 from graft_eval_pipeline.evalset.report.render import gated_value, render_change, render_value

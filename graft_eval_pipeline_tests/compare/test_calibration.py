@@ -10,8 +10,8 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from graft_eval_pipeline.cli import main
+from graft_eval_pipeline.evalset.compare.calibration import calibrate, render_calibration, without_verifier
 from graft_eval_pipeline.evalset.evaluate import run_eval
-from graft_eval_pipeline.evalset.report.calibration import calibrate, render_calibration, without_verifier
 from graft_eval_pipeline.evalset.report.render import render_markdown
 from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS
-from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports, margin_verdict
-from graft_eval_pipeline.evalset.report.compare_render import (
+from graft_eval_pipeline.evalset.compare.blockers import BASE_TRIALS
+from graft_eval_pipeline.evalset.compare.compare import Comparison, compare_reports, margin_verdict
+from graft_eval_pipeline.evalset.compare.compare_render import (
     comparison_markdown,
     render_comparison,
     verdict_text,
@@ -407,7 +407,7 @@ def test_the_margin_rule_rarely_calls_a_rise_of_the_margin_not_worse() -> None:
     and no change is never called "worse"."""
     import numpy as np
 
-    from graft_eval_pipeline.evalset.report.paired_stats import paired_rate_differences, percentile_interval
+    from graft_eval_pipeline.evalset.compare.paired_stats import paired_rate_differences, percentile_interval
 
     rng = np.random.default_rng(20261201)
     n, p, margin, sims = 150, 0.05, 0.05, 150

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from graft_eval_pipeline.card.models import RISK_ORDER, CamelModel, RiskClass
-from graft_eval_pipeline.evalset.report.blockers import (
+from graft_eval_pipeline.evalset.compare.blockers import (
     Blocker,
     BlockerDecision,
     BlockerRule,
@@ -25,7 +25,7 @@ from graft_eval_pipeline.evalset.report.blockers import (
     decide_blockers,
     trials_by_case,
 )
-from graft_eval_pipeline.evalset.report.paired_stats import (
+from graft_eval_pipeline.evalset.compare.paired_stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MIN_RESAMPLES,
@@ -39,7 +39,7 @@ from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport, round_down,
 from graft_eval_pipeline.evalset.sets import EvalError
 
 if TYPE_CHECKING:
-    from graft_eval_pipeline.evalset.report.paired_stats import FloatArray
+    from graft_eval_pipeline.evalset.compare.paired_stats import FloatArray
 
 Verdict = Literal["improved", "regressed", "no clear difference"]
 MarginVerdict = Literal["better", "not worse (within margin)", "worse", "inconclusive at this n"]
