@@ -25,7 +25,7 @@ from graft_eval_pipeline.cli.base import (
     open_case_set,
     writing,
 )
-from graft_eval_pipeline.evalset.report import DEFAULT_RESAMPLES
+from graft_eval_pipeline.evalset.compare import DEFAULT_RESAMPLES
 from graft_eval_pipeline.evalset.run import (
     DEFAULT_CONCURRENCY_TEXT,
     DEFAULT_MAX_COST_USD,
