@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh machine: creates .venv and installs the project on first use.
 #   ./run.sh main-job   materialize the synthetic partition end to end and print the report summary
-#   ./run.sh test       ruff, mypy and the test suite
+#   ./run.sh test       ruff, mypy and every test (both lanes: what CI runs)
+#   ./run.sh test-fast  ruff, mypy and the default lane (the tests marked slow are skipped)
 #   ./run.sh lock [--upgrade [NAME ...]]
 #                       rewrite constraints.txt (the pinned versions) after a pyproject.toml change
 # Every install takes its versions from constraints.txt, so a fresh clone gets what CI tested.
@@ -47,14 +48,15 @@ case "${1:-}" in
       --select 'group:evaluation' --partition synthetic
     graft-eval summary --set eval/synthetic
     ;;
-  test)
+  test | test-fast)
     ruff check .
     ruff format --check .
     mypy graft_eval_pipeline graft_eval_pipeline_tests
-    pytest "${@:2}"
+    # graft_eval_pipeline_tests/conftest.py: --runslow adds the slow lane to the default one
+    if [ "$1" = test ]; then pytest --runslow "${@:2}"; else pytest "${@:2}"; fi
     ;;
   *)
-    echo "usage: ./run.sh main-job | test [pytest args] | lock [--upgrade [NAME ...]]" >&2
+    echo "usage: ./run.sh main-job | test [pytest args] | test-fast [pytest args] | lock [--upgrade [NAME ...]]" >&2
     exit 2
     ;;
 esac

@@ -153,27 +153,29 @@ def _patch_bytes(case_text: str) -> int:
 
 def child_run(set_dir: Path, out_dir: Path) -> None:
     """In a child process: import, then time evaluate and the report files; print JSON figures."""
-    from graft_eval_pipeline.evalset.evaluate import evaluate
+    from graft_eval_pipeline.evalset.evaluate import Evaluation, evaluate_then
     from graft_eval_pipeline.evalset.report import load_thresholds, publish_run
-    from graft_eval_pipeline.evalset.run import RunOptions, collector_policy
+    from graft_eval_pipeline.evalset.run import RunOptions
     from graft_eval_pipeline.evalset.scoring import GitInfo
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE, open_set
 
     cs = open_set(set_dir, None)
     options = RunOptions(set=cs, now=lambda: NOW, git=lambda: GitInfo(commit=None, dirty=None))
     started = time.perf_counter()
-    with collector_policy(options):  # as `graft-eval run`: paused through the report files too
-        evaluation = evaluate(options)  # the synthetic-kind set keeps titles and cards
+
+    def publish(evaluation: Evaluation) -> float:  # the synthetic-kind set keeps titles and cards
         ran = time.perf_counter()
-        thresholds = load_thresholds(THRESHOLDS_FILE)
         publish_run(
             cs,
             evaluation.report,
-            thresholds=thresholds,
+            thresholds=load_thresholds(THRESHOLDS_FILE),
             strict=False,
             out=out_dir,
             details=evaluation.details,
         )
+        return ran
+
+    ran = evaluate_then(options, None, publish)  # as `graft-eval run`: one collector policy throughout
     done = time.perf_counter()
     print(json.dumps({"run_s": ran - started, "total_s": done - started, "peak_mb": peak_rss_mb()}))
 

@@ -1,7 +1,13 @@
-"""Fixtures shared by the stage folders; builders and fakes live in the modules beside this file.
+"""Fixtures shared by the stage folders, and the two test lanes; builders and fakes live in the
+modules beside this file.
 
 Fixtures here are opt-in (`pytestmark = pytest.mark.usefixtures(...)` in the modules that need
 them): most unit tests want neither a cleaned environment nor a patched transport.
+
+Two lanes: `pytest` alone is the edit-test loop and skips the tests marked `slow` (a browser, more
+than one process, Postgres, subprocesses, statistical simulations and large generated inputs);
+`pytest --runslow` (what `./run.sh test` and CI run) runs everything. A test that takes more than
+a few seconds on a quiet machine is marked `slow`, with the reason beside the mark.
 """
 
 from __future__ import annotations
@@ -43,6 +49,28 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(httpx2.AsyncHTTPTransport, "handle_async_request", refuse)
     monkeypatch.setattr(httpx2.HTTPTransport, "handle_request", refuse)
+
+
+RUNSLOW_OPTION = "--runslow"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        RUNSLOW_OPTION,
+        action="store_true",
+        default=False,
+        help="also run the tests marked slow (the full lane: what ./run.sh test and CI run)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without --runslow, the slow tests are skipped, each saying how to run it."""
+    if config.getoption(RUNSLOW_OPTION):
+        return
+    skip = pytest.mark.skip(reason=f"slow: the full lane runs it (pytest {RUNSLOW_OPTION}, ./run.sh test)")
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
 
 
 InstanceWith = Callable[..., dg.DagsterInstance]

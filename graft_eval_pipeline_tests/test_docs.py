@@ -216,7 +216,7 @@ def test_every_run_sh_subcommand_and_bench_script_shown_exists() -> None:
     run_sh = (REPO_ROOT / "run.sh").read_text(encoding="utf-8")
     (usage,) = re.findall(r'echo "usage: ./run.sh ([^"]+)"', run_sh)  # run.sh's list of sub-commands
     subcommands = {part.split()[0] for part in usage.split(" | ")}
-    assert {"main-job", "test", "lock"} == subcommands
+    assert {"main-job", "test", "test-fast", "lock"} == subcommands
     missing = []
     for page in PAGES:
         text = page.read_text(encoding="utf-8")

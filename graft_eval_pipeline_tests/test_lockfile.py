@@ -185,3 +185,41 @@ def test_committed_lock_moves_dagster_with_the_integrations_it_pins() -> None:
     assert len(core) == 1 and len(integrations) == 1
     _major, minor, patch = next(iter(core)).split(".")
     assert next(iter(integrations)) == f"0.{int(minor) + 16}.{patch}"  # dagster 1.13.27 <-> 0.29.27
+
+
+def _third_party_imports(package: Path) -> set[str]:
+    """The top-level names the package imports that are neither the standard library nor itself."""
+    import ast
+
+    found: set[str] = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return found - set(sys.stdlib_module_names) - {"graft_eval_pipeline"}
+
+
+PARTS = {"pydantic_core": "pydantic", "httpcore2": "httpx2"}
+"""Imported parts of a declared library, which pins them: pydantic's core, httpx2's transport
+(imported for its loggers only)."""
+
+
+def test_every_library_the_package_imports_is_a_declared_dependency() -> None:
+    """A library that only comes in through another one's requirements is declared too."""
+    import importlib.metadata
+    import tomllib
+
+    declared = {
+        lockfile.canonical_name(re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0])
+        for requirement in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    }
+    distributions = importlib.metadata.packages_distributions()
+    undeclared = {
+        name: distributions.get(name)
+        for name in _third_party_imports(ROOT / "graft_eval_pipeline")
+        if PARTS.get(name) not in declared
+        and not declared & {lockfile.canonical_name(d) for d in distributions.get(name, [])}
+    }
+    assert undeclared == {}

@@ -4,7 +4,8 @@ Exit codes: 0 ok, 1 check failed, 2 usage or configuration error, 3 aborted.
 One module per command group, in pipeline order: `sets` (set folders, show, cases, purge, view,
 history, summary, Dagster partitions), `export` (export, rescan), `labeling`, and `run` (run, ci,
 compare, calibration); `base` holds the click group and the shared options. Errors raise
-`EvalError` subclasses and `main` turns them into one line on stderr and the exit code.
+a `GraftEvalError` subclass (one per exit code) and `main` turns it into one line on stderr and
+its exit code.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from graft_eval_pipeline.cli import export, labeling, run, sets  # noqa: F401  (each registers its commands)
 from graft_eval_pipeline.cli.base import cli, echo_error
-from graft_eval_pipeline.evalset.sets import EvalError
+from graft_eval_pipeline.evalset.sets import GraftEvalError
 
 __all__ = ["cli", "main"]
 
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.Abort:
         echo_error("aborted")
         return 3
-    except EvalError as exc:
+    except GraftEvalError as exc:
         echo_error(f"error: {' '.join(str(exc).split())}")
         return exc.exit_code
     except OSError as exc:  # a file system failure no evalset function mapped: one line, no traceback

@@ -25,12 +25,9 @@ from graft_eval_pipeline.evalset.export import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_MIN_PER_STRATUM,
     DEFAULT_SAMPLE,
-    DEFAULT_SEED,
+    DEFAULT_SAMPLE_SEED,
 )
-from graft_eval_pipeline.evalset.sets import (
-    CheckFailed,
-    EvalError,
-)
+from graft_eval_pipeline.evalset.sets import CheckFailed, GraftEvalError
 from graft_eval_pipeline.github.limits import DEFAULT_MAX_REQUESTS, DEFAULT_MAX_WAIT_S, DEFAULT_MIN_REMAINING
 
 # --- export (spec E9-E16, section 7) ---------------------------------------------------------
@@ -90,7 +87,9 @@ class _StageProgress:
 @click.option(
     "--max-candidates", type=click.IntRange(min=1), default=DEFAULT_MAX_CANDIDATES, show_default=True
 )
-@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
+@click.option(
+    "--seed", type=int, default=DEFAULT_SAMPLE_SEED, show_default=True, help="Seed of the stratified sample."
+)
 @click.option(
     "--redact", "redact_kinds", type=click.Choice(["emails"]), multiple=True, help="Also redact e-mails."
 )
@@ -176,7 +175,7 @@ def export_command(
     ):
         try:
             run_export(gh, cs, options, now=lambda: datetime.now(UTC), emit=echo_safe, progress=progress)
-        except EvalError:
+        except GraftEvalError:  # a rate-limit abort (3) as much as a bad answer (2)
             stats = gh.limiter.stats
             click.echo(
                 f"stopped after {stats.requests} requests; rate-limit waits: {stats.waits} "

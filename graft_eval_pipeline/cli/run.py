@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,14 @@ from graft_eval_pipeline.cli.base import (
     open_case_set,
     writing,
 )
-from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
+from graft_eval_pipeline.evalset.compare import DEFAULT_RESAMPLES
+from graft_eval_pipeline.evalset.run import (
+    DEFAULT_CONCURRENCY_TEXT,
+    DEFAULT_MAX_COST_USD,
+    DEFAULT_MAX_TOKENS,
+    Estimate,
+    SettingNames,
+)
 from graft_eval_pipeline.evalset.sets import (
     SYNTHETIC_BASELINE,
     SYNTHETIC_DIR,
@@ -65,6 +73,12 @@ TERMINAL_CONSOLE: Callable[[], Console | None] = _stderr_terminal
 """The console a run draws its progress bar on (None: summary lines instead); tests replace it."""
 
 
+CLI_NAMES = SettingNames(
+    batch="--batch", trials="--trials", add_live="add --live", live_needs_cap="--live needs --max-cost-usd"
+)
+"""The `run` flags, as `RunSettings`' rules name them."""
+
+
 def _confirm_on_tty(yes: bool) -> Callable[[Estimate], Awaitable[bool]]:
     """--yes skips the question; without a TTY to ask on, the run aborts (exit 3)."""
 
@@ -102,22 +116,32 @@ def _run_and_report(
     trials: int = 1,
     no_wait: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.evaluate import evaluate
+    from graft_eval_pipeline.evalset.evaluate import Evaluation, evaluate_then
     from graft_eval_pipeline.evalset.report import (
         REPORT_FILE,
+        PublishedRun,
         check_baseline_target,
         gate_baseline,
         load_thresholds,
         publish_run,
         save_baseline,
     )
-    from graft_eval_pipeline.evalset.run import ProgressEvery, RunOptions, case_filter_for, collector_policy
+    from graft_eval_pipeline.evalset.run import RunSettings
     from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
 
-    if batch and not live:
-        raise EvalError("--batch sends live calls through the Message Batches API: add --live")
-    if batch and trials > 1:
-        raise EvalError("--batch runs one trial of each case: drop --trials or --batch")
+    settings = RunSettings(
+        CLI_NAMES,
+        cases=tuple(comma_list(case_ids)),
+        tag=tag,
+        live=live,
+        concurrency=concurrency,
+        max_cost_usd=max_cost_usd,
+        max_tokens=max_tokens,
+        use_cache=not no_cache,
+        allow_secrets=allow_secrets,
+        batch=batch,
+        trials=trials,
+    )
     env = eval_env()
     if live:
         from graft_eval_pipeline.evalset.run import require_live_env  # the SDK: live runs only
@@ -142,35 +166,21 @@ def _run_and_report(
             from graft_eval_pipeline.evalset.run import TerminalBar  # rich: on a terminal only
 
             bar = TerminalBar(console)
-        options = RunOptions(
-            set=cs,
-            mode="live" if live else "fake",
-            llm_factory=(lambda: LLM_FACTORY(env)) if live else None,
-            models=env.models(),
-            timeout_ms=env.timeout_ms,
-            concurrency=concurrency,
-            max_cost_usd=max_cost_usd,
-            max_tokens=max_tokens,
-            use_cache=not no_cache,
-            allow_secrets=allow_secrets,
-            case_filter=case_filter_for(cs, comma_list(case_ids), tag),
-            confirm=_confirm_on_tty(yes) if live else None,
+        options = replace(
+            settings.run_options(cs, env, llm=LLM_FACTORY, confirm=_confirm_on_tty(yes)),
             # a bar on a terminal, else a summary every tenth of the run; --quiet keeps the estimate only
             progress=None if quiet else to_stderr,
-            progress_every=ProgressEvery(),
             progress_bar=bar,
             on_estimate=(lambda estimate: to_stderr(estimate.summary())) if quiet else None,
-            batch=batch,
-            trials=trials,
         )
-        with collector_policy(options):  # a fake run keeps the collector paused through its files too
-            try:
-                # a live run confirms its blocker candidates against the baseline it is gated on
-                evaluation = evaluate(options, gate_baseline(cs, baseline) if live else None)
-            finally:
-                if bar is not None:
-                    bar.finish()  # also when the run stops early: the terminal gets its cursor back
-            published = publish_run(
+
+        def finish_bar() -> None:
+            if bar is not None:
+                bar.finish()
+
+        def publish(evaluation: Evaluation) -> PublishedRun:
+            finish_bar()
+            return publish_run(
                 cs,
                 evaluation.report,
                 thresholds=thresholds,
@@ -179,6 +189,12 @@ def _run_and_report(
                 out=out,
                 details=evaluation.details,
             )
+
+        try:
+            # a live run confirms its blocker candidates against the baseline it is gated on
+            published = evaluate_then(options, gate_baseline(cs, baseline) if live else None, publish)
+        finally:
+            finish_bar()  # also when the run stops early: the terminal gets its cursor back
         checked = published.checked
         for why in published.warnings:
             echo_warning(why)
@@ -206,7 +222,11 @@ RUN_OUTPUT_OPTIONS = [
     ),
     click.option("--out", type=click.Path(path_type=Path), default=None, help="Default <set>/runs/<runId>/."),
     click.option(
-        "--concurrency", type=click.IntRange(min=1), default=None, help="Cases in flight (4 live, 8 fake)."
+        "--concurrency",
+        type=click.IntRange(min=1),
+        default=None,
+        show_default=DEFAULT_CONCURRENCY_TEXT,
+        help="Cases in flight.",
     ),
     click.option(
         "--quiet",
@@ -302,7 +322,8 @@ def ci(baseline: Path | None, **outputs: Any) -> None:
     "--resamples",
     type=click.IntRange(min=1),
     default=None,
-    help="Paired bootstrap resamples (default 2,000).",
+    show_default=f"{DEFAULT_RESAMPLES:,}",
+    help="Paired bootstrap resamples.",
 )
 @click.option("--seed", type=int, default=None, help="Seed of the bootstrap (fixed by default).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")

@@ -1,11 +1,10 @@
-"""Jobs: the evaluation of one case set, and the export into a pilot set."""
+"""Jobs: the evaluation of one case set."""
 
 from __future__ import annotations
 
 import dagster as dg
 
-EVALUATION_GROUP = "evaluation"
-EXPORT_GROUP = "export"
+from graft_eval_pipeline.defs.assets import EVALUATION_GROUP
 
 evaluate_case_set_job = dg.define_asset_job(
     "evaluate_case_set",

@@ -4,13 +4,10 @@ whose last report was made with other prompts or models."""
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from pathlib import Path
 
 import dagster as dg
-from pydantic import Field
 
 from graft_eval_pipeline.card.engine import engine_fingerprint
-from graft_eval_pipeline.card.models import CamelModel
 from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
 from graft_eval_pipeline.defs.assets.evaluation import eval_report
@@ -18,7 +15,7 @@ from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.metadata import models_label
 from graft_eval_pipeline.defs.partitions import CASE_SET_PARTITIONS
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.evalset.sets import LIVE_RERUN_FILE, UntrustedInputError, read_json_file
+from graft_eval_pipeline.evalset.sets import LiveRerun, read_live_rerun
 
 
 def partition_changes(
@@ -72,12 +69,7 @@ def case_set_registry_sensor(
 
 # --- prompt changes: re-evaluate sets whose last report used other prompts or models --------
 
-"""Beside set.json: `{"maxCostUsd": 5}` opts the set in to live re-runs with that cost cap."""
 SIGNATURE_KEYS = ("prompt_fingerprint", "prompt_version", "engine_fingerprint", "models")
-
-
-class LiveRerun(CamelModel):
-    max_cost_usd: float = Field(gt=0)
 
 
 def current_signature(models: Models) -> dict[str, str]:
@@ -99,17 +91,6 @@ def last_report_signature(instance: dg.DagsterInstance, set_id: str) -> dict[str
         return None
     metadata = records[0].asset_materialization.metadata
     return {key: str(metadata[key].value) if key in metadata else "" for key in SIGNATURE_KEYS}
-
-
-def read_live_rerun(set_dir: Path) -> LiveRerun | None:
-    """The set's opt-in, or None. A broken file raises naming the file, never its content."""
-    path = set_dir / LIVE_RERUN_FILE
-    if not path.is_file():
-        return None
-    try:
-        return read_json_file(path, str(path), LiveRerun)
-    except (OSError, UntrustedInputError):
-        raise UntrustedInputError(f'{path} must be {{"maxCostUsd": <positive number>}}') from None
 
 
 def rerun_request(set_id: str, signature: dict[str, str], live: LiveRerun | None) -> dg.RunRequest:

@@ -7,7 +7,9 @@ Dagster assets both end up here or in the same steps.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.compare import compare_reports
@@ -26,6 +28,8 @@ from graft_eval_pipeline.evalset.scoring import (
     total_cost,
 )
 from graft_eval_pipeline.evalset.sets import EvalCase, EvalError
+
+T = TypeVar("T")
 
 
 def report_agreement(report: AgreementReport) -> LabelAgreement:
@@ -109,7 +113,14 @@ def confirm_blockers(options: RunOptions, report: EvalReport, baseline: EvalRepo
 
 
 def evaluate(options: RunOptions, baseline: EvalReport | None = None) -> Evaluation:
-    """Harness, metrics and report in one call: what `graft-eval run` does before checking.
+    """Harness, metrics and report in one call (`evaluate_then` without a next step)."""
+    return evaluate_then(options, baseline, lambda evaluation: evaluation)
+
+
+def evaluate_then(options: RunOptions, baseline: EvalReport | None, then: Callable[[Evaluation], T]) -> T:
+    """Harness, metrics and report, then `then` (what `graft-eval run` writes of them), all under
+    the run's collector policy (`collector_policy`: a fake run keeps the collector paused through
+    its report files too); returns what `then` returns.
 
     The harness streams its cases; the first pass shows each case here once, and only its label
     data is kept for labeler agreement (every case of the set, as `agreement` over the whole set
@@ -129,11 +140,11 @@ def evaluate(options: RunOptions, baseline: EvalReport | None = None) -> Evaluat
         if details is not None:
             details[case.id] = case_detail(case, result)
 
-    with collector_policy(options):  # a fake run keeps the collector paused through the report too
+    with collector_policy(options):
         harness = run_harness(replace(options, on_case=seen, on_result=ended))
         label_agreement = report_agreement(labels.report())
         report = build_report(harness, compute_metrics(harness.rows), label_agreement=label_agreement)
-        return Evaluation(confirm_blockers(options, report, baseline), details)
+        return then(Evaluation(confirm_blockers(options, report, baseline), details))
 
 
 def run_eval(options: RunOptions) -> EvalReport:

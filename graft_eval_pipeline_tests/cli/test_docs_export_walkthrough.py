@@ -16,7 +16,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from graft_eval_pipeline.evalset.sets.paths import REPO_ROOT
+
+pytestmark = pytest.mark.slow  # the walkthrough's commands in subprocesses
 
 PAGE = REPO_ROOT / "docs" / "case-sets.md"
 HEADING = "## Trying export offline"

@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # runs a bench in a subprocess
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_decisions.py"
 
 

@@ -143,6 +143,7 @@ def _simulate(rng: random.Random, cases: int, flip: float, regressed: set[int]) 
     return blocked, {c.id for c in first.unconfirmed} | {b.id for b in first.blockers}
 
 
+@pytest.mark.slow  # a simulation of the rule's error rates
 def test_the_rule_false_alarms_under_its_bound_and_catches_a_regressed_case_by_simulation() -> None:
     """100 sensitive cases flipping at the tolerated rate, nothing changed: a blocker in at most
     BLOCKER_ALPHA of 600 comparisons (+ 2 standard errors). One regressed case (now shown in 90%

@@ -400,6 +400,7 @@ def test_non_inferiority_margins_are_parsed_and_checked() -> None:
             parse_thresholds({"pilot": {"nonInferiority": spec}})
 
 
+@pytest.mark.slow  # a simulation of the rule's error rates
 def test_the_margin_rule_rarely_calls_a_rise_of_the_margin_not_worse() -> None:
     """Simulation of the rule with its own code (bench/bench_margins.py has the full grid): a true
     rise of exactly the margin is called "not worse" at about the one-sided 2.5% of the interval,

@@ -11,10 +11,10 @@ import dagster as dg
 import pytest
 
 from graft_eval_pipeline.definitions import defs
+from graft_eval_pipeline.defs.assets import EVALUATION_GROUP
 from graft_eval_pipeline.defs.assets.evaluation import eval_metrics, eval_report, harness_run
 from graft_eval_pipeline.defs.assets.export import case_files, exported_cases
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
-from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
 from graft_eval_pipeline.evalset.report.files import load_report

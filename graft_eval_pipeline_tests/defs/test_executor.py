@@ -67,6 +67,7 @@ def test_shipped_job_runs_in_process_without_run_config() -> None:
     assert list(dg.validate_run_config(job, {})["execution"][DEFAULT_EXECUTOR]) == ["in_process"]
 
 
+@pytest.mark.slow  # a process per step
 def test_multiprocess_run_config_puts_each_step_in_its_own_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -120,6 +121,7 @@ def test_unknown_executor_name_is_refused_naming_the_choices() -> None:
         executor_from_env({EXECUTOR_VAR: "dask"})
 
 
+@pytest.mark.slow  # loads the definitions in a subprocess
 def test_shipped_definitions_take_the_executor_from_the_environment() -> None:
     """A code location started with GRAFT_EVAL_EXECUTOR=k8s runs every job's steps as k8s jobs."""
     code = (

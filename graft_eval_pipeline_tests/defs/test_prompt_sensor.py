@@ -20,7 +20,8 @@ from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.defs.sensors import prompt_change_sensor
 from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
-from graft_eval_pipeline.evalset.sets import LIVE_RERUN_FILE
+from graft_eval_pipeline.evalset.sets.live_rerun import read_live_rerun
+from graft_eval_pipeline.evalset.sets.paths import LIVE_RERUN_FILE
 from graft_eval_pipeline_tests.conftest import InstanceWith
 from graft_eval_pipeline_tests.live_fakes import FakeLive, live_set
 
@@ -227,9 +228,9 @@ def test_live_asset_without_an_api_key_fails_before_any_call(
 
 def test_opt_in_file_is_json_with_max_cost_usd(tmp_path: Path) -> None:
     opt_in(tmp_path, "pilot-x", json.dumps({"maxCostUsd": 2.5}))
-    live = sensors.read_live_rerun(tmp_path / "pilots" / "pilot-x")
+    live = read_live_rerun(tmp_path / "pilots" / "pilot-x")
     assert live is not None and live.max_cost_usd == 2.5
-    assert sensors.read_live_rerun(tmp_path / "pilots" / "pilot-y") is None
+    assert read_live_rerun(tmp_path / "pilots" / "pilot-y") is None
 
 
 def test_a_change_of_the_card_engines_code_reruns_the_sets_like_a_prompt_change(

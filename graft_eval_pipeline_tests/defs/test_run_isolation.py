@@ -23,6 +23,8 @@ from graft_eval_pipeline.evalset.sets.hold import read_holder
 from graft_eval_pipeline_tests.builders import copy_synthetic
 from graft_eval_pipeline_tests.defs.location import EVAL_DIR_VAR, SYNTHETIC_DIR_VAR
 
+pytestmark = pytest.mark.slow  # each test runs CLI or Dagster runs in processes side by side
+
 BIN = Path(sys.executable).parent
 FEW = ["syn-001-docs-typo", "syn-002-comment-typo", "syn-003-discount-logic"]
 ALL_CASES = 30

@@ -102,6 +102,7 @@ def test_dockerfile_installs_through_the_script_ci_runs() -> None:
     assert '"$src/deploy/install.sh"' in check and "--partition synthetic" in check
 
 
+@pytest.mark.slow  # builds a wheel in a subprocess
 def test_wheel_carries_the_package_and_no_tests(tmp_path: Path) -> None:
     """The wheel of `pip install .` in a checkout (offline: no dependencies, no build isolation)."""
     src = tmp_path / "src"

@@ -21,15 +21,18 @@ from dagster._core.workspace.load_target import ModuleTarget
 from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 
 from graft_eval_pipeline.definitions import defs
+from graft_eval_pipeline.defs.assets import EVALUATION_GROUP
 from graft_eval_pipeline.defs.assets.evaluation import eval_report
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
-from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP, evaluate_case_set_job
+from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.partitions import CASE_SET_PARTITIONS
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.sensors import case_set_registry_sensor, prompt_change_sensor
 from graft_eval_pipeline.evalset.sets.paths import EVAL_REPO_VAR
 from graft_eval_pipeline_tests.deploy.conftest import DEPLOY_DIR, PgServer
 from graft_eval_pipeline_tests.deploy.test_deploy_files import DOCS_POSTGRES_BLOCK, PARTITION_LIMIT
+
+pytestmark = pytest.mark.slow  # a Postgres server
 
 PARTITION = "synthetic"
 IN_PROGRESS = {dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED}

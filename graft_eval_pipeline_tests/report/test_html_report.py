@@ -183,6 +183,7 @@ def visible_ids(page: Any) -> Any:
     )
 
 
+@pytest.mark.slow  # a browser
 def test_browser_renders_tables_and_charts_and_the_failure_filter_works(tmp_path: Path) -> None:
     _synthetic, run_dir = synthetic_with_history(tmp_path)
     with chromium() as browser:
@@ -259,6 +260,7 @@ def check_report_page(browser: Any, run_dir: Path, screenshot: Path) -> None:
     page.close()
 
 
+@pytest.mark.slow  # a browser
 def test_browser_shows_a_failing_verdict_and_the_changed_filter(tmp_path: Path) -> None:
     synthetic, _ = synthetic_with_history(tmp_path)
     baseline = synthetic.parent / "baselines" / "synthetic.json"
@@ -298,6 +300,7 @@ def live_comparison_html(tmp_path: Path) -> tuple[Path, Comparison]:
     return page, comparison
 
 
+@pytest.mark.slow  # a browser
 def test_a_live_run_html_shows_its_comparison_with_what_it_could_detect(tmp_path: Path) -> None:
     page, comparison = live_comparison_html(tmp_path)
     html = page.read_text()

@@ -58,6 +58,7 @@ def test_a_single_trial_report_has_no_trials_section(tmp_path: Path) -> None:
     assert 'id="trials"' not in render_html(report, None, [])
 
 
+@pytest.mark.slow  # a browser
 def test_browser_shows_the_trials_table_and_the_flaky_case(flaky_report: EvalReport, tmp_path: Path) -> None:
     trials = flaky_report.trials
     assert trials is not None

@@ -160,6 +160,7 @@ def assert_api_saw(api: LoopbackApi, marks: list[str], calls: int) -> None:
     assert all(m in sent for m in marks) and REPLY_MARK in sent  # the verifier is shown the card
 
 
+@pytest.mark.slow  # a subprocess run
 def test_a_live_cli_run_at_debug_everywhere_logs_no_prompt_or_reply(
     tmp_path: Path, loopback: LoopbackApi
 ) -> None:
@@ -194,6 +195,7 @@ python_logs:
 """
 
 
+@pytest.mark.slow  # a subprocess run
 def test_a_live_dagster_run_at_debug_everywhere_logs_no_prompt_or_reply(
     tmp_path: Path, loopback: LoopbackApi
 ) -> None:

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from graft_eval_pipeline.card.llm import LlmReply, LlmRequest
+from graft_eval_pipeline.cli.run import CLI_NAMES
 from graft_eval_pipeline.evalset.evaluate import run_eval
 from graft_eval_pipeline.evalset.run.budget import Estimate
+from graft_eval_pipeline.evalset.run.options import RunSettings
 from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
 from graft_eval_pipeline.evalset.sets.store import CaseSet
 from graft_eval_pipeline_tests.builders import make_label, run_options
@@ -100,10 +102,9 @@ def test_the_estimate_multiplies_by_the_trials(tmp_path: Path) -> None:
     assert three.seen[0].estimated_tokens == 3 * one.seen[0].estimated_tokens
 
 
-def test_batch_refuses_more_than_one_trial(tmp_path: Path) -> None:
-    cs = logic_gold_set(tmp_path, 1)
-    with pytest.raises(EvalError, match="--batch runs one trial"):
-        run_eval(live_options(cs, Factory(FakeLive()), Confirm(), trials=2, batch=True))
+def test_batch_refuses_more_than_one_trial() -> None:
+    with pytest.raises(EvalError, match=r"^--batch runs one trial of each case: drop --trials or --batch$"):
+        RunSettings(CLI_NAMES, live=True, trials=2, batch=True)
 
 
 def test_fake_trials_agree_and_report_no_flaky_case(tmp_path: Path) -> None:

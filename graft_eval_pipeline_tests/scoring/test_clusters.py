@@ -52,6 +52,7 @@ def test_one_repository_or_a_designed_set_has_nothing_to_cluster() -> None:
     assert compute_metrics([make_row("a")]).by_repository is None
 
 
+@pytest.mark.slow  # a coverage simulation
 def test_coverage_when_repositories_differ() -> None:
     """8 repositories x 25 cases, each repository's error share drawn around 0.08 (intraclass
     correlation 0.1): the clustered interval covers the mean share in at least 93% of 500 seeded

@@ -50,6 +50,7 @@ def _examined(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[int, int, int
     return len(windows), sum(windows), max(windows, default=0)
 
 
+@pytest.mark.slow  # scans lines of 200,000 and 400,000 characters
 def test_characters_a_scan_examines_grow_linearly_with_a_minified_lines_length(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -362,6 +362,7 @@ def _reference(text: str) -> Any:
         return None
 
 
+@pytest.mark.slow  # many generated case files
 def test_fast_parse_path_gives_the_verdict_and_values_of_pydantics_json_parser() -> None:
     """Every field of a few synthetic cases replaced by each mutation: orjson + validation
     accepts exactly what `model_validate_json` accepts, with the same values."""

@@ -256,7 +256,7 @@ def test_a_stored_dagster_value_with_a_huge_integer_is_named(
 
 def test_a_damaged_live_rerun_file_is_named(tmp_path: Path) -> None:
     """read_live_rerun names the file (the sensor then falls back to a fake re-run)."""
-    from graft_eval_pipeline.defs.sensors import read_live_rerun
+    from graft_eval_pipeline.evalset.sets.live_rerun import read_live_rerun
 
     (tmp_path / "live-rerun.json").write_bytes(b'{"maxCostUsd": ' + HUGE.encode() + b"}")
     with pytest.raises(UntrustedInputError, match=r"live-rerun\.json must be"):

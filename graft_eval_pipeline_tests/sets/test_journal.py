@@ -71,7 +71,7 @@ def _read_while(cs: CaseSet, case_id: str, writing: threading.Event | subprocess
     return len(versions)
 
 
-@pytest.mark.parametrize("writer", ["thread", "process"])
+@pytest.mark.parametrize("writer", ["thread", pytest.param("process", marks=pytest.mark.slow)])  # a process
 def test_a_reader_beside_a_writer_sees_the_old_or_the_new_file_never_an_error(
     tmp_path: Path, key: bytes, writer: str
 ) -> None:

@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.defs.sensors import read_live_rerun
 from graft_eval_pipeline.evalset.labeling.inbox import apply_label_file, parse_inbox_file
 from graft_eval_pipeline.evalset.report.files import load_any_report
 from graft_eval_pipeline.evalset.report.history import read_point
@@ -37,6 +36,7 @@ from graft_eval_pipeline.evalset.scoring import Metrics
 from graft_eval_pipeline.evalset.sets import BATCHES_FILE, EvalError, journal
 from graft_eval_pipeline.evalset.sets.case_schema import dump_case, parse_case
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, open_envelope, parse_key, seal
+from graft_eval_pipeline.evalset.sets.live_rerun import read_live_rerun
 from graft_eval_pipeline.evalset.sets.paths import JOURNAL_FILE, SYNTHETIC_BASELINE, THRESHOLDS_FILE
 from graft_eval_pipeline.evalset.sets.store import CaseSet, _read_meta, read_cases, write_case
 from graft_eval_pipeline_tests.builders import (
@@ -132,6 +132,7 @@ VALID_LABELS = json.dumps(
 VALID_INBOX = json.dumps({"labeler": "alice", "labels": json.loads(VALID_LABELS)}).encode()
 
 
+@pytest.mark.slow  # fuzzing: many generated files
 @FUZZ
 @given(data=st.data())
 def test_case_files(data: st.DataObject) -> None:
@@ -233,6 +234,7 @@ def test_the_batch_ledger(synthetic: CaseSet, data: st.DataObject) -> None:
     _check(lambda: read_ledger(synthetic, datetime(2026, 1, 1, tzinfo=UTC)))
 
 
+@pytest.mark.slow  # fuzzing: many generated files
 @FUZZ
 @given(data=st.data())
 def test_dagster_stored_values(synthetic: CaseSet, data: st.DataObject) -> None:

@@ -11,10 +11,10 @@ from typing import Literal
 import dagster as dg
 from pydantic import Field
 
+from graft_eval_pipeline.defs.assets import EVALUATION_GROUP
 from graft_eval_pipeline.defs.assets.evaluation import eval_report, report_run_id, set_thresholds
 from graft_eval_pipeline.defs.checks import COMPARISON_CHECK, COMPARISON_CHECKS
 from graft_eval_pipeline.defs.isolation import report_inputs
-from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.metadata import rates_table
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource

@@ -11,17 +11,18 @@ sealed IO manager.
 # No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
 # from the real annotations.
 
+from dataclasses import replace
 from typing import Any, Literal
 
 import dagster as dg
 from pydantic import Field
 
 from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.defs.assets import EVALUATION_GROUP
 from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.checks import REPORT_CHECKS, baseline_check, thresholds_check, usage_check
 from graft_eval_pipeline.defs.isolation import report_inputs
-from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.metadata import (
     confusion_table,
     estimate_metadata,
@@ -50,13 +51,13 @@ from graft_eval_pipeline.evalset.report import (
     trials_metadata,
 )
 from graft_eval_pipeline.evalset.run import (
+    DEFAULT_CONCURRENCY_TEXT,
     DEFAULT_MAX_COST_USD,
     DEFAULT_MAX_TOKENS,
     Estimate,
-    ProgressEvery,
-    RunOptions,
+    RunSettings,
+    SettingNames,
     anthropic_llm,
-    case_filter_for,
     drop_other_card_results,
     read_card_results,
     require_live_env,
@@ -71,7 +72,7 @@ from graft_eval_pipeline.evalset.sets import (
     THRESHOLDS_FILE,
     CaseSet,
     CaseTally,
-    EvalEnv,
+    EvalError,
     card_results_file,
     iter_cases,
 )
@@ -105,7 +106,9 @@ class HarnessConfig(dg.Config):
 
     cases: list[str] = Field(default_factory=list, description="Only these case ids (default: all).")
     tag: str | None = Field(default=None, description="Only cases with this tag.")
-    concurrency: int | None = Field(default=None, description="Cases in flight (default 4 live, 8 fake).")
+    concurrency: int | None = Field(
+        default=None, description=f"Cases in flight (default {DEFAULT_CONCURRENCY_TEXT})."
+    )
     mode: Literal["fake", "live"] = Field(default="fake", description="live calls the Anthropic API.")
     confirm_live: bool = Field(
         default=False, description="Live: the operator accepts the cost up to the cap."
@@ -133,19 +136,43 @@ class HarnessConfig(dg.Config):
     )
 
 
-def live_cap(config: HarnessConfig, env: EvalEnv) -> float:
-    """The cost cap of a confirmed live run; anything missing fails before any call."""
-    if not config.confirm_live or config.max_cost_usd is None:
-        raise dg.Failure(
-            "live mode in Dagster needs `confirm_live: true` and `max_cost_usd` in the harness_run "
-            "config: there is no terminal to show the estimate and ask on"
+LIVE_NEEDS_CONFIRMATION = (
+    "live mode in Dagster needs `confirm_live: true` and `max_cost_usd` in the harness_run "
+    "config: there is no terminal to show the estimate and ask on"
+)
+CONFIG_NAMES = SettingNames(
+    batch="`batch: true`",
+    trials="`trials`",
+    add_live="set `mode: live`",
+    live_needs_cap=LIVE_NEEDS_CONFIRMATION,
+)
+"""The harness_run config's keys, as `RunSettings`' rules name them."""
+
+
+def run_settings(config: HarnessConfig) -> RunSettings:
+    """The config as the run's settings; a broken rule fails the step before any call."""
+    if config.mode == "live" and not config.confirm_live:
+        raise dg.Failure(LIVE_NEEDS_CONFIRMATION)
+    try:
+        return RunSettings(
+            CONFIG_NAMES,
+            cases=tuple(config.cases),
+            tag=config.tag,
+            live=config.mode == "live",
+            concurrency=config.concurrency,
+            max_cost_usd=config.max_cost_usd if config.mode == "live" else DEFAULT_MAX_COST_USD,
+            max_tokens=config.max_tokens,
+            use_cache=config.use_cache,
+            allow_secrets=config.allow_secrets,
+            batch=config.batch,
+            trials=config.trials,
         )
-    require_live_env(env)
-    return config.max_cost_usd
+    except EvalError as err:
+        raise dg.Failure(str(err)) from None
 
 
 async def confirmed_by_config(_estimate: Estimate) -> bool:
-    """`confirm_live: true` in the run config is the operator's answer (checked by `live_cap`)."""
+    """`confirm_live: true` in the run config is the operator's answer (checked by `run_settings`)."""
     return True
 
 
@@ -155,30 +182,16 @@ def harness_run(
 ) -> dg.Output[HarnessRun]:
     """The card engine over every selected case, streamed; each card result is written to the
     set's assets/harness_run.card-results.<run id>.jsonl as its case ends (sealed in a pilot set)."""
-    if config.batch and config.mode != "live":
-        raise dg.Failure("`batch: true` sends live calls through the Message Batches API: set `mode: live`")
+    settings = run_settings(config)
     cs = case_sets.open_for_run(context)
     env = case_sets.env()
-    live = config.mode == "live"
+    if settings.live:
+        require_live_env(env)
     estimates: list[Estimate] = []
-    options = RunOptions(
-        set=cs,
-        mode=config.mode,
-        llm_factory=(lambda: anthropic_llm(env)) if live else None,
-        models=env.models(),
-        timeout_ms=env.timeout_ms,
-        concurrency=config.concurrency,
-        max_cost_usd=live_cap(config, env) if live else DEFAULT_MAX_COST_USD,
-        max_tokens=config.max_tokens,
-        use_cache=config.use_cache,
-        allow_secrets=config.allow_secrets,
-        case_filter=case_filter_for(cs, config.cases, config.tag),
-        confirm=confirmed_by_config if live else None,
+    options = replace(
+        settings.run_options(cs, env, llm=anthropic_llm, confirm=confirmed_by_config),
         on_estimate=estimates.append,
-        progress=context.log.info,
-        progress_every=ProgressEvery(),  # a Dagster log line is an event: summaries, not one per case
-        batch=config.batch,
-        trials=config.trials,
+        progress=context.log.info,  # in summaries (ProgressEvery): each Dagster log line is an event
         card_results=card_results_file(context.run.run_id),
     )
     harness = run_harness(options)

@@ -14,15 +14,15 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
+from graft_eval_pipeline.defs.assets import EXPORT_GROUP
 from graft_eval_pipeline.defs.checks import RESCAN_CHECKS, rescan_check
-from graft_eval_pipeline.defs.jobs import EXPORT_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.evalset.export import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_MIN_PER_STRATUM,
     DEFAULT_SAMPLE,
-    DEFAULT_SEED,
+    DEFAULT_SAMPLE_SEED,
     CandidateList,
     ExportResult,
     ExportSample,
@@ -53,7 +53,7 @@ class CandidatesConfig(dg.Config):
 class SampleConfig(dg.Config):
     sample: int = DEFAULT_SAMPLE
     min_per_stratum: int = DEFAULT_MIN_PER_STRATUM
-    seed: int = DEFAULT_SEED
+    seed: int = DEFAULT_SAMPLE_SEED
 
 
 class RedactConfig(dg.Config):

@@ -9,9 +9,9 @@ from typing import Any
 
 import dagster as dg
 
+from graft_eval_pipeline.defs.assets import EVALUATION_GROUP
 from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.checks import KAPPA_CHECKS, kappa_check
-from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.labeling import (

@@ -10,7 +10,7 @@ from graft_eval_pipeline.evalset.export.defaults import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_MIN_PER_STRATUM,
     DEFAULT_SAMPLE,
-    DEFAULT_SEED,
+    DEFAULT_SAMPLE_SEED,
 )
 from graft_eval_pipeline.lazy import lazy_exports
 
@@ -60,7 +60,7 @@ __all__ = [
     "DEFAULT_MAX_CANDIDATES",
     "DEFAULT_MIN_PER_STRATUM",
     "DEFAULT_SAMPLE",
-    "DEFAULT_SEED",
+    "DEFAULT_SAMPLE_SEED",
     "CandidateList",
     "ExportOptions",
     "ExportResult",

@@ -31,7 +31,7 @@ from graft_eval_pipeline.evalset.export.defaults import (
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_MIN_PER_STRATUM,
     DEFAULT_SAMPLE,
-    DEFAULT_SEED,
+    DEFAULT_SAMPLE_SEED,
 )
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs
 from graft_eval_pipeline.evalset.sets import (
@@ -506,7 +506,7 @@ class ExportOptions:
     sample: int = DEFAULT_SAMPLE
     min_per_stratum: int = DEFAULT_MIN_PER_STRATUM
     max_candidates: int = DEFAULT_MAX_CANDIDATES
-    seed: int = DEFAULT_SEED
+    seed: int = DEFAULT_SAMPLE_SEED
     redact: RedactOptions = field(default_factory=RedactOptions)
     dry_run: bool = False
 

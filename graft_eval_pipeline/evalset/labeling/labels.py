@@ -1,7 +1,7 @@
 """Labeling logic (spec T10, E17): answers → label sets → updated cases. Pure, no I/O.
 
-Used by the interactive sessions (`label_session`) and by `--apply`, assign-double and the inbox
-import (`label_inbox`). Errors name case ids and numbers only, never case content.
+Used by the interactive sessions (`session`) and by `--apply`, assign-double and the inbox
+import (`inbox`). Errors name case ids and numbers only, never case content.
 """
 
 from __future__ import annotations

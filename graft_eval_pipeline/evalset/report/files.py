@@ -110,7 +110,7 @@ def _column_kind(annotation: Any, where: str) -> ColumnKind:
     kinds: dict[Any, ColumnKind] = {str: "string", bool: "bool", int: "int", float: "float"}
     if annotation in kinds:
         return kinds[annotation]
-    raise TypeError(f"{where}: no Parquet column type for {annotation!r}; extend report_files.py")
+    raise TypeError(f"{where}: no Parquet column type for {annotation!r}; extend evalset/report/files.py")
 
 
 NOT_IN_PARQUET = frozenset({"trial"})  # the file holds the report's cases: trial 0 only

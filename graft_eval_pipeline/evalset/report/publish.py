@@ -2,8 +2,8 @@
 
 Reports hold ids, classes, rule ids, counts, booleans, tokens and cost only (E8), so they can be
 printed, committed as a baseline (synthetic) and shown as Dagster metadata. The parts live
-beside this module: `baseline` (diff, save), `thresholds` (6.5), `report_render` (report.md
-and the summary) and `report_files` (report.json, report.md, cases.parquet on disk).
+beside this module: `baseline` (diff, save), `thresholds` (6.5), `render` (report.md
+and the summary) and `files` (report.json, report.md, cases.parquet on disk).
 """
 
 from __future__ import annotations

@@ -10,9 +10,10 @@ from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT
 from graft_eval_pipeline.evalset.run.cache import cached_result
 from graft_eval_pipeline.evalset.run.harness import collector_policy, fake_result, run_harness
 from graft_eval_pipeline.evalset.run.options import (
-    ProgressEvery,
+    DEFAULT_CONCURRENCY_TEXT,
     RunOptions,
-    case_filter_for,
+    RunSettings,
+    SettingNames,
     generate_options,
 )
 from graft_eval_pipeline.evalset.run.results import drop_other_card_results, read_card_results
@@ -29,15 +30,16 @@ __getattr__ = lazy_exports(
 )
 
 __all__ = [
+    "DEFAULT_CONCURRENCY_TEXT",
     "DEFAULT_MAX_COST_USD",
     "DEFAULT_MAX_TOKENS",
     "Estimate",
-    "ProgressEvery",
     "RunOptions",
+    "RunSettings",
+    "SettingNames",
     "TerminalBar",
     "anthropic_llm",
     "cached_result",
-    "case_filter_for",
     "collector_policy",
     "drop_other_card_results",
     "fake_result",

@@ -43,7 +43,7 @@ from graft_eval_pipeline.evalset.scoring import (
     price_for,
     upper_bound_estimate,
 )
-from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalError
+from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalError, GraftEvalError
 
 if TYPE_CHECKING:
     import httpx2
@@ -226,8 +226,6 @@ async def run_live(
     """
     if options.llm_factory is None or options.confirm is None:
         raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
-    if options.batch and options.trials > 1:
-        raise EvalError("--batch runs one trial of each case: drop --trials or --batch")
     require_prices([options.models.fast, options.models.strong])
     fingerprint = prompt_fingerprint()
     with collector_paused():
@@ -375,7 +373,7 @@ class Batched:
             try:
                 card_options = replace(plan.options, timeout_ms=BATCH_CARD_TIMEOUT_MS)
                 result = await generate_card(case.inputs, phases.client_for(case.id), card_options)
-            except EvalError:
+            except GraftEvalError:
                 raise
             except Exception as exc:
                 raise EvalError(
@@ -393,9 +391,9 @@ class Batched:
                     group.create_task(run_case(index, case, plan))
         except BaseExceptionGroup as errors:
             first = errors.exceptions[0]
-            # an abort (EvalError) or a stop (not an Exception) is the same for every case: say it once
+            # an abort (GraftEvalError) or a stop (not an Exception) is the same for every case: say it once
             raise (
-                first if isinstance(first, EvalError) or not isinstance(first, Exception) else errors
+                first if isinstance(first, GraftEvalError) or not isinstance(first, Exception) else errors
             ) from None
         finally:
             await phases.aclose()

@@ -1,7 +1,9 @@
-"""What a run is asked to do: `RunOptions`, its defaults, and the case selection (--cases, --tag).
+"""What a run is asked to do: `RunSettings` (what the user chose), `RunOptions` (everything the
+harness needs), their defaults, and the case selection (--cases, --tag).
 
-The CLI and the Dagster `harness_run` config both build a `RunOptions`; every default they show
-comes from here.
+The CLI's `run` flags and the Dagster `harness_run` config both become one `RunSettings`, which
+checks the rules between settings once, and `RunSettings.run_options` turns it into the
+`RunOptions` both hand to the harness; every default they show comes from here.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from graft_eval_pipeline.card.options import GenerateOptions, Models
 from graft_eval_pipeline.card.result import CardResult
 from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.scoring import GitInfo, git_info
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalError, list_case_ids
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalEnv, EvalError, list_case_ids
 
 DEFAULT_CONCURRENCY = {"fake": 8, "live": 4}
+DEFAULT_CONCURRENCY_TEXT = f"{DEFAULT_CONCURRENCY['live']} live, {DEFAULT_CONCURRENCY['fake']} fake"
+"""How the CLI's help and the Dagster config show the default concurrency."""
 DEFAULT_TIMEOUT_MS = 120_000
 CODE_DIR = Path(__file__).resolve().parent
 
@@ -136,3 +140,86 @@ def case_filter_for(
     if not wanted and tag is None:
         return None
     return lambda case_id, tags: (not wanted or case_id in wanted) and (tag is None or tag in tags)
+
+
+@dataclass(frozen=True)
+class SettingNames:
+    """How a shell names the settings in the messages of `RunSettings`' rules: the CLI's flags or
+    the Dagster config's keys."""
+
+    batch: str
+    """The batch setting as the user wrote it."""
+    trials: str
+    add_live: str
+    """What to do to make the run live."""
+    live_needs_cap: str
+    """The whole message when a live run has no cost cap."""
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What the user asked of a run: the `graft-eval run` flags or the `harness_run` config.
+
+    Built once per command or asset; the rules between settings hold here and only here (each
+    raises `EvalError` in the words of `names`): batch sends live calls, so it needs live mode;
+    batch runs one trial of each case; a live run needs a cost cap.
+    """
+
+    names: SettingNames
+    cases: tuple[str, ...] = ()
+    tag: str | None = None
+    live: bool = False
+    concurrency: int | None = None
+    max_cost_usd: float | None = DEFAULT_MAX_COST_USD
+    """The live cost cap; None only where the shell has no default (Dagster), which live refuses."""
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    use_cache: bool = True
+    allow_secrets: bool = False
+    batch: bool = False
+    trials: int = 1
+
+    def __post_init__(self) -> None:
+        names = self.names
+        if self.batch and not self.live:
+            raise EvalError(
+                f"{names.batch} sends live calls through the Message Batches API: {names.add_live}"
+            )
+        if self.batch and self.trials > 1:
+            raise EvalError(
+                f"{names.batch} runs one trial of each case: drop {names.trials} or {names.batch}"
+            )
+        if self.live and self.max_cost_usd is None:
+            raise EvalError(names.live_needs_cap)
+
+    @property
+    def mode(self) -> Literal["fake", "live"]:
+        return "live" if self.live else "fake"
+
+    def run_options(
+        self,
+        cs: CaseSet,
+        env: EvalEnv,
+        *,
+        llm: Callable[[EvalEnv], LlmClient],
+        confirm: Callable[[Estimate], Awaitable[bool]],
+    ) -> RunOptions:
+        """The harness's options for set `cs`: `llm` builds the live client from `env` and
+        `confirm` answers the estimate (both only in live mode). Progress and the other hooks
+        are the shell's (`dataclasses.replace`)."""
+        return RunOptions(
+            set=cs,
+            mode=self.mode,
+            llm_factory=(lambda: llm(env)) if self.live else None,
+            models=env.models(),
+            timeout_ms=env.timeout_ms,
+            concurrency=self.concurrency,
+            max_cost_usd=DEFAULT_MAX_COST_USD if self.max_cost_usd is None else self.max_cost_usd,
+            max_tokens=self.max_tokens,
+            use_cache=self.use_cache,
+            allow_secrets=self.allow_secrets,
+            case_filter=case_filter_for(cs, self.cases, self.tag),
+            confirm=confirm if self.live else None,
+            progress_every=ProgressEvery(),
+            batch=self.batch,
+            trials=self.trials,
+        )

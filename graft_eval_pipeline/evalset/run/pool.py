@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
-from graft_eval_pipeline.evalset.sets import EvalCase, EvalError
+from graft_eval_pipeline.evalset.sets import EvalCase, EvalError, GraftEvalError
 
 T = TypeVar("T")
 
@@ -97,7 +97,7 @@ async def stream_pool(
                 group.create_task(worker())
     except BaseExceptionGroup as errors:
         first = errors.exceptions[0]  # the case reader's own error (a bad case, a read failure) too
-        raise first if isinstance(first, EvalError) or len(errors.exceptions) == 1 else errors from None
+        raise first if isinstance(first, GraftEvalError) or len(errors.exceptions) == 1 else errors from None
     return count
 
 

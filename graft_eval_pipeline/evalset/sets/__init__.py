@@ -30,7 +30,13 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
 )
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.env import DEFAULT_EVAL_DIR, EvalEnv
-from graft_eval_pipeline.evalset.sets.errors import CheckFailed, EvalAbort, EvalError, EvalLocationError
+from graft_eval_pipeline.evalset.sets.errors import (
+    CheckFailed,
+    EvalAbort,
+    EvalError,
+    EvalLocationError,
+    GraftEvalError,
+)
 from graft_eval_pipeline.evalset.sets.hold import (
     Holder,
     Liveness,
@@ -40,6 +46,7 @@ from graft_eval_pipeline.evalset.sets.hold import (
     take_hold,
     this_process,
 )
+from graft_eval_pipeline.evalset.sets.live_rerun import LiveRerun, read_live_rerun
 from graft_eval_pipeline.evalset.sets.paths import (
     ASSETS_DIR,
     BASELINE_FILE,
@@ -49,7 +56,6 @@ from graft_eval_pipeline.evalset.sets.paths import (
     EXPORTS_DIR,
     IMPORTED_DIR,
     INBOX_DIR,
-    LIVE_RERUN_FILE,
     PURGE_LOG,
     RUNS_DIR,
     SCHEMA_DIR,
@@ -105,7 +111,6 @@ from graft_eval_pipeline.evalset.sets.untrusted import (
     lone_surrogate_at,
     parse_document,
     parse_json,
-    read_json_file,
     read_limited,
     validate,
 )
@@ -126,7 +131,6 @@ __all__ = [
     "HANDLE_PATTERN",
     "IMPORTED_DIR",
     "INBOX_DIR",
-    "LIVE_RERUN_FILE",
     "LONE_SURROGATE_RULE",
     "MAX_KEY_CHANGES",
     "PURGE_LOG",
@@ -148,9 +152,11 @@ __all__ = [
     "EvalError",
     "EvalLocationError",
     "FloorConfig",
+    "GraftEvalError",
     "Holder",
     "LabelAnswers",
     "LabelSet",
+    "LiveRerun",
     "Liveness",
     "PathStratum",
     "PilotSource",
@@ -191,8 +197,8 @@ __all__ = [
     "purged_set_ids",
     "read_case",
     "read_cases",
-    "read_json_file",
     "read_limited",
+    "read_live_rerun",
     "read_private",
     "read_records",
     "remove_file",
