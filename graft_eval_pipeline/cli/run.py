@@ -3,6 +3,7 @@ calibration."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card import LlmClient
 from graft_eval_pipeline.cli.base import (
     NO_WAIT_OPTION,
     RUNS_SET_OPTION,
@@ -24,10 +25,35 @@ from graft_eval_pipeline.cli.base import (
     open_case_set,
     writing,
 )
-from graft_eval_pipeline.evalset.run import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
+from graft_eval_pipeline.evalset.evaluate import evaluate
+from graft_eval_pipeline.evalset.report import (
+    REPORT_FILE,
+    calibrate,
+    check_baseline_target,
+    chosen_report,
+    compare_inputs,
+    compare_reports,
+    gate_baseline,
+    load_thresholds,
+    margins_for,
+    publish_run,
+    render_calibration,
+    render_comparison,
+    save_baseline,
+)
+from graft_eval_pipeline.evalset.run import (
+    DEFAULT_MAX_COST_USD,
+    DEFAULT_MAX_TOKENS,
+    Estimate,
+    ProgressEvery,
+    RunOptions,
+    case_filter_for,
+    collector_policy,
+)
 from graft_eval_pipeline.evalset.sets import (
     SYNTHETIC_BASELINE,
     SYNTHETIC_DIR,
+    THRESHOLDS_FILE,
     CheckFailed,
     EvalAbort,
     EvalEnv,
@@ -43,7 +69,7 @@ if TYPE_CHECKING:
 
 
 def _anthropic_llm(env: EvalEnv) -> LlmClient:
-    from graft_eval_pipeline.evalset.run import anthropic_llm
+    from graft_eval_pipeline.evalset.run.live import anthropic_llm  # the SDK: live runs only
 
     return anthropic_llm(env)
 
@@ -102,25 +128,13 @@ def _run_and_report(
     trials: int = 1,
     no_wait: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.evaluate import evaluate
-    from graft_eval_pipeline.evalset.report import (
-        REPORT_FILE,
-        check_baseline_target,
-        gate_baseline,
-        load_thresholds,
-        publish_run,
-        save_baseline,
-    )
-    from graft_eval_pipeline.evalset.run import ProgressEvery, RunOptions, case_filter_for, collector_policy
-    from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
-
     if batch and not live:
         raise EvalError("--batch sends live calls through the Message Batches API: add --live")
     if batch and trials > 1:
         raise EvalError("--batch runs one trial of each case: drop --trials or --batch")
     env = eval_env()
     if live:
-        from graft_eval_pipeline.evalset.run import require_live_env  # the SDK: live runs only
+        from graft_eval_pipeline.evalset.run.live import require_live_env  # the SDK: live runs only
 
         require_live_env(env)  # key and prices before anything else; without --live both are ignored
     cs = open_case_set(set_dir, strict)
@@ -139,7 +153,7 @@ def _run_and_report(
         console = None if quiet else TERMINAL_CONSOLE()
         bar = None
         if console is not None:
-            from graft_eval_pipeline.evalset.run import TerminalBar  # rich: on a terminal only
+            from graft_eval_pipeline.evalset.run.progress_bar import TerminalBar  # rich: on a terminal only
 
             bar = TerminalBar(console)
         options = RunOptions(
@@ -319,17 +333,6 @@ def compare(
     """Compare two runs case by case: each headline rate with k/n, the paired difference with a
     95% interval, discordant cases and McNemar p, a verdict and blockers. Exit 1 when the new run
     regressed or a blocker fired (a sensitive case newly under-classified or newly unavailable)."""
-    import json
-
-    from graft_eval_pipeline.evalset.report import (
-        compare_inputs,
-        compare_reports,
-        load_thresholds,
-        margins_for,
-        render_comparison,
-    )
-    from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
-
     cs = open_case_set(set_dir, strict) if set_dir is not None else None
     base, new = compare_inputs(base_ref, new_ref, cs)
     tuning = {k: v for k, v in {"resamples": resamples, "seed": seed}.items() if v is not None}
@@ -361,10 +364,6 @@ def compare(
 def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict: bool) -> None:
     """How the verifier does against the human gold labels: true catches, false alarms and missed
     under-classifications with 95% intervals, kappa against gold, the same for flags, and its cost."""
-    import json
-
-    from graft_eval_pipeline.evalset.report import calibrate, chosen_report, render_calibration
-
     cs = open_case_set(set_dir, strict) if set_dir is not None else None
     result = calibrate(chosen_report(run_ref, cs).cases)
     if as_json:

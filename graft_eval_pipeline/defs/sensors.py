@@ -9,9 +9,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from graft_eval_pipeline.card.models import CamelModel
-from graft_eval_pipeline.card.options import Models
-from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
+from graft_eval_pipeline.card import PROMPT_VERSION, CamelModel, Models, prompt_fingerprint
 from graft_eval_pipeline.defs.assets.evaluation import eval_report
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.metadata import models_label

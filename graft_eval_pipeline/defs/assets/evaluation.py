@@ -16,7 +16,7 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import CardResult
 from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.checks import REPORT_CHECKS, baseline_check, thresholds_check, usage_check
@@ -56,13 +56,12 @@ from graft_eval_pipeline.evalset.run import (
     Estimate,
     ProgressEvery,
     RunOptions,
-    anthropic_llm,
     case_filter_for,
     drop_other_card_results,
     read_card_results,
-    require_live_env,
     run_harness,
 )
+from graft_eval_pipeline.evalset.run.live import anthropic_llm, require_live_env
 from graft_eval_pipeline.evalset.scoring import (
     HarnessRun,
     Metrics,

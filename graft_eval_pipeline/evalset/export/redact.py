@@ -22,15 +22,9 @@ from functools import cache
 
 import re2  # type: ignore[import-untyped]
 
-from graft_eval_pipeline.card.models import CardInputs
-from graft_eval_pipeline.evalset.sets import (
-    SECRET_KINDS,
-    EvalError,
-    Redaction,
-    Utf8Offsets,
-    kept_spans,
-    secret_spans,
-)
+from graft_eval_pipeline.card import CardInputs
+from graft_eval_pipeline.evalset.sets import EvalError, Redaction, Utf8Offsets
+from graft_eval_pipeline.evalset.sets.secrets import SECRET_KINDS, kept_spans, secret_spans
 
 _A = re.ASCII  # JavaScript semantics: \b, \s and [A-Za-z] are ASCII-only
 

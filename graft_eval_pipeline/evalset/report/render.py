@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from graft_eval_pipeline.card.models import RISK_CLASSES
+from graft_eval_pipeline.card import RISK_CLASSES
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, Part, flatten
 from graft_eval_pipeline.evalset.report.calibration import calibrate, calibration_markdown
 from graft_eval_pipeline.evalset.report.case_kinds import markdown_cases_section

@@ -12,8 +12,8 @@ run allows secrets; only the kinds are kept, never a value.
 
 from __future__ import annotations
 
-from graft_eval_pipeline.card.prepare import PreparedInputs
-from graft_eval_pipeline.evalset.sets import secret_kinds, secret_kinds_in
+from graft_eval_pipeline.card import PreparedInputs
+from graft_eval_pipeline.evalset.sets.secrets import secret_kinds, secret_kinds_in
 
 
 def prompt_secret_kinds(prepared: PreparedInputs) -> dict[str, int]:

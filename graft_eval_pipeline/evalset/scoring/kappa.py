@@ -13,7 +13,7 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
-from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER, RiskClass
+from graft_eval_pipeline.card import RISK_CLASSES, RISK_ORDER, RiskClass
 from graft_eval_pipeline.evalset.scoring.intervals import CONFIDENCE, normal_quantile
 
 

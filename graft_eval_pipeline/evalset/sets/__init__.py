@@ -1,10 +1,11 @@
 """Case sets: the case format, sealing, the store on disk, environment, errors, paths, the
 terminal-safe view and the seeded sampling helpers every other stage builds on.
 
-What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
+What other stages, `defs/` and `cli/` may use; everything else is internal to the stage. The
+secret rules (secrets.py) are not here: they compile a catalogue of regexes, so export's
+redaction and live mode's prompt check import them by their module path
+(graft_eval_pipeline/heavy.py).
 """
-
-from typing import TYPE_CHECKING
 
 from graft_eval_pipeline.evalset.sets.case_schema import (
     CASE_ID_PATTERN,
@@ -61,6 +62,7 @@ from graft_eval_pipeline.evalset.sets.paths import (
     card_results_file,
     eval_dir_hint,
 )
+from graft_eval_pipeline.evalset.sets.purge import purge_set, purged_set_ids
 from graft_eval_pipeline.evalset.sets.records import RecordWriter, read_records
 from graft_eval_pipeline.evalset.sets.sample import (
     PathStratum,
@@ -85,8 +87,6 @@ from graft_eval_pipeline.evalset.sets.store import (
     iter_cases,
     list_case_ids,
     open_set,
-    purge_set,
-    purged_set_ids,
     read_case,
     read_cases,
     read_private,
@@ -111,26 +111,6 @@ from graft_eval_pipeline.evalset.sets.untrusted import (
     validate,
 )
 from graft_eval_pipeline.evalset.sets.utf8 import Utf8Offsets
-from graft_eval_pipeline.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from graft_eval_pipeline.evalset.sets.secrets import (
-        SECRET_KINDS,
-        kept_spans,
-        secret_kinds,
-        secret_kinds_in,
-        secret_spans,
-    )
-
-# The secret rules compile a catalogue of regexes (~30 ms): loaded on first use
-# (graft_eval_pipeline/lazy.py), so a run that never redacts or checks a prompt skips them.
-__getattr__ = lazy_exports(
-    __name__,
-    {
-        name: "secrets"
-        for name in ("SECRET_KINDS", "kept_spans", "secret_kinds", "secret_kinds_in", "secret_spans")
-    },
-)
 
 __all__ = [
     "ASSETS_DIR",
@@ -154,7 +134,6 @@ __all__ = [
     "PURGE_LOG",
     "RUNS_DIR",
     "SCHEMA_DIR",
-    "SECRET_KINDS",
     "SET_FILE",
     "SYNTHETIC_BASELINE",
     "SYNTHETIC_DIR",
@@ -199,7 +178,6 @@ __all__ = [
     "gold",
     "holding",
     "iter_cases",
-    "kept_spans",
     "label_counts",
     "list_case_ids",
     "load_json",
@@ -224,9 +202,6 @@ __all__ = [
     "render_case",
     "repository_label",
     "resolve_set_dir",
-    "secret_kinds",
-    "secret_kinds_in",
-    "secret_spans",
     "seeded_shuffle",
     "size_stratum",
     "stamp_value",
