@@ -179,8 +179,10 @@ def simulate(
         new_modal[c.id] = regressed(c)
     base = run_trials(rng, cases, base_modal, cell, range(BASE_TRIALS))  # a baseline saved with --trials 3
     new = run_trials(rng, cases, new_modal, cell, range(1))
-    old_rows = [base[c.id][0] for c in cases]
-    new_rows = [new[c.id][0] for c in cases]
+    # The rates count every trial each run has before confirmation (the baseline's three, the new
+    # run's one), as `compare` does; the blockers also see the confirmation trials.
+    old_rows = [base[c.id] for c in cases]
+    new_rows = [new[c.id][:1] for c in cases]
     gate = decide(old_rows, new_rows, base, new, deterministic=False, seed=seed)
     confirm_runs = 0
     if gate.per_case.unconfirmed:  # the live gate's second look (evaluate.confirm_blockers)
@@ -192,7 +194,7 @@ def simulate(
             new[c.id] = new[c.id] + extra[c.id]
             confirm_runs += trials - 1
         per_case = decide_blockers(base, new, [c.id for c in cases], deterministic=False)
-        gate = GateDecision(gate.rates, gate.verdict, per_case)  # the rates use trial 0 only
+        gate = GateDecision(gate.rates, gate.verdict, per_case)  # the rates keep their trials
     under = next(r for r in gate.rates if r.name == "underClassificationFinal")
     true_diff = (
         sum(

@@ -424,3 +424,43 @@ def test_the_margin_rule_rarely_calls_a_rise_of_the_margin_not_worse() -> None:
             wrong[d] += verdict == ("worse" if d == 0 else "not worse (within margin)")
     assert wrong[0.0] == 0
     assert wrong[margin] / sims <= 0.06  # nominal 0.025; 150 draws put 0.06 three standard errors above
+
+
+def test_compare_counts_every_trial_of_both_runs_clustered_by_case() -> None:
+    """Rates over case-trials; the bootstrap draws cases with all their trials, so trials that
+    repeat trial 0 exactly give the one-trial interval, while the exact test gains from them."""
+    one = compare_reports(make_report(logic_rows(60)), make_report(logic_rows(60, under=set(range(10)))))
+    base = with_trials(make_report(logic_rows(60)), 3)
+    new = with_trials(make_report(logic_rows(60, under=set(range(10)))), 3)
+    three = compare_reports(base, new)
+    assert (three.base_trials, three.new_trials) == (3, 3) and (one.base_trials, one.new_trials) == (1, 1)
+    uc, uc_one = rate(three, "underClassificationFinal"), rate(one, "underClassificationFinal")
+    assert (uc["base_k"], uc["base_n"], uc["new_k"], uc["new_n"]) == (0, 180, 30, 180)
+    assert (uc["low"], uc["high"], uc["difference"]) == (uc_one["low"], uc_one["high"], uc_one["difference"])
+    assert (uc["only_base"], uc["only_new"]) == (0, 10)
+    assert uc["mcnemar_p"] < uc_one["mcnemar_p"]  # type: ignore[operator]
+    assert uc["mcnemar_p"] == pytest.approx(2 * (1 / 20) ** 10)  # each case: all 3 of 6 events new
+    assert three.verdict == "regressed" and three.flaky_cases == []
+    assert "trials: base 3, new 3 per case" in render_comparison(three)
+    assert "trials:" not in render_comparison(one)
+
+
+def test_a_case_whose_trials_disagree_is_flaky_never_changed() -> None:
+    base_rows = [make_row("a-flip", gold="logic", floor="trivial", model="logic"), *logic_rows(20)]
+    flipped = base_rows[0].model_copy(update={"model": "trivial", "final": "trivial", "trial": 1})
+    base = with_trials(make_report(base_rows, llm="live"), 3)
+    assert base.trials is not None
+    extra = [flipped if (r.id, r.trial) == ("a-flip", 1) else r for r in base.trials.rows]
+    base = base.model_copy(update={"trials": base.trials.model_copy(update={"rows": extra})})
+    new_rows = [base_rows[0].model_copy(update={"model": "trivial", "final": "trivial"}), *logic_rows(20)]
+    comparison = compare_reports(base, make_report(new_rows, llm="live"))
+    assert comparison.changed == []
+    assert [(f.id, f.base_under, f.base_scored, f.new_under, f.new_scored) for f in comparison.flaky_cases] == [
+        ("a-flip", 1, 3, 1, 1)
+    ]
+    text = render_comparison(comparison)
+    assert "flaky cases (trials of a run disagree: a flip, not a change): 1" in text
+    assert "a-flip (gold logic): under-classified in 1 of 3 scored base trial(s), 1 of 1 new" in text
+    assert "Flaky cases" in comparison_markdown(comparison)
+    stable = compare_reports(make_report(base_rows, llm="live"), make_report(new_rows, llm="live"))
+    assert [c.id for c in stable.changed] == ["a-flip"] and stable.flaky_cases == []

@@ -18,6 +18,7 @@ from graft_eval_pipeline.evalset.report.paired_stats import (
     min_detectable_difference,
     paired_rate_differences,
     percentile_interval,
+    trials_exact_p,
 )
 
 EDGE_PAIRS = [(0, 0), (0, 1), (1, 0), (0, 7), (7, 0), (5, 5), (0, 40), (40, 40), (3, 60), (430, 500)]
@@ -212,3 +213,70 @@ def test_power_at_the_stated_detectable_difference_holds_in_simulation() -> None
     cells = rng.multinomial(n, [discordance / 2, discordance / 2 + rise, 1 - discordance - rise], size=2_000)
     hits = [c > b and mcnemar_exact_p(int(b), int(c)) < alpha for b, c, _ in cells]
     assert 0.75 <= sum(hits) / len(hits) <= 0.9
+
+
+def _trials_oracle(tables: list[tuple[int, int, int, int]]) -> float:
+    """The exact conditional p from scipy's hypergeometric pmf, convolved by enumeration."""
+    from itertools import product
+
+    from scipy.stats import hypergeom
+
+    supports = []
+    observed = 0
+    for base_n, base_k, new_n, new_k in tables:
+        total = base_k + new_k
+        values = range(max(0, total - base_n), min(total, new_n) + 1)
+        supports.append([(j, hypergeom.pmf(j, base_n + new_n, total, new_n)) for j in values])
+        observed += new_k
+    lower = upper = 0.0
+    for combo in product(*supports):
+        s, p = sum(j for j, _ in combo), math.prod(q for _, q in combo)
+        lower += p if s <= observed else 0.0
+        upper += p if s >= observed else 0.0
+    return min(1.0, 2 * min(lower, upper))
+
+
+def _random_tables(rng: random.Random) -> list[tuple[int, int, int, int]]:
+    tables = []
+    for _ in range(rng.randint(0, 6)):
+        base_n, new_n = rng.randint(1, 4), rng.randint(1, 4)  # a paired case has trials in both
+        tables.append((base_n, rng.randint(0, base_n), new_n, rng.randint(0, new_n)))
+    return tables
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_trials_exact_p_matches_scipy_hypergeometric_enumeration(seed: int) -> None:
+    tables = _random_tables(random.Random(seed))
+    assert trials_exact_p(tables) == pytest.approx(_trials_oracle(tables), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("b, c", EDGE_PAIRS + _random_pairs(30, seed=16))
+def test_the_trials_exact_p_with_one_trial_each_is_the_exact_mcnemar_test(b: int, c: int) -> None:
+    concordant = [(1, 1, 1, 1)] * 7 + [(1, 0, 1, 0)] * 5  # no information: left out
+    tables = [(1, 1, 1, 0)] * b + [(1, 0, 1, 1)] * c + concordant
+    assert trials_exact_p(tables) == pytest.approx(mcnemar_exact_p(b, c), rel=1e-9, abs=1e-300)
+
+
+def test_the_trials_exact_p_is_one_without_information_and_refuses_bad_tables() -> None:
+    assert trials_exact_p([]) == 1.0
+    assert trials_exact_p([(3, 0, 1, 0), (3, 3, 1, 1), (0, 0, 2, 2)]) == 1.0
+    with pytest.raises(ValueError, match="0 <= k <= trials"):
+        trials_exact_p([(1, 2, 1, 0)])
+
+
+def test_the_trials_exact_p_holds_its_level_with_unequal_trials_where_a_sign_test_does_not() -> None:
+    """No change, the base with 3 trials and the new run with 1: the exact test rejects in at
+    most 5% of simulated comparisons; the sign test on per-case shares rejects far more often."""
+    rng = np.random.default_rng(3)
+    exact = sign = 0
+    sims = 400
+    for _ in range(sims):
+        p = rng.choice([0.02, 0.1, 0.3], size=120)
+        base_k, new_k = rng.binomial(3, p), rng.binomial(1, p)
+        tables = [(3, int(b), 1, int(n)) for b, n in zip(base_k, new_k, strict=True)]
+        exact += trials_exact_p(tables) < 0.05
+        higher_new = int((new_k > base_k / 3).sum())
+        higher_base = int((base_k / 3 > new_k).sum())
+        sign += mcnemar_exact_p(higher_base, higher_new) < 0.05
+    assert exact / sims <= 0.05
+    assert sign / sims > 0.3  # 0.47 on this seed

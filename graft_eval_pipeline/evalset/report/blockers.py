@@ -154,11 +154,15 @@ class BlockerDecision:
     rule: BlockerRule
 
 
-def trials_by_case(report: EvalReport) -> dict[str, list[CaseRow]]:
-    """Every trial's row of each case that ran (trial 0, `--trials` and confirmation rows)."""
+def trials_by_case(report: EvalReport, *, confirmation: bool = True) -> dict[str, list[CaseRow]]:
+    """Every trial's row of each case that ran: trial 0, `--trials` rows and (`confirmation`) the
+    confirmation rows of the live gate. The rates leave the latter out: only the candidates have
+    them, so they would weigh those cases more."""
     rows: dict[str, list[CaseRow]] = defaultdict(list)
     extra: Iterable[CaseRow] = report.trials.rows if report.trials is not None else ()
-    confirmed: Iterable[CaseRow] = report.confirmation.rows if report.confirmation is not None else ()
+    confirmed: Iterable[CaseRow] = (
+        report.confirmation.rows if confirmation and report.confirmation is not None else ()
+    )
     for row in (*report.cases, *extra, *confirmed):
         if row.skipped is None:
             rows[row.id].append(row)

@@ -30,10 +30,10 @@ from graft_eval_pipeline.evalset.report.paired_stats import (
     DEFAULT_SEED,
     MIN_RESAMPLES,
     holm_adjusted,
-    mcnemar_exact_p,
     min_detectable_difference,
     paired_rate_differences,
     percentile_interval,
+    trials_exact_p,
 )
 from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport, round_down, round_up
 from graft_eval_pipeline.evalset.sets import EvalError
@@ -205,6 +205,21 @@ class CaseChange(CamelModel):
     notes: list[str]
 
 
+class FlakyCase(CamelModel):
+    """A shared case whose trials answer differently within a run (class, model class or status):
+    its under-classification share in each run, `*_under` of `*_scored` trials. Reported as a
+    flip, never as a changed case."""
+
+    id: str
+    gold: RiskClass | None
+    base_trials: int
+    new_trials: int
+    base_under: int
+    base_scored: int
+    new_under: int
+    new_scored: int
+
+
 class UsageTotals(CamelModel):
     input_tokens: int
     output_tokens: int
@@ -224,6 +239,8 @@ class Comparison(CamelModel):
     warnings: list[str]
     resamples: int
     seed: int
+    base_trials: int  # the most trials of a paired case in each run (rates use every trial)
+    new_trials: int
     rates: list[RateComparison]
     verdict: Verdict
     non_inferiority: list[NonInferiority]
@@ -232,6 +249,7 @@ class Comparison(CamelModel):
     flaky: list[Candidate]
     blocker_rule: BlockerRule
     changed: list[CaseChange]
+    flaky_cases: list[FlakyCase]
     base_usage: UsageTotals
     new_usage: UsageTotals
 
@@ -274,7 +292,9 @@ def _verdict(spec: RateSpec, low: float | None, high: float | None, p: float | N
 
 @dataclass(frozen=True)
 class _Counts:
-    """One rate's paired counts: each run's k/n, the discordant cases and the cases in both."""
+    """One rate's paired counts over every trial: each run's k/n (case-trials), the cases where
+    one run's per-case share is higher (`only_base` / `only_new`: with one trial each, the
+    discordant pairs), the cases in both, and the exact p over their trials (`trials_exact_p`)."""
 
     base_k: int
     base_n: int
@@ -283,14 +303,11 @@ class _Counts:
     only_base: int
     only_new: int
     both: int
+    p: float | None
 
     @property
     def defined(self) -> bool:
         return self.base_n > 0 and self.new_n > 0
-
-    @property
-    def p(self) -> float | None:
-        return mcnemar_exact_p(self.only_base, self.only_new) if self.both else None
 
 
 def detectable_difference(counts: _Counts, alpha: float) -> float | None:
@@ -303,33 +320,55 @@ def detectable_difference(counts: _Counts, alpha: float) -> float | None:
     return None if found is None else round_up(found)
 
 
-def _paired(
-    base: list[CaseRow], new: list[CaseRow], specs: list[RateSpec], *, resamples: int, seed: int
-) -> tuple[list[_Counts], FloatArray]:
-    """Each spec's paired counts over rows (same ids, same order), and the bootstrap replicates
-    of new − base (resamples × specs), one draw over case ids for all of them."""
+Trials = list[list[CaseRow]]
+"""Paired cases in one order, each as its rows of one run (trial 0 first, then `--trials` rows)."""
+
+
+def _case_sums(cases: Trials, specs: list[RateSpec]) -> FloatArray:
+    """(cases × specs × 2): per case, the trials in each rate's denominator and those counted."""
     import numpy as np
 
-    outcomes = [[spec.outcome(row) for spec in specs] for row in base]
-    new_outcomes = [[spec.outcome(row) for spec in specs] for row in new]
-    shape = (len(base), len(specs))
-    b = np.array(outcomes, dtype=np.float64).reshape(*shape, 2)
-    c = np.array(new_outcomes, dtype=np.float64).reshape(*shape, 2)
-    b_den, b_num = b[..., 0], b[..., 0] * b[..., 1]
-    n_den, n_num = c[..., 0], c[..., 0] * c[..., 1]
+    sums = np.zeros((len(cases), len(specs), 2), dtype=np.float64)
+    for i, rows in enumerate(cases):
+        for row in rows:
+            for j, spec in enumerate(specs):
+                inside, counted = spec.outcome(row)
+                if inside:
+                    sums[i, j, 0] += 1
+                    sums[i, j, 1] += counted
+    return sums
+
+
+def _paired(
+    base: Trials, new: Trials, specs: list[RateSpec], *, resamples: int, seed: int
+) -> tuple[list[_Counts], FloatArray]:
+    """Each spec's paired counts over every trial of the paired cases, and the bootstrap
+    replicates of new − base (resamples × specs): one draw over case ids for all of them, each
+    case with all its trials (a cluster bootstrap: the trials of a case are not independent)."""
+    import numpy as np
+
+    b, c = _case_sums(base, specs), _case_sums(new, specs)
+    b_den, b_num, n_den, n_num = b[..., 0], b[..., 1], c[..., 0], c[..., 1]
     replicates = paired_rate_differences(b_num, b_den, n_num, n_den, resamples=resamples, seed=seed)
     counts = []
     for j in range(len(specs)):
         both = (b_den[:, j] > 0) & (n_den[:, j] > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            b_share, n_share = b_num[:, j] / b_den[:, j], n_num[:, j] / n_den[:, j]
+        tables = [
+            (int(b_den[i, j]), int(b_num[i, j]), int(n_den[i, j]), int(n_num[i, j]))
+            for i in np.nonzero(both)[0]
+        ]
         counts.append(
             _Counts(
                 base_k=int(b_num[:, j].sum()),
                 base_n=int(b_den[:, j].sum()),
                 new_k=int(n_num[:, j].sum()),
                 new_n=int(n_den[:, j].sum()),
-                only_base=int((both & (b_num[:, j] > 0) & (n_num[:, j] == 0)).sum()),
-                only_new=int((both & (n_num[:, j] > 0) & (b_num[:, j] == 0)).sum()),
+                only_base=int((both & (b_share > n_share)).sum()),
+                only_new=int((both & (n_share > b_share)).sum()),
                 both=int(both.sum()),
+                p=trials_exact_p(tables) if tables else None,
             )
         )
     return counts, replicates
@@ -339,13 +378,11 @@ def _difference(k: _Counts) -> float | None:
     return round(k.new_k / k.new_n - k.base_k / k.base_n, RATE_DECIMALS) if k.defined else None
 
 
-def compare_rates(
-    base: list[CaseRow], new: list[CaseRow], *, resamples: int, seed: int
-) -> list[RateComparison]:
-    """Every headline rate over paired rows (same ids, same order).
+def compare_rates(base: Trials, new: Trials, *, resamples: int, seed: int) -> list[RateComparison]:
+    """Every headline rate over the paired cases' trials (same ids, same order).
 
-    The exact McNemar p of the rates in the overall verdict is Holm-adjusted over them, so the
-    verdict's family-wise error stays at ALPHA; the model-alone rates keep their own p."""
+    The exact p of the rates in the overall verdict is Holm-adjusted over them, so the verdict's
+    family-wise error stays at ALPHA; the model-alone rates keep their own p."""
     counts, replicates = _paired(base, new, list(HEADLINE_RATES), resamples=resamples, seed=seed)
     family = holm_adjusted(
         [k.p if spec.overall else None for k, spec in zip(counts, HEADLINE_RATES, strict=True)]
@@ -394,7 +431,7 @@ def margin_verdict(low: float | None, high: float | None, margin: float) -> Marg
 
 
 def non_inferiority(
-    base: list[CaseRow], new: list[CaseRow], margins: dict[str, float], *, resamples: int, seed: int
+    base: Trials, new: Trials, margins: dict[str, float], *, resamples: int, seed: int
 ) -> list[NonInferiority]:
     """The safety rates that have a margin, each judged on its paired interval (SAFETY_RATES)."""
     specs = [SAFETY_RATES[name] for name in SAFETY_RATES if name in margins]
@@ -445,8 +482,8 @@ class GateDecision:
 
 
 def decide(
-    old: list[CaseRow],
-    cur: list[CaseRow],
+    old: Trials,
+    cur: Trials,
     base_trials: dict[str, list[CaseRow]],
     new_trials: dict[str, list[CaseRow]],
     *,
@@ -454,9 +491,12 @@ def decide(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> GateDecision:
-    """The rates on the paired trial-0 rows `old` / `cur`, the blockers on every trial."""
+    """The rates on the paired cases' trials `old` / `cur` (trial 0 and `--trials` rows), the
+    blockers on every trial of each run (confirmation rows included)."""
     rates = compare_rates(old, cur, resamples=resamples, seed=seed)
-    per_case = decide_blockers(base_trials, new_trials, [r.id for r in cur], deterministic=deterministic)
+    per_case = decide_blockers(
+        base_trials, new_trials, [rows[0].id for rows in cur], deterministic=deterministic
+    )
     return GateDecision(rates, overall_verdict(rates), per_case)
 
 
@@ -473,7 +513,16 @@ def _notes(old: CaseRow, cur: CaseRow) -> list[str]:
     return notes
 
 
-def changed_cases(base: list[CaseRow], new: list[CaseRow]) -> list[CaseChange]:
+def _answer(row: CaseRow) -> tuple[RiskClass | None, RiskClass | None, str | None]:
+    return row.final, row.model, row.status
+
+
+def _stable(rows: list[CaseRow]) -> bool:
+    return len({_answer(r) for r in rows}) == 1
+
+
+def changed_cases(base: Trials, new: Trials) -> list[CaseChange]:
+    """Cases that answer the same in every trial of each run, and differently between the runs."""
     return [
         CaseChange(
             id=cur.id,
@@ -486,9 +535,38 @@ def changed_cases(base: list[CaseRow], new: list[CaseRow]) -> list[CaseChange]:
             new_status=cur.status,
             notes=_notes(old, cur),
         )
-        for old, cur in zip(base, new, strict=True)
-        if (old.final, old.model, old.status) != (cur.final, cur.model, cur.status)
+        for old_rows, cur_rows in zip(base, new, strict=True)
+        for old, cur in [(old_rows[0], cur_rows[0])]
+        if _stable(old_rows) and _stable(cur_rows) and _answer(old) != _answer(cur)
     ]
+
+
+def _under_count(rows: list[CaseRow]) -> tuple[int, int]:
+    scored = [r for r in rows if _scored(r, r.final)]
+    return sum(_under(r, r.final) for r in scored), len(scored)
+
+
+def flaky_cases(base: Trials, new: Trials) -> list[FlakyCase]:
+    """Cases whose trials answer differently within a run: a flip, never a change."""
+    found = []
+    for old_rows, cur_rows in zip(base, new, strict=True):
+        if _stable(old_rows) and _stable(cur_rows):
+            continue
+        (base_under, base_scored), (new_under, new_scored) = _under_count(old_rows), _under_count(cur_rows)
+        gold = cur_rows[0].gold
+        found.append(
+            FlakyCase(
+                id=cur_rows[0].id,
+                gold=gold.risk if gold is not None else None,
+                base_trials=len(old_rows),
+                new_trials=len(cur_rows),
+                base_under=base_under,
+                base_scored=base_scored,
+                new_under=new_under,
+                new_scored=new_scored,
+            )
+        )
+    return found
 
 
 def usage_totals(rows: list[CaseRow]) -> UsageTotals:
@@ -553,8 +631,9 @@ def compare_reports(
         raise EvalError(
             f"runs {base.run_id} and {new.run_id} share no case that ran in both: nothing to compare"
         )
-    old = [base_rows[i] for i in paired]
-    cur = [new_rows[i] for i in paired]
+    base_runs, new_runs = trials_by_case(base, confirmation=False), trials_by_case(new, confirmation=False)
+    old = [base_runs[i] for i in paired]
+    cur = [new_runs[i] for i in paired]
     only_base = sorted(set(base_rows) - set(new_rows))
     only_new = sorted(set(new_rows) - set(base_rows))
     gold_differs = [i for i in shared_ids if base_rows[i].gold != new_rows[i].gold]
@@ -600,7 +679,10 @@ def compare_reports(
         unconfirmed=per_case.unconfirmed,
         flaky=per_case.flaky,
         blocker_rule=per_case.rule,
+        base_trials=max(len(rows) for rows in old),
+        new_trials=max(len(rows) for rows in cur),
         changed=changed_cases(old, cur),
-        base_usage=usage_totals(old),
-        new_usage=usage_totals(cur),
+        flaky_cases=flaky_cases(old, cur),
+        base_usage=usage_totals([base_rows[i] for i in paired]),
+        new_usage=usage_totals([new_rows[i] for i in paired]),
     )

@@ -12,6 +12,7 @@ from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS, BlockerRule
 from graft_eval_pipeline.evalset.report.compare import (
     CaseChange,
     Comparison,
+    FlakyCase,
     NonInferiority,
     RateComparison,
     RunSide,
@@ -24,8 +25,8 @@ BLOCKER_TEXT = {
     "newly_unavailable_sensitive_floor": "newly unavailable with a sensitive floor",
 }
 RULE = (
-    "a rate moves when its 95% interval excludes 0 and its exact McNemar p, Holm-adjusted over the "
-    "rates of the overall verdict, is < 0.05; "
+    "a rate moves when its 95% interval excludes 0 and its exact p (McNemar; over trials the exact "
+    "conditional test per case), Holm-adjusted over the rates of the overall verdict, is < 0.05; "
     "rates marked * are the model alone and stay out of the overall verdict; "
     "'could detect' is the smallest change of the rate these cases detect with 80% power"
 )
@@ -99,7 +100,7 @@ RATE_HEADER = [
     "new (k/n)",
     "new − base [95% CI]",
     "only base / new",
-    "McNemar p",
+    "exact p",
     "verdict",
 ]
 
@@ -129,6 +130,29 @@ def _change_text(change: CaseChange) -> str:
     gold = f" (gold {change.gold})" if change.gold else " (no gold)"
     notes = f": {', '.join(change.notes)}" if change.notes else ""
     return f"{change.id}: {', '.join(parts)}{gold}{notes}"
+
+
+def trials_line(comparison: Comparison) -> str | None:
+    """How many trials each run's rates use; None with one trial each."""
+    c = comparison
+    if c.base_trials == c.new_trials == 1:
+        return None
+    return (
+        f"trials: base {c.base_trials}, new {c.new_trials} per case; the rates count every trial, "
+        "clustered by case (the bootstrap draws cases with all their trials)"
+    )
+
+
+def flaky_text(case: FlakyCase) -> str:
+    """`c-001 (gold sensitive): under-classified in 1 of 3 base trial(s), 0 of 1 new`."""
+    gold = f" (gold {case.gold})" if case.gold else " (no gold)"
+    return (
+        f"{case.id}{gold}: under-classified in {case.base_under} of {case.base_scored} scored base "
+        f"trial(s), {case.new_under} of {case.new_scored} new"
+    )
+
+
+FLAKY_TITLE = "flaky cases (trials of a run disagree: a flip, not a change)"
 
 
 def blocker_rule_text(rule: BlockerRule) -> str:
@@ -205,6 +229,9 @@ def render_comparison(comparison: Comparison) -> str:
     ]
     lines += [f"  {note}" for note in c.notes]
     lines += [f"  warning: {warning}" for warning in c.warnings]
+    trials = trials_line(c)
+    if trials:
+        lines.append(f"  {trials}")
     rows = [RATE_HEADER, *(rate_cells(r) for r in c.rates)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(RATE_HEADER))]
     lines.append("")
@@ -226,6 +253,11 @@ def render_comparison(comparison: Comparison) -> str:
     lines.append(usage_line(c))
     lines.append(f"changed cases: {len(c.changed) or 'none'}")
     lines += [f"  {_change_text(change)}" for change in c.changed]
+    if c.flaky_cases:
+        lines.append(f"{FLAKY_TITLE}: {len(c.flaky_cases)}")
+        lines += [f"  {flaky_text(case)}" for case in c.flaky_cases[:MAX_LISTED_IDS]]
+        if len(c.flaky_cases) > MAX_LISTED_IDS:
+            lines.append(f"  … and {len(c.flaky_cases) - MAX_LISTED_IDS} more")
     if c.only_in_base:
         lines.append(f"only in base: {_ids(c.only_in_base)}")
     if c.only_in_new:
@@ -242,6 +274,9 @@ def comparison_markdown(comparison: Comparison) -> str:
     ]
     lines += [f"- {note}" for note in c.notes]
     lines += [f"- warning: {warning}" for warning in c.warnings]
+    trials = trials_line(c)
+    if trials:
+        lines.append(f"- {trials}")
     lines += [
         "",
         "| " + " | ".join(RATE_HEADER) + " |",
@@ -272,6 +307,9 @@ def comparison_markdown(comparison: Comparison) -> str:
         lines += [f"{title[0].upper()}{title[1:]}:", *(f"- {line}" for line in found), ""]
     lines.append(f"Changed cases: {len(c.changed) or 'none'}")
     lines += [f"- {_change_text(change)}" for change in c.changed[:100]]
+    if c.flaky_cases:
+        lines += ["", f"{FLAKY_TITLE[0].upper()}{FLAKY_TITLE[1:]}: {len(c.flaky_cases)}"]
+        lines += [f"- {flaky_text(case)}" for case in c.flaky_cases[:100]]
     return "\n".join(lines) + "\n"
 
 
@@ -287,6 +325,8 @@ def comparison_html(comparison: Comparison) -> str:
     )
     notes = "".join(f"<li>{escape(note)}</li>" for note in c.notes)
     notes += "".join(f'<li class="warn-text">warning: {escape(w)}</li>' for w in c.warnings)
+    trials = trials_line(c)
+    notes += f"<li>{escape(trials)}</li>" if trials else ""
     parts = [
         '<section id="comparison"><h2>Comparison with the baseline</h2>',
         f'<p id="comparison-verdict"><b>{escape(verdict_line(c))}</b>: '
@@ -312,5 +352,10 @@ def comparison_html(comparison: Comparison) -> str:
     for title, found in candidate_lines(c):
         items = "".join(f"<li>{escape(line)}</li>" for line in found)
         parts.append(f"<h3>{escape(title[0].upper() + title[1:])}</h3><ul>{items}</ul>")
+    if c.flaky_cases:
+        items = "".join(f"<li>{escape(flaky_text(case))}</li>" for case in c.flaky_cases[:100])
+        parts.append(
+            f'<h3>{escape(FLAKY_TITLE[0].upper() + FLAKY_TITLE[1:])}</h3><ul id="flaky-cases">{items}</ul>'
+        )
     parts.append(f"<p>{escape(usage_line(c))}</p></section>")
     return "".join(parts)

@@ -120,6 +120,40 @@ def mcnemar_exact_p(only_base: int, only_new: int) -> float:
     return min(1.0, 2 * tail / (1 << m))
 
 
+def trials_exact_p(tables: list[tuple[int, int, int, int]]) -> float:
+    """Two-sided exact p that the new run counts an outcome no more often than the base, from
+    each paired case's trials: `(base_trials, base_k, new_trials, new_k)` per case.
+
+    Under no change a case's trials are exchangeable across the two runs, so given its total
+    k = base_k + new_k, new_k is hypergeometric (k events among base_trials + new_trials trials,
+    new_trials of them the new run's). The sum S of new_k over cases is then a sum of independent
+    hypergeometrics; its exact distribution (a convolution) gives p = min(1, 2 · min(P(S <= s),
+    P(S >= s))). With one trial per run this is the exact McNemar test (`mcnemar_exact_p`): a case
+    counted by one run only is a fair coin, the others fixed. Cases with unequal trial counts are
+    exact too, where a sign test on per-case shares would not be (a run with more trials shows an
+    event at least once more often)."""
+    import numpy as np
+
+    dist = np.ones(1)
+    observed = 0
+    for base_n, base_k, new_n, new_k in tables:
+        if min(base_n, new_n) < 0 or not (0 <= base_k <= base_n and 0 <= new_k <= new_n):
+            raise ValueError("each table needs 0 <= k <= trials")
+        total = base_k + new_k
+        low, high = max(0, total - base_n), min(total, new_n)
+        observed += new_k - low
+        if high == low:
+            continue  # every allocation of this case's events is the same: no information
+        support = np.arange(low, high + 1)
+        pmf = np.array(
+            [math.comb(new_n, int(j)) * math.comb(base_n, total - int(j)) for j in support], dtype=np.float64
+        )
+        dist = np.convolve(dist, pmf / pmf.sum())
+    lower = float(dist[: observed + 1].sum())
+    upper = float(dist[observed:].sum())
+    return min(1.0, 2 * min(lower, upper))
+
+
 def holm_adjusted(p_values: list[float | None]) -> list[float | None]:
     """Holm's step-down adjusted p-values (None stays None and is not counted in the family).
 
