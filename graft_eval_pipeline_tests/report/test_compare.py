@@ -455,9 +455,9 @@ def test_a_case_whose_trials_disagree_is_flaky_never_changed() -> None:
     new_rows = [base_rows[0].model_copy(update={"model": "trivial", "final": "trivial"}), *logic_rows(20)]
     comparison = compare_reports(base, make_report(new_rows, llm="live"))
     assert comparison.changed == []
-    assert [(f.id, f.base_under, f.base_scored, f.new_under, f.new_scored) for f in comparison.flaky_cases] == [
-        ("a-flip", 1, 3, 1, 1)
-    ]
+    assert [
+        (f.id, f.base_under, f.base_scored, f.new_under, f.new_scored) for f in comparison.flaky_cases
+    ] == [("a-flip", 1, 3, 1, 1)]
     text = render_comparison(comparison)
     assert "flaky cases (trials of a run disagree: a flip, not a change): 1" in text
     assert "a-flip (gold logic): under-classified in 1 of 3 scored base trial(s), 1 of 1 new" in text
