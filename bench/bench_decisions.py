@@ -40,8 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graft_eval_pipeline.card.models import RiskClass
-from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS, decide_blockers
-from graft_eval_pipeline.evalset.report.compare import GateDecision, decide
+from graft_eval_pipeline.evalset.compare.blockers import BASE_TRIALS, decide_blockers
+from graft_eval_pipeline.evalset.compare.compare import GateDecision, decide
 from graft_eval_pipeline.evalset.scoring import CaseRow
 from graft_eval_pipeline.evalset.scoring.intervals import clopper_pearson
 from graft_eval_pipeline.evalset.scoring.report_schema import (

@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from graft_eval_pipeline.evalset.report.compare import margin_verdict
-from graft_eval_pipeline.evalset.report.paired_stats import (
+from graft_eval_pipeline.evalset.compare.compare import margin_verdict
+from graft_eval_pipeline.evalset.compare.paired_stats import (
     DEFAULT_RESAMPLES,
     paired_rate_differences,
     percentile_interval,

@@ -18,7 +18,7 @@ on a loopback port (`serve`). Never the network.
 
 `python -m graft_eval_pipeline_tests.fake_github --serve [--port N]` serves `demo_github()` (a
 few fictional agent, bot and human PRs) on a loopback port for trying `graft-eval export`
-offline, and prints its URL and the variables to export (README, "Trying export offline").
+offline, and prints its URL and the variables to export (docs/case-sets.md, "Trying export offline").
 """
 
 from __future__ import annotations

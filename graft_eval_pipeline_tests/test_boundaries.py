@@ -58,14 +58,16 @@ CONTENT_NAMES = {
 CONTENT_ALLOWED = {"evalset/sets/terminal.py", "evalset/labeling/session.py"}
 
 # evalset/ stage packages -> the stages each may import (through their public __init__).
-# sets <- scoring <- run, report, labeling (kappa); sets <- export. evaluate.py composes them all.
+# sets <- scoring <- run, compare <- report, labeling (kappa); sets <- export. evaluate.py composes
+# them all.
 STAGES = {
     "sets": set(),
     "export": {"sets"},
     "labeling": {"sets", "scoring"},
     "scoring": {"sets"},
     "run": {"sets", "scoring"},
-    "report": {"sets", "scoring"},
+    "compare": {"sets", "scoring"},
+    "report": {"sets", "scoring", "compare"},
 }
 EVALSET = "graft_eval_pipeline.evalset"
 

@@ -171,7 +171,7 @@ def write_lock(pyproject: Path, lock: Path, pins: list[tuple[str, str]]) -> None
     header = [
         f"# Pinned versions for {TARGET}: run.sh installs with `pip install -c {lock.name}`.",
         "# Made by `./run.sh lock` from pyproject.toml (dependencies, every extra, build requirements",
-        '# and pip); do not edit by hand. README "Upgrading dependencies" says how to change it.',
+        '# and pip); do not edit by hand. docs/decisions.md "Upgrading dependencies" says how to change it.',
         f"{DIGEST_PREFIX}{digest(pyproject)}",
     ]
     body = [f"{name}=={version}" for name, version in pins]

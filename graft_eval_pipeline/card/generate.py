@@ -39,6 +39,7 @@ from graft_eval_pipeline.card.result import (
     ClaimCheck,
     ClaimStatus,
     FailureReason,
+    InstructionsFrom,
     OutOfScopeEdit,
     RaisedBy,
     RiskSummary,
@@ -183,9 +184,10 @@ def _result(
     first_pass: RiskClass | None = None,
     verifier: VerifierResult | None = None,
     verifier_risk: RiskClass | None = None,
-    instructions_in_data: bool = False,
+    instructions_from: tuple[InstructionsFrom, ...] = (),
 ) -> CardResult:
     floor = prepared.floor
+    instructions_in_data = bool(instructions_from)
     final, raised_by = combine_risk(
         floor.risk, writer, first_pass, verifier_risk, instructions_in_data, unavailable=failure is not None
     )
@@ -199,6 +201,7 @@ def _result(
         floor_rules=list(floor.rules),
         raised_by=raised_by,
         instructions_in_data=instructions_in_data,
+        instructions_in_data_from=list(instructions_from),
         verifier=verifier,
         usage=run.usage(),
         calls=run.calls,
@@ -260,7 +263,7 @@ async def generate_card(
     writer = WriterOutput.model_validate(answer)
 
     first_pass: RiskClass | None = None
-    instructions = writer.instructions_in_data
+    writer_saw = writer.instructions_in_data
     if fast and _needs_escalation(writer):
         first_pass = writer.risk_class
         answer = await run.call(
@@ -272,15 +275,16 @@ async def generate_card(
                 run,
                 failure=_FAILURE_REASON[answer.kind],
                 first_pass=first_pass,
-                instructions_in_data=instructions,
+                instructions_from=("writer",) if writer_saw else (),
             )
         writer = WriterOutput.model_validate(answer)
-        instructions = instructions or writer.instructions_in_data
+        writer_saw = writer_saw or writer.instructions_in_data
 
     listed = {f.path for f in inputs.files}
     card = _card(writer, listed)
     verifier_user = verifier_user_prompt(seen, cut, card.goal, card.behavior_changes, files=files)
     answer = await run.call("verifier", True, VERIFIER_SYSTEM_PROMPT, verifier_user, VERIFIER_OUTPUT_SCHEMA)
+    verifier_saw = False
     if isinstance(answer, LlmFailure):
         verifier = VerifierResult(status="error", unexplained=[], claims=[], missing=[])
         verifier_risk: RiskClass | None = None
@@ -288,7 +292,9 @@ async def generate_card(
         checked = VerifierOutput.model_validate(answer)
         verifier = _verifier_result(checked, card, listed)
         verifier_risk = checked.risk_class
-        instructions = instructions or checked.instructions_in_data
+        verifier_saw = checked.instructions_in_data
+    sources: tuple[tuple[InstructionsFrom, bool], ...] = (("writer", writer_saw), ("verifier", verifier_saw))
+    instructions = tuple(source for source, saw in sources if saw)
     return _result(
         prepared,
         run,
@@ -297,5 +303,5 @@ async def generate_card(
         first_pass=first_pass,
         verifier=verifier,
         verifier_risk=verifier_risk,
-        instructions_in_data=instructions,
+        instructions_from=instructions,
     )

@@ -36,6 +36,8 @@ FailureReason = Literal[
 ]
 RaisedBy = Literal["writer", "verifier", "instructions_in_data", "unavailable"]
 RAISED_BY_ORDER: tuple[RaisedBy, ...] = ("writer", "verifier", "instructions_in_data", "unavailable")
+InstructionsFrom = Literal["writer", "verifier"]
+"""Which model reported instructions in the data (the writer: its first pass or escalated call)."""
 ClaimStatus = Literal["supported", "unsupported", "contradicted"]
 VerifierStatus = Literal["agree", "disagree", "error"]
 CardStatus = Literal["ok", "unavailable"]
@@ -97,6 +99,9 @@ class CardResult(CamelModel):
     floor_rules: list[FloorRuleId]
     raised_by: list[RaisedBy]
     instructions_in_data: bool
+    # Who reported it, so the verifier calibration credits a lift to the model that caused it;
+    # None in a result made before results said so (a cached one).
+    instructions_in_data_from: list[InstructionsFrom] | None = None
     verifier: VerifierResult | None
     usage: Usage
     calls: list[CallRecord]

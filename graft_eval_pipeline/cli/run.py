@@ -25,20 +25,22 @@ from graft_eval_pipeline.cli.base import (
     open_case_set,
     writing,
 )
+from graft_eval_pipeline.evalset.compare import (
+    calibrate,
+    compare_reports,
+    render_calibration,
+    render_comparison,
+)
 from graft_eval_pipeline.evalset.evaluate import evaluate
 from graft_eval_pipeline.evalset.report import (
     REPORT_FILE,
-    calibrate,
     check_baseline_target,
     chosen_report,
     compare_inputs,
-    compare_reports,
     gate_baseline,
     load_thresholds,
     margins_for,
     publish_run,
-    render_calibration,
-    render_comparison,
     save_baseline,
 )
 from graft_eval_pipeline.evalset.run import (

@@ -12,7 +12,7 @@ from graft_eval_pipeline.evalset.sets import SYNTHETIC_SET_ID
     job=evaluate_case_set_job,
     cron_schedule="0 3 * * *",
     execution_timezone="UTC",
-    default_status=dg.DefaultScheduleStatus.RUNNING,  # the README promises a nightly run
+    default_status=dg.DefaultScheduleStatus.RUNNING,  # docs/dagster.md promises a nightly run
     description="Every night at 03:00 UTC: the evaluation of the synthetic set in fake mode (no cost), "
     "to catch drift in dependencies or the environment.",
 )

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from graft_eval_pipeline.card import CardResult
+from graft_eval_pipeline.evalset.compare import compare_reports
 from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, AgreementTally
-from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail, compare_reports
+from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail
 from graft_eval_pipeline.evalset.run import RunOptions, collector_policy, run_harness
 from graft_eval_pipeline.evalset.scoring import (
     CaseRow,

@@ -274,7 +274,7 @@ def test_description_that_lies_is_caught_by_the_verifier() -> None:
 
 def test_instructions_reported_only_by_the_verifier_lift_to_logic() -> None:
     result = run(TRIVIAL_FLOOR, script(writer=writer(), verifier=verifier(instructions=True)))
-    assert result.instructions_in_data
+    assert result.instructions_in_data and result.instructions_in_data_from == ["verifier"]
     assert (result.risk.final, result.raised_by) == ("logic", ["instructions_in_data"])
 
 
@@ -290,6 +290,7 @@ def test_soft_injection_escalates_and_ends_logic() -> None:
         ["instructions_in_data"],
         True,
     )
+    assert result.instructions_in_data_from == ["writer"]  # the writer's first pass and escalated call
 
 
 def test_pure_rename_is_partial_view_and_uses_the_strong_writer() -> None:

@@ -70,7 +70,7 @@ def test_shipped_job_runs_in_process_without_run_config() -> None:
 def test_multiprocess_run_config_puts_each_step_in_its_own_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The README's scale-out claim: steps in separate processes share only the set folder and
+    """docs/deploying.md's scale-out claim: steps in separate processes share only the set folder and
     the IO manager's files, as with the k8s or celery executors; the checks come out the same."""
     result = _run(tmp_path, monkeypatch, MULTIPROCESS)
     pids = _step_pids(result)

@@ -33,7 +33,7 @@ class PgServer:
     db: str
 
     def env(self) -> dict[str, str]:
-        """What the dagster.yaml files of this repository read (README, deploy/dagster.yaml)."""
+        """What the dagster.yaml files of this repository read (docs/deploying.md, deploy/dagster.yaml)."""
         return {
             "DAGSTER_PG_HOST": self.host,
             "DAGSTER_PG_PORT": str(self.port),

@@ -25,14 +25,14 @@ from graft_eval_pipeline_tests.deploy.conftest import DEPLOY_DIR
 PARTITION_LIMIT = {"key": "dagster/partition", "value": {"applyLimitPerUniqueValue": True}, "limit": 1}
 
 
-def _readme_postgres_block() -> str:
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    blocks: list[str] = [b for b in re.findall(r"```yaml\n(.*?)```", readme, flags=re.S) if "postgres:" in b]
-    assert len(blocks) == 1, "README.md should hold one Postgres dagster.yaml block"
+def _docs_postgres_block() -> str:
+    page = (REPO_ROOT / "docs" / "deploying.md").read_text(encoding="utf-8")
+    blocks: list[str] = [b for b in re.findall(r"```yaml\n(.*?)```", page, flags=re.S) if "postgres:" in b]
+    assert len(blocks) == 1, "docs/deploying.md should hold one Postgres dagster.yaml block"
     return blocks[0]
 
 
-README_POSTGRES_BLOCK = _readme_postgres_block()
+DOCS_POSTGRES_BLOCK = _docs_postgres_block()
 
 
 def _load(path: Path) -> Any:
@@ -50,12 +50,12 @@ def test_shipped_dagster_yaml_queues_at_most_one_run_per_partition(tmp_path: Pat
         instance.dispose()
 
 
-@pytest.mark.parametrize("config", ["readme", "deploy/dagster.yaml"])
+@pytest.mark.parametrize("config", ["docs/deploying.md", "deploy/dagster.yaml"])
 def test_postgres_examples_queue_at_most_one_run_per_partition(config: str) -> None:
     """As data here; each is loaded into a real instance by test_postgres_instance.py."""
     text = (
-        README_POSTGRES_BLOCK
-        if config == "readme"
+        DOCS_POSTGRES_BLOCK
+        if config == "docs/deploying.md"
         else (DEPLOY_DIR / "dagster.yaml").read_text(encoding="utf-8")
     )
     data = yaml.safe_load(text)

@@ -1,5 +1,5 @@
-"""A shared instance on PostgreSQL (issue 21 §2): the README's storage block materializes the
-synthetic partition and the sensors read it back; two launches of one partition through the
+"""A shared instance on PostgreSQL: the Postgres storage block of docs/deploying.md materializes
+the synthetic partition and the sensors read it back; two launches of one partition through the
 queued run coordinator of deploy/dagster.yaml run one after the other, the second QUEUED while
 the first runs. Each test has a database of its own (conftest.py); skipped without a server,
 failed without one under CI=true."""
@@ -29,7 +29,7 @@ from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.sensors import case_set_registry_sensor, prompt_change_sensor
 from graft_eval_pipeline.evalset.sets.paths import EVAL_REPO_VAR
 from graft_eval_pipeline_tests.deploy.conftest import DEPLOY_DIR, PgServer
-from graft_eval_pipeline_tests.deploy.test_deploy_files import PARTITION_LIMIT, README_POSTGRES_BLOCK
+from graft_eval_pipeline_tests.deploy.test_deploy_files import DOCS_POSTGRES_BLOCK, PARTITION_LIMIT
 
 PARTITION = "synthetic"
 IN_PROGRESS = {dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED}
@@ -47,10 +47,10 @@ def _synthetic_dir() -> Path:
     return Path(os.environ[EVAL_REPO_VAR]) / "eval" / "synthetic"
 
 
-def test_readme_postgres_block_materializes_the_synthetic_partition_and_sensors_read_it(
+def test_docs_postgres_block_materializes_the_synthetic_partition_and_sensors_read_it(
     tmp_path: Path, deployment: PgServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    instance = _instance(tmp_path / "dagster-home", README_POSTGRES_BLOCK)
+    instance = _instance(tmp_path / "dagster-home", DOCS_POSTGRES_BLOCK)
     try:
         assert type(instance.run_storage).__name__ == "PostgresRunStorage"
         assert instance.run_coordinator.get_run_queue_config().tag_concurrency_limits == [PARTITION_LIMIT]  # type: ignore[attr-defined]

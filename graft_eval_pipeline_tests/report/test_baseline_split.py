@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from graft_eval_pipeline.evalset.compare.blockers import BASE_TRIALS
 from graft_eval_pipeline.evalset.report.baseline import accept_command, diff_reports
-from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS
 from graft_eval_pipeline.evalset.report.publish import check_run
 from graft_eval_pipeline.evalset.report.render import baseline_check_details, render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.thresholds import (

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from graft_eval_pipeline.cli import main
-from graft_eval_pipeline.evalset.report.compare import Comparison
-from graft_eval_pipeline.evalset.report.compare_render import verdict_text
+from graft_eval_pipeline.evalset.compare.compare import Comparison
+from graft_eval_pipeline.evalset.compare.compare_render import verdict_text
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.report.headline import (
     HEADLINE_RATES,
@@ -35,7 +35,7 @@ from graft_eval_pipeline_tests.builders import (
     make_pilot_case,
     make_pilot_set,
 )
-from graft_eval_pipeline_tests.report.test_compare import logic_rows
+from graft_eval_pipeline_tests.compare.test_compare import logic_rows
 from graft_eval_pipeline_tests.report.test_report import make_report
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -545,7 +545,7 @@ PARQUET_COLUMNS_V1 = [
     "instructions_in_data", "oos_tp", "oos_fp", "oos_fn", "flag", "input_tokens", "output_tokens",
     "cache_read_tokens", "cache_write_tokens", "calls", "cost_usd", "cached", "skipped",
     "stratum_frame", "stratum_key", "stratum_population", "stratum_sampled", "repository", "writer",
-    "verifier", "verifier_cost_usd",
+    "verifier", "verifier_cost_usd", "instructions_in_data_from",
 ]  # fmt: skip
 
 

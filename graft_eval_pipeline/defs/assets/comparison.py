@@ -18,17 +18,14 @@ from graft_eval_pipeline.defs.jobs import EVALUATION_GROUP
 from graft_eval_pipeline.defs.metadata import rates_table
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.evalset.report import (
+from graft_eval_pipeline.evalset.compare import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MIN_RESAMPLES,
-    build_report,
     compare_reports,
     comparison_markdown,
-    default_baseline_path,
-    load_report,
-    margins_for,
 )
+from graft_eval_pipeline.evalset.report import build_report, default_baseline_path, load_report, margins_for
 from graft_eval_pipeline.evalset.scoring import HarnessRun, Metrics
 from graft_eval_pipeline.evalset.sets import CaseSet, EvalError
 

@@ -32,6 +32,7 @@ from graft_eval_pipeline.defs.metadata import (
 )
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.evalset.compare import calibrate, calibration_markdown
 from graft_eval_pipeline.evalset.evaluate import report_agreement
 from graft_eval_pipeline.evalset.labeling import AgreementReport
 from graft_eval_pipeline.evalset.report import (
@@ -42,8 +43,6 @@ from graft_eval_pipeline.evalset.report import (
     ThresholdBlock,
     brief_markdown,
     build_report,
-    calibrate,
-    calibration_markdown,
     headline_metadata,
     load_thresholds,
     new_run_id,

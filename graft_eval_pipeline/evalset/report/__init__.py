@@ -6,14 +6,7 @@ What other stages, `defs/` and `cli/` may use; everything else is internal to th
 
 from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
 from graft_eval_pipeline.evalset.report.brief import brief_markdown
-from graft_eval_pipeline.evalset.report.calibration import calibrate, calibration_markdown, render_calibration
 from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
-from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
-from graft_eval_pipeline.evalset.report.compare_render import (
-    comparison_markdown,
-    render_comparison,
-    verdict_text,
-)
 from graft_eval_pipeline.evalset.report.files import (
     HTML_FILE,
     MARKDOWN_FILE,
@@ -26,7 +19,6 @@ from graft_eval_pipeline.evalset.report.history_table import DEFAULT_LAST, read_
 from graft_eval_pipeline.evalset.report.html import CaseDetail, case_detail
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
 from graft_eval_pipeline.evalset.report.locate import chosen_report, compare_inputs
-from graft_eval_pipeline.evalset.report.paired_stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_RESAMPLES
 from graft_eval_pipeline.evalset.report.publish import (
     PublishedRun,
     build_report,
@@ -51,32 +43,24 @@ from graft_eval_pipeline.evalset.report.views import open_run
 __all__ = [
     "CASE_KINDS",
     "DEFAULT_LAST",
-    "DEFAULT_RESAMPLES",
-    "DEFAULT_SEED",
     "HTML_FILE",
     "KIND_TITLES",
     "MARKDOWN_FILE",
-    "MIN_RESAMPLES",
     "PARQUET_FILE",
     "REPORT_FILE",
     "SUMMARY_METRICS",
     "CaseDetail",
     "CaseKind",
     "CaseLine",
-    "Comparison",
     "PublishedRun",
     "ThresholdBlock",
     "baseline_check_details",
     "brief_markdown",
     "build_report",
-    "calibrate",
-    "calibration_markdown",
     "case_detail",
     "check_baseline_target",
     "chosen_report",
     "compare_inputs",
-    "compare_reports",
-    "comparison_markdown",
     "dagster_check_passed",
     "default_baseline_path",
     "gate_baseline",
@@ -90,12 +74,9 @@ __all__ = [
     "open_run",
     "publish_run",
     "read_history",
-    "render_calibration",
-    "render_comparison",
     "render_schemas",
     "run_dirs",
     "save_baseline",
     "threshold_verdict",
     "trials_metadata",
-    "verdict_text",
 ]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from html import escape
 
 from graft_eval_pipeline.card import RISK_CLASSES, RISK_ORDER, CardResult
+from graft_eval_pipeline.evalset.compare import Comparison, comparison_html
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
 from graft_eval_pipeline.evalset.report.case_kinds import (
     CASE_KINDS,
@@ -29,8 +30,6 @@ from graft_eval_pipeline.evalset.report.case_kinds import (
     case_lines,
     kind_counts,
 )
-from graft_eval_pipeline.evalset.report.compare import Comparison
-from graft_eval_pipeline.evalset.report.compare_render import comparison_html
 from graft_eval_pipeline.evalset.report.headline import Headline, headline_metrics
 from graft_eval_pipeline.evalset.report.history import HistoryPoint, load_history
 from graft_eval_pipeline.evalset.report.render import gated_value, render_change, render_value

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from graft_eval_pipeline.card import CardResult
+from graft_eval_pipeline.evalset.compare import Comparison, compare_reports
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, accept_command, diff_reports
-from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports
 from graft_eval_pipeline.evalset.report.files import (
     REPORT_FILE,
     load_any_report,

@@ -11,11 +11,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from graft_eval_pipeline.card import RISK_CLASSES
+from graft_eval_pipeline.evalset.compare import (
+    Comparison,
+    calibrate,
+    calibration_markdown,
+    comparison_markdown,
+    verdict_line,
+)
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, Part, flatten
-from graft_eval_pipeline.evalset.report.calibration import calibrate, calibration_markdown
 from graft_eval_pipeline.evalset.report.case_kinds import markdown_cases_section
-from graft_eval_pipeline.evalset.report.compare import Comparison
-from graft_eval_pipeline.evalset.report.compare_render import comparison_markdown, verdict_line
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, threshold_verdict
 from graft_eval_pipeline.evalset.report.trials_render import trials_markdown
 from graft_eval_pipeline.evalset.scoring import (

@@ -2,7 +2,7 @@
 
 Hand-written rather than drawn by a plotting library: three chart shapes with a few dozen marks
 each, inline in one offline file, deterministic text (a re-render of the same run gives the same
-bytes), native tooltips through `<title>`, and no import cost on every run (README,
+bytes), native tooltips through `<title>`, and no import cost on every run (docs/decisions.md,
 Dependencies). Every string that enters goes through `escape`.
 """
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+from graft_eval_pipeline.evalset.compare import SAFETY_RATES, Comparison
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
-from graft_eval_pipeline.evalset.report.compare import SAFETY_RATES, Comparison
 from graft_eval_pipeline.evalset.scoring import (
     EvalReport,
     Metrics,

@@ -102,6 +102,9 @@ class CaseRow(CamelModel):
     writer: RiskClass | None = None
     verifier: RiskClass | None = None
     verifier_cost_usd: float | None = None  # the verifier's calls alone; null when unpriced
+    # Which model reported instructions in the data ("writer", "verifier"); left out of the JSON
+    # (and null) in rows of reports or cached results made before results said so.
+    instructions_in_data_from: list[str] | None = Field(default=None, exclude_if=lambda value: value is None)
     # Which run of the case this is (--trials N): 0 for the first, left out of the JSON when 0.
     trial: int = Field(default=0, ge=0, exclude_if=lambda value: value == 0)
 

@@ -133,6 +133,7 @@ def build_row(case: EvalCase, result: CardResult, cached: bool, *, label_key: by
         raised_by=list(result.raised_by),
         floor_rules=list(result.floor_rules),
         instructions_in_data=result.instructions_in_data,
+        instructions_in_data_from=result.instructions_in_data_from,
         oos=oos,
         flag=flag_outcome(verifier_status, label.should_flag if label else None) if ok else "na",
         usage=UsageSummary(

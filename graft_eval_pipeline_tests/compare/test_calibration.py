@@ -10,8 +10,8 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from graft_eval_pipeline.cli import main
+from graft_eval_pipeline.evalset.compare.calibration import calibrate, render_calibration, without_verifier
 from graft_eval_pipeline.evalset.evaluate import run_eval
-from graft_eval_pipeline.evalset.report.calibration import calibrate, render_calibration, without_verifier
 from graft_eval_pipeline.evalset.report.render import render_markdown
 from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC_DIR
@@ -58,6 +58,23 @@ ROWS = [
     row("i", "logic", "trivial", "trivial", "trivial", instructions_in_data=True),
     row("j", None, "trivial", "trivial", "sensitive"),  # no gold: not scored
 ]  # fmt: skip
+
+
+def test_a_lift_caused_by_the_verifiers_report_of_instructions_is_the_verifiers_catch() -> None:
+    """Gold logic, floor, writer and verifier trivial; the final logic comes from instructions
+    in the data. Reported by the verifier: a true catch of the verifier. By the writer: the
+    class was at gold without the verifier. Rows that do not say who: the combined flag."""
+    by_verifier = row(
+        "v", "logic", "trivial", "trivial", "trivial", instructions_in_data=True,
+        instructions_in_data_from=["verifier"],
+    ).model_copy(update={"final": "logic"})  # fmt: skip
+    by_writer = by_verifier.model_copy(update={"id": "w", "instructions_in_data_from": ["writer"]})
+    unknown = by_verifier.model_copy(update={"id": "u", "instructions_in_data_from": None})
+    assert without_verifier(by_verifier) == "trivial"
+    assert without_verifier(by_writer) == without_verifier(unknown) == "logic"
+    risk = calibrate([by_verifier, by_writer, unknown]).risk
+    assert (risk.below_gold_without_verifier, risk.catches.k, risk.catches_to_gold.k) == (1, 1, 1)
+    assert (risk.false_alarms.k, risk.false_alarms.n) == (0, 2)
 
 
 def test_class_calibration_counts_catches_misses_and_false_alarms() -> None:

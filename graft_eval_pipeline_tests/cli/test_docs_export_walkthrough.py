@@ -1,4 +1,4 @@
-"""README "Trying export offline" runs as written: the fake GitHub demo server from the first
+"""docs/case-sets.md "Trying export offline" runs as written: the fake GitHub demo server from the first
 block (`python -m graft_eval_pipeline_tests.fake_github --serve`, on a free port instead of 8765),
 then the second block in bash (init, export, validate, show, run), then the export again (it
 resumes: every case present, no stage-2 request). Loopback only, a temporary set folder."""
@@ -18,15 +18,15 @@ from pathlib import Path
 
 from graft_eval_pipeline.evalset.sets.paths import REPO_ROOT
 
-README = REPO_ROOT / "README.md"
-HEADING = "### Trying export offline"
-README_PORT = "8765"
+PAGE = REPO_ROOT / "docs" / "case-sets.md"
+HEADING = "## Trying export offline"
+PAGE_PORT = "8765"
 VENV_BIN = f"{Path(sys.executable).parent}/"
 
 
 def walkthrough() -> tuple[str, str]:
     """The section's two bash blocks: the server command and the steps."""
-    section = README.read_text(encoding="utf-8").split(HEADING, 1)[1].split("\n## ", 1)[0]
+    section = PAGE.read_text(encoding="utf-8").split(HEADING, 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```bash\n(.*?)```", section, re.DOTALL)
     assert len(blocks) == 2, "the section has a server block and a steps block"
     return blocks[0], blocks[1]
@@ -39,9 +39,9 @@ def free_port() -> str:
 
 
 def as_here(text: str, port: str) -> str:
-    """The README's text with this interpreter's venv and the free port."""
+    """The page's text with this interpreter's venv and the free port."""
     assert ".venv/bin/" in text
-    return text.replace(".venv/bin/", VENV_BIN).replace(README_PORT, port)
+    return text.replace(".venv/bin/", VENV_BIN).replace(PAGE_PORT, port)
 
 
 def environment(tmp_path: Path) -> dict[str, str]:
@@ -54,7 +54,7 @@ def environment(tmp_path: Path) -> dict[str, str]:
 
 @contextmanager
 def demo_server(command: str, env: dict[str, str]) -> Iterator[str]:
-    """Start the README's server command; yield the first line it prints (its URL)."""
+    """Start the page's server command; yield the first line it prints (its URL)."""
     args = shlex.split(command.split("#", 1)[0])
     proc = subprocess.Popen(args, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, text=True)
     try:
@@ -67,11 +67,11 @@ def demo_server(command: str, env: dict[str, str]) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
-def test_readme_export_walkthrough_runs_as_written(tmp_path: Path) -> None:
+def test_docs_export_walkthrough_runs_as_written(tmp_path: Path) -> None:
     server, steps = walkthrough()
     port = free_port()
     env = environment(tmp_path)
-    assert README_PORT in server and README_PORT in steps
+    assert PAGE_PORT in server and PAGE_PORT in steps
     with demo_server(as_here(server, port), env) as first_line:
         assert f"http://127.0.0.1:{port}" in first_line
         export = next(line for line in steps.splitlines() if " export --set " in line)

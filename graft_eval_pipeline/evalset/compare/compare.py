@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from graft_eval_pipeline.card import RISK_ORDER, CamelModel, RiskClass
-from graft_eval_pipeline.evalset.report.blockers import (
+from graft_eval_pipeline.evalset.compare.blockers import (
     Blocker,
     BlockerDecision,
     BlockerRule,
@@ -25,7 +25,7 @@ from graft_eval_pipeline.evalset.report.blockers import (
     decide_blockers,
     trials_by_case,
 )
-from graft_eval_pipeline.evalset.report.paired_stats import (
+from graft_eval_pipeline.evalset.compare.paired_stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MIN_RESAMPLES,
@@ -39,7 +39,7 @@ from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport, round_down,
 from graft_eval_pipeline.evalset.sets import EvalError
 
 if TYPE_CHECKING:
-    from graft_eval_pipeline.evalset.report.paired_stats import FloatArray
+    from graft_eval_pipeline.evalset.compare.paired_stats import FloatArray
 
 Verdict = Literal["improved", "regressed", "no clear difference"]
 MarginVerdict = Literal["better", "not worse (within margin)", "worse", "inconclusive at this n"]
@@ -304,6 +304,7 @@ class _Counts:
     only_new: int
     both: int
     p: float | None
+    first_discordant: int  # cases of `both` whose trial 0 counts in one run only (McNemar's pairs)
 
     @property
     def defined(self) -> bool:
@@ -312,10 +313,14 @@ class _Counts:
 
 def detectable_difference(counts: _Counts, alpha: float) -> float | None:
     """The smallest change of the rate that these paired cases, at their observed discordance,
-    detect at `alpha` with DETECT_POWER (the exact McNemar power); None without shared cases."""
+    detect at `alpha` with DETECT_POWER (the exact McNemar power); None without shared cases.
+
+    From trial 0 of each run: more trials only add information, so the runs' trials detect at
+    least this (a share-based discordance would count a case under in 1 of 3 trials against 0
+    of 1 as discordant and overstate the noise)."""
     if not counts.both:
         return None
-    discordance = (counts.only_base + counts.only_new) / counts.both
+    discordance = counts.first_discordant / counts.both
     found = min_detectable_difference(counts.both, discordance, alpha, DETECT_POWER)
     return None if found is None else round_up(found)
 
@@ -348,6 +353,7 @@ def _paired(
     import numpy as np
 
     b, c = _case_sums(base, specs), _case_sums(new, specs)
+    b0, c0 = _case_sums([rows[:1] for rows in base], specs), _case_sums([rows[:1] for rows in new], specs)
     b_den, b_num, n_den, n_num = b[..., 0], b[..., 1], c[..., 0], c[..., 1]
     replicates = paired_rate_differences(b_num, b_den, n_num, n_den, resamples=resamples, seed=seed)
     counts = []
@@ -369,6 +375,9 @@ def _paired(
                 only_new=int((both & (n_share > b_share)).sum()),
                 both=int(both.sum()),
                 p=trials_exact_p(tables) if tables else None,
+                first_discordant=int(
+                    (both & (b0[:, j, 0] > 0) & (c0[:, j, 0] > 0) & (b0[:, j, 1] != c0[:, j, 1])).sum()
+                ),
             )
         )
     return counts, replicates

@@ -8,7 +8,7 @@ import random
 import pytest
 from scipy.stats import binom
 
-from graft_eval_pipeline.evalset.report.blockers import (
+from graft_eval_pipeline.evalset.compare.blockers import (
     BASE_TRIALS,
     BLOCKER_ALPHA,
     CONFIRM_POWER,

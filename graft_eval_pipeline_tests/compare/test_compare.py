@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS
-from graft_eval_pipeline.evalset.report.compare import Comparison, compare_reports, margin_verdict
-from graft_eval_pipeline.evalset.report.compare_render import (
+from graft_eval_pipeline.evalset.compare.blockers import BASE_TRIALS
+from graft_eval_pipeline.evalset.compare.compare import Comparison, compare_reports, margin_verdict
+from graft_eval_pipeline.evalset.compare.compare_render import (
     comparison_markdown,
     render_comparison,
     verdict_text,
@@ -406,7 +406,7 @@ def test_the_margin_rule_rarely_calls_a_rise_of_the_margin_not_worse() -> None:
     and no change is never called "worse"."""
     import numpy as np
 
-    from graft_eval_pipeline.evalset.report.paired_stats import paired_rate_differences, percentile_interval
+    from graft_eval_pipeline.evalset.compare.paired_stats import paired_rate_differences, percentile_interval
 
     rng = np.random.default_rng(20261201)
     n, p, margin, sims = 150, 0.05, 0.05, 150
@@ -455,9 +455,8 @@ def test_a_case_whose_trials_disagree_is_flaky_never_changed() -> None:
     new_rows = [base_rows[0].model_copy(update={"model": "trivial", "final": "trivial"}), *logic_rows(20)]
     comparison = compare_reports(base, make_report(new_rows, llm="live"))
     assert comparison.changed == []
-    assert [
-        (f.id, f.base_under, f.base_scored, f.new_under, f.new_scored) for f in comparison.flaky_cases
-    ] == [("a-flip", 1, 3, 1, 1)]
+    flaky = [(f.id, f.base_under, f.base_scored, f.new_under, f.new_scored) for f in comparison.flaky_cases]
+    assert flaky == [("a-flip", 1, 3, 1, 1)]
     text = render_comparison(comparison)
     assert "flaky cases (trials of a run disagree: a flip, not a change): 1" in text
     assert "a-flip (gold logic): under-classified in 1 of 3 scored base trial(s), 1 of 1 new" in text

@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
 
-from graft_eval_pipeline.evalset.report.paired_stats import (
+from graft_eval_pipeline.evalset.compare.paired_stats import (
     holm_adjusted,
     mcnemar_critical,
     mcnemar_exact_p,
@@ -123,7 +123,7 @@ def test_bootstrap_is_seeded_and_ratio_rates_with_empty_resamples_are_nan() -> N
 
 
 def test_large_sets_are_resampled_in_chunks_with_the_same_result_as_small_ones() -> None:
-    from graft_eval_pipeline.evalset.report import paired_stats
+    from graft_eval_pipeline.evalset.compare import paired_stats
 
     rng = np.random.default_rng(11)
     pairs = simulate_pairs(rng, 500, JOINT)

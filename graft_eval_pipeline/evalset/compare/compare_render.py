@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from html import escape
 
-from graft_eval_pipeline.evalset.report.blockers import BASE_TRIALS, BlockerRule, Candidate
-from graft_eval_pipeline.evalset.report.compare import (
+from graft_eval_pipeline.evalset.compare.blockers import BASE_TRIALS, BlockerRule, Candidate
+from graft_eval_pipeline.evalset.compare.compare import (
     CaseChange,
     Comparison,
     FlakyCase,
