@@ -5,6 +5,7 @@ What the other packages use; everything else is internal to `card/`. The live An
 (graft_eval_pipeline/heavy.py).
 """
 
+from graft_eval_pipeline.card.engine import engine_fingerprint
 from graft_eval_pipeline.card.fake_llm import llm_for_case
 from graft_eval_pipeline.card.floor import FloorResult, path_rules
 from graft_eval_pipeline.card.generate import generate_card
@@ -78,6 +79,7 @@ __all__ = [
     "RiskClass",
     "Usage",
     "canonical_json",
+    "engine_fingerprint",
     "generate_card",
     "glob_matcher",
     "llm_for_case",

@@ -9,7 +9,13 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from graft_eval_pipeline.card import PROMPT_VERSION, CamelModel, Models, prompt_fingerprint
+from graft_eval_pipeline.card import (
+    PROMPT_VERSION,
+    CamelModel,
+    Models,
+    engine_fingerprint,
+    prompt_fingerprint,
+)
 from graft_eval_pipeline.defs.assets.evaluation import eval_report
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.metadata import models_label
@@ -70,7 +76,7 @@ def case_set_registry_sensor(
 # --- prompt changes: re-evaluate sets whose last report used other prompts or models --------
 
 """Beside set.json: `{"maxCostUsd": 5}` opts the set in to live re-runs with that cost cap."""
-SIGNATURE_KEYS = ("prompt_fingerprint", "prompt_version", "models")
+SIGNATURE_KEYS = ("prompt_fingerprint", "prompt_version", "engine_fingerprint", "models")
 
 
 class LiveRerun(CamelModel):
@@ -82,6 +88,7 @@ def current_signature(models: Models) -> dict[str, str]:
     return {
         "prompt_fingerprint": prompt_fingerprint(),
         "prompt_version": PROMPT_VERSION,
+        "engine_fingerprint": engine_fingerprint(),
         "models": models_label(models.fast, models.strong),
     }
 
@@ -128,11 +135,13 @@ def rerun_request(set_id: str, signature: dict[str, str], live: LiveRerun | None
     minimum_interval_seconds=300,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Every 5 minutes: re-evaluates each set whose last report was made with another prompt "
-    "fingerprint, prompt version or model pair (fake mode, or live with the cap of its live-rerun.json).",
+    "fingerprint, prompt version, card engine code or model pair (fake mode, or live with the cap of "
+    "its live-rerun.json).",
 )
 def prompt_change_sensor(context: dg.SensorEvaluationContext, case_sets: CaseSetsResource) -> dg.SensorResult:
     """Re-evaluates every set whose last report was made with another prompt fingerprint,
-    prompt version or model pair: fake mode, or live with its cap where `live-rerun.json` opts in.
+    prompt version, engine fingerprint (the card engine's code) or model pair: fake mode, or live
+    with its cap where `live-rerun.json` opts in.
     Sets never reported are left alone."""
     signature = current_signature(case_sets.env().models())
     requests = []

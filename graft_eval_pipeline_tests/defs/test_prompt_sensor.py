@@ -9,6 +9,7 @@ from typing import Any
 import dagster as dg
 import pytest
 
+from graft_eval_pipeline.card.engine import engine_fingerprint
 from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
 from graft_eval_pipeline.definitions import defs
 from graft_eval_pipeline.defs import sensors
@@ -33,6 +34,7 @@ def report_event(instance: dg.DagsterInstance, set_id: str, **over: str) -> None
     metadata = {
         "prompt_fingerprint": prompt_fingerprint(),
         "prompt_version": PROMPT_VERSION,
+        "engine_fingerprint": engine_fingerprint(),
         "models": CURRENT_MODELS,
         "llm": "fake",
         **over,
@@ -228,3 +230,18 @@ def test_opt_in_file_is_json_with_max_cost_usd(tmp_path: Path) -> None:
     live = sensors.read_live_rerun(tmp_path / "pilots" / "pilot-x")
     assert live is not None and live.max_cost_usd == 2.5
     assert sensors.read_live_rerun(tmp_path / "pilots" / "pilot-y") is None
+
+
+def test_a_change_of_the_card_engines_code_reruns_the_sets_like_a_prompt_change(
+    instance: dg.DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A floor rule or generate_card edited, prompts untouched (issue 26 item 7)."""
+    report_event(instance, "synthetic")
+    report_event(instance, "pilot-old-prompt", engine_fingerprint="0" * 64)  # made by older engine code
+    (request,) = run_requests(evaluate(instance, tmp_path))
+    assert partition_of(request) == "pilot-old-prompt" and engine_fingerprint() in (request.run_key or "")
+    monkeypatch.setattr(sensors, "engine_fingerprint", lambda: "e" * 64)
+    assert sorted(partition_of(r) for r in run_requests(evaluate(instance, tmp_path))) == [
+        "pilot-old-prompt",
+        "synthetic",
+    ]

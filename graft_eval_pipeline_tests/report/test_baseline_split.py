@@ -163,3 +163,24 @@ def test_a_live_run_is_gated_by_the_paired_comparison_not_by_equality() -> None:
     # a fake run keeps exact equality
     assert check_run(make_report(rows(60, under=frozenset({7}))), base, MATCH, strict=False).baseline_failed
     assert THRESHOLDS["synthetic"].match_baseline and not THRESHOLDS["synthetic"].match_usage
+
+
+def test_trials_against_a_baseline_without_them_are_one_summary_line_not_a_field_dump() -> None:
+    """`--trials 3` against a one-trial baseline (issue 26 item 2): one context line, and no
+    line of the summary or report.md runs long, however many rows the trials block holds."""
+    base = make_report(rows(200))
+    current = with_trials(make_report(rows(200)), 3)
+    diff = diff_reports(base, current)
+    assert diff.decisions_equal
+    context = [(c.field, c.baseline, c.current) for c in diff.part("context")]
+    assert context == [("trials", "1 trial", "3 trials, 0 flaky cases")]
+    for text in (summary_text(current, diff, []), render_markdown(current, diff)):
+        assert "trials: 1 trial → 3 trials, 0 flaky cases" in text
+        assert "trials.rows" not in text and max(len(line) for line in text.splitlines()) < 400
+    confirmed = current.model_copy(
+        update={
+            "confirmation": ConfirmationTrials(trials=5, cases=["c-001"], rows=[], cost_usd=0.0),
+        }
+    )
+    later = [(c.field, c.current) for c in diff_reports(current, confirmed).part("context")]
+    assert later == [("confirmation", "1 case confirmed over 5 trials")]

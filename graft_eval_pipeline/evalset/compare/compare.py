@@ -611,6 +611,11 @@ def header_notes(base: EvalReport, new: EvalReport) -> list[str]:
         )
         if base.llm == new.llm == "fake":
             notes.append(SCRIPTED_PROMPT_NOTE)
+    if bp.engine_fingerprint != np_.engine_fingerprint:
+        notes.append(
+            f"other engine code: {_short(bp.engine_fingerprint or 'unrecorded')} → "
+            f"{_short(np_.engine_fingerprint or 'unrecorded')}"
+        )
     if base.models != new.models:
         notes.append(f"other models: {run_side(base).models} → {run_side(new).models}")
     if base.llm != new.llm:

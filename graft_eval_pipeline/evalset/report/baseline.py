@@ -33,12 +33,14 @@ from graft_eval_pipeline.evalset.sets import (
 # Whether a result came from the cache is the run's, not the result's: the cached count, each
 # row's flag and the money this run spent (the results' cost is compared) are left out too.
 # How a live run paced its calls (limiter, batches) is timing, not a result; which runs made
-# the inputs (`inputs`) is the run's too.
+# the inputs (`inputs`) is the run's too. The engine's code hash is the code's identity, like
+# the commit: its effect on the results is what is compared.
 IGNORED_PATHS = (
     "runId",
     "inputs",
     "createdAt",
     "git",
+    "prompt.engineFingerprint",
     "run.durationMs",
     "run.cachedResults",
     "run.limiter",
@@ -52,6 +54,9 @@ IGNORED_CASE_FIELDS = ("cached", "repository")
 USAGE_CASE_FIELDS = ("usage", "costUsd", "verifierCostUsd")
 USAGE_REPORT_PATHS = ("metrics.usage", "metrics.costUsd", "metrics.costPerCaseUsd")
 DECISION_REPORT_PATHS = ("metrics",)
+# Blocks compared as one summary line each (trial count, flaky cases; confirmed cases), never
+# field by field: `--trials 3` against a one-trial baseline is one line, not a dump of rows.
+SUMMARISED_BLOCKS = ("trials", "confirmation")
 Part = Literal["decisions", "usage", "context"]
 PUBLIC_DIR_MODE = 0o755
 PUBLIC_FILE_MODE = 0o644
@@ -72,7 +77,30 @@ def _under(path: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def _ignored(path: str) -> bool:
-    return _under(path, IGNORED_PATHS)
+    return _under(path, IGNORED_PATHS) or _under(path, SUMMARISED_BLOCKS)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def block_summaries(report: EvalReport | ReportV1) -> dict[str, str]:
+    """The summarised blocks of a report as one short value each (ids and counts only)."""
+    trials = getattr(report, "trials", None)
+    confirmation = getattr(report, "confirmation", None)
+    return {
+        "trials": (
+            f"{_plural(trials.trials, 'trial')}, {_plural(len(trials.flaky_cases), 'flaky case')}"
+            if trials is not None
+            else "1 trial"
+        ),
+        "confirmation": (
+            f"{_plural(len(confirmation.cases), 'case')} confirmed over "
+            f"{_plural(confirmation.trials, 'trial')}"
+            if confirmation is not None
+            else "none"
+        ),
+    }
 
 
 def case_field_part(name: str) -> Part:
@@ -203,11 +231,17 @@ def diff_reports(baseline: EvalReport | ReportV1, current: EvalReport) -> Baseli
         warnings.append(LEGACY_WARNING)
         base_flat.pop("schemaVersion", None)
         cur_flat = _only_keys_of(base_flat, flatten(values_only(cur_dump)))
+    base_blocks, cur_blocks = block_summaries(baseline), block_summaries(current)
+    blocks = [
+        Change("report", name, base_blocks[name], cur_blocks[name], "context")
+        for name in SUMMARISED_BLOCKS
+        if base_blocks[name] != cur_blocks[name]
+    ]
     return BaselineDiff(
         comparable=not not_comparable,
         not_comparable=not_comparable,
         warnings=warnings,
-        changes=_diff_dicts("report", base_flat, cur_flat, report_path_part),
+        changes=_diff_dicts("report", base_flat, cur_flat, report_path_part) + blocks,
         case_changes=_case_changes(base_cases, cur_cases, legacy),
         baseline_metrics=flatten(values_only(base_dump["metrics"])),
     )

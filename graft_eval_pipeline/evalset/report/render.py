@@ -56,14 +56,22 @@ TABLE_SECTIONS = frozenset({"confusion", "underClassificationByTag", "labelQuali
 MAX_SUMMARY_CHANGES = 10
 
 
+MAX_VALUE_CHARS = 80
+"""A changed value longer than this is shown by its size: no diff line runs past a screen or two."""
+
+
 def render_value(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
-        return "[" + ", ".join(render_value(v) for v in value) + "]"
-    return str(value)
+        text = "[" + ", ".join(render_value(v) for v in value) + "]"
+        return text if len(text) <= MAX_VALUE_CHARS else f"[{len(value)} items]"
+    if isinstance(value, dict):
+        return f"{{{len(value)} fields}}"
+    text = str(value)
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 
 
 GATED_ON = {"value": "point value", "upper95": "95% upper bound", "lower95": "95% lower bound"}

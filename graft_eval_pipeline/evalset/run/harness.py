@@ -22,6 +22,7 @@ from graft_eval_pipeline.card import (
     PROMPT_VERSION,
     CardResult,
     Models,
+    engine_fingerprint,
     generate_card,
     llm_for_case,
     prompt_fingerprint,
@@ -117,7 +118,11 @@ def assemble_run(
     skipped = sum(r.skipped is not None for r in rows)
     return HarnessRun(
         set=set_summary(options.set.meta, tally.cases, rows),
-        prompt=PromptInfo(prompt_version=PROMPT_VERSION, prompt_fingerprint=prompt_fingerprint()),
+        prompt=PromptInfo(
+            prompt_version=PROMPT_VERSION,
+            prompt_fingerprint=prompt_fingerprint(),
+            engine_fingerprint=engine_fingerprint(),
+        ),
         models=ModelPair(fast=options.models.fast, strong=options.models.strong),
         llm=options.mode,
         run=RunInfo(

@@ -122,6 +122,8 @@ class SetSummary(CamelModel):
 class PromptInfo(CamelModel):
     prompt_version: str
     prompt_fingerprint: str
+    # A hash of the card engine's code (`card.engine`); null in reports made before it was recorded.
+    engine_fingerprint: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class ModelPair(CamelModel):
