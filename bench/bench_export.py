@@ -14,8 +14,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from graft_eval_pipeline.evalset.export.candidates import collect_candidates
+from graft_eval_pipeline.evalset.export.cases import export_sampled
 from graft_eval_pipeline.evalset.export.redact import RedactOptions
-from graft_eval_pipeline.evalset.export.stages import choose_sample, collect_candidates, export_sampled
+from graft_eval_pipeline.evalset.export.sample import choose_sample
 from graft_eval_pipeline.evalset.sets.case_schema import FloorConfig
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.store import create_set

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
+from graft_eval_pipeline.heavy import HEAVY_LIBRARIES, HEAVY_MODULES
+
 PACKAGE = Path(__file__).resolve().parent.parent / "graft_eval_pipeline"
+ROOT = PACKAGE.name
 
 # layer -> packages of ours it must never import (design §2: each imports only the layers above)
 FORBIDDEN = {
@@ -139,7 +143,8 @@ def _stage_offences(rel: str, own: str | None, imports: list[tuple[str, list[str
         elif own is not None and stage not in STAGES[own]:
             offences.append(f"{rel}: stage {own} imports stage {stage}")
         elif len(parts) != 3:
-            offences.append(f"{rel} imports {module} (use the package {EVALSET}.{stage})")
+            if not heavy(module):  # a heavy module is never in a facade: imported by its path
+                offences.append(f"{rel} imports {module} (use the package {EVALSET}.{stage})")
         else:
             public = _public_names(stage)
             offences += [
@@ -150,7 +155,8 @@ def _stage_offences(rel: str, own: str | None, imports: list[tuple[str, list[str
 
 def test_stages_import_only_the_stages_below_them_and_only_through_their_public_surface() -> None:
     """A stage imports its own modules directly and other stages only by their package's
-    `__all__`; anything outside evalset/ (defs/, cli/) and evaluate.py the same way."""
+    `__all__`, or a heavy module (graft_eval_pipeline/heavy.py) by its path; anything outside
+    evalset/ (defs/, cli/) and evaluate.py the same way."""
     assert set(STAGES) == {p.name for p in (PACKAGE / "evalset").iterdir() if (p / "__init__.py").is_file()}
     offences = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -177,11 +183,15 @@ def test_stage_detector_sees_an_upward_import_a_private_module_and_a_private_nam
 
 
 def _public_names(stage: str) -> set[str]:
-    tree = ast.parse((PACKAGE / "evalset" / stage / "__init__.py").read_text(encoding="utf-8"))
+    return _all_of(PACKAGE / "evalset" / stage / "__init__.py")
+
+
+def _all_of(init: Path) -> set[str]:
+    tree = ast.parse(init.read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
             return set(ast.literal_eval(node.value))
-    raise AssertionError(f"evalset/{stage}/__init__.py has no __all__")
+    raise AssertionError(f"{init.relative_to(PACKAGE)} has no __all__")
 
 
 def test_each_stage_exports_exactly_what_the_others_use() -> None:
@@ -340,3 +350,246 @@ def test_content_models_never_print_their_content() -> None:
         assert secret not in shown and "ledger" not in shown, shown
     assert "auth_secrets" in repr(floor)  # rule ids and the class are not content
     assert inputs.files[0].path == path and inputs.pr.body == secret
+
+
+# --- start-up: heavy modules are declared in graft_eval_pipeline/heavy.py ------------------------
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _top_level_imports(tree: ast.Module) -> list[str]:
+    """What importing the module imports: module-level statements (into `if` and `try` blocks,
+    not under `if TYPE_CHECKING:`), never a function body. `from a import b` yields `a` and `a.b`
+    (b may be a module)."""
+    found: list[str] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.append(node.module)
+                found.extend(
+                    f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in MODULES
+                )
+            elif isinstance(node, ast.If):
+                if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+
+    visit(tree.body)
+    return found
+
+
+def _parents(module: str) -> list[str]:
+    """Importing `a.b.c` runs `a/__init__` and `a.b/__init__` first."""
+    parts = module.split(".")
+    return [".".join(parts[:n]) for n in range(1, len(parts))]
+
+
+@cache
+def _loads(module: str) -> frozenset[str]:
+    """Every module importing `module` loads: ours followed through their module-level imports,
+    third-party ones by their top-level name."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name.split(".")[0] != ROOT:
+            seen.discard(name)
+            seen.add(name.split(".")[0])
+            continue
+        todo.extend(p for p in _parents(name) if p in MODULES)
+        if name in MODULES:
+            todo.extend(_top_level_imports(ast.parse(MODULES[name].read_text(encoding="utf-8"))))
+    return frozenset(seen)
+
+
+def _is_declared(name: str) -> bool:
+    return name in HEAVY_LIBRARIES or any(name == m or name.startswith(m + ".") for m in HEAVY_MODULES)
+
+
+def heavy(module: str) -> list[str]:
+    """The declared heavy modules and libraries that importing `module` loads (empty: light)."""
+    return sorted(name for name in _loads(module) if _is_declared(name))
+
+
+def _start_up_modules() -> list[str]:
+    """What every command imports before it runs: the package facades (outside defs/), cli/ and
+    evaluate.py. A heavy package's own facade (secrets/) is heavy by its declaration: who may
+    import it is the table's rule, checked below."""
+    return sorted(
+        name
+        for name, path in MODULES.items()
+        if not name.startswith(f"{ROOT}.defs")
+        and not _is_declared(name)
+        and (path.name == "__init__.py" or name.startswith(f"{ROOT}.cli") or name == f"{EVALSET}.evaluate")
+    )
+
+
+def test_no_facade_nor_cli_module_loads_a_heavy_module_at_import() -> None:
+    assert {name: heavy(name) for name in _start_up_modules() if heavy(name)} == {}
+
+
+def test_the_heavy_table_names_real_modules_and_importers() -> None:
+    for module, importers in HEAVY_MODULES.items():
+        assert module in MODULES, module
+        for importer in importers:
+            assert any(m == importer or m.startswith(importer + ".") for m in MODULES), importer
+
+
+def _all_imports(tree: ast.AST) -> list[str]:
+    """Every import of the module, also inside functions (not under `if TYPE_CHECKING:`)."""
+    skipped = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+            found.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _declared_importer_offences(module: str, imports: list[str]) -> list[str]:
+    offences = []
+    for heavy_module, importers in HEAVY_MODULES.items():
+        inside = module == heavy_module or module.startswith(heavy_module + ".")
+        allowed = inside or any(module == i or module.startswith(i + ".") for i in importers)
+        if not allowed and any(n == heavy_module or n.startswith(heavy_module + ".") for n in imports):
+            offences.append(f"{module} imports {heavy_module} (heavy.py allows: {', '.join(importers)})")
+    return offences
+
+
+def test_each_heavy_module_is_imported_only_by_the_modules_heavy_py_names() -> None:
+    offences = []
+    for name, path in sorted(MODULES.items()):
+        offences += _declared_importer_offences(
+            name, _all_imports(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    assert offences == []
+
+
+def _function_local_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for func in ast.walk(tree):
+        if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(func):
+                if isinstance(node, ast.Import):
+                    found += [(node.lineno, alias.name) for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    found.append((node.lineno, node.module))
+    return sorted(set(found))
+
+
+def test_a_function_local_import_in_cli_loads_a_heavy_module() -> None:
+    """A function-local import is how a command loads what only it needs; one that loads nothing
+    heavy belongs at the top of its module."""
+    offences = [
+        f"{path.relative_to(PACKAGE)}:{line} imports {module} inside a function, which loads nothing heavy"
+        for path in sorted((PACKAGE / "cli").glob("*.py"))
+        for line, module in _function_local_imports(ast.parse(path.read_text(encoding="utf-8")))
+        if not heavy(module)
+    ]
+    assert offences == []
+
+
+def test_start_up_detectors_see_a_heavy_import_and_an_undeclared_importer() -> None:
+    assert heavy(f"{EVALSET}.run.live") and heavy(f"{EVALSET}.export.run") and not heavy(f"{EVALSET}.run")
+    assert "httpx" in heavy(f"{ROOT}.github.pulls") and heavy(f"{ROOT}.cli.export") == []
+    tree = ast.parse("def f():\n    from graft_eval_pipeline.evalset.run.live import anthropic_llm\n")
+    assert _declared_importer_offences(f"{ROOT}.cli.sets", _all_imports(tree)) == [
+        f"{ROOT}.cli.sets imports {EVALSET}.run.live (heavy.py allows: {EVALSET}.run.harness, "
+        f"{ROOT}.cli.run, {ROOT}.defs.assets.evaluation)"
+    ]
+    typing_only = ast.parse("if TYPE_CHECKING:\n    from graft_eval_pipeline.evalset.run.live import x\n")
+    assert _declared_importer_offences(f"{ROOT}.cli.sets", _all_imports(typing_only)) == []
+    assert _function_local_imports(ast.parse("def f():\n    import json\n")) == [(2, "json")]
+
+
+# --- card/: the same facade rule as the stages -------------------------------------------------
+
+CARD = f"{ROOT}.card"
+
+
+def _card_imports(tree: ast.AST) -> list[tuple[str, list[str]]]:
+    """(module, imported names) for every import of card or one of its modules."""
+    return [
+        (node.module, [alias.name for alias in node.names])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and (node.module + ".").startswith(CARD + ".")
+    ] + [
+        (alias.name, [])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if (alias.name + ".").startswith(CARD + ".")
+    ]
+
+
+def _card_offences(rel: str, imports: list[tuple[str, list[str]]]) -> list[str]:
+    public = _all_of(PACKAGE / "card" / "__init__.py")
+    offences = []
+    for module, names in imports:
+        if module != CARD:
+            if not heavy(module):
+                offences.append(f"{rel} imports {module} (use the package {CARD})")
+        else:
+            offences += [f"{rel} imports {n} from card, not in its __all__" for n in names if n not in public]
+    return offences
+
+
+def test_other_packages_import_card_only_through_its_public_surface() -> None:
+    """Outside card/, `card` is imported as the package (its `__all__`), or a heavy module of it
+    (the live Anthropic client) by its path; card's own modules import each other directly."""
+    offences = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if not rel.startswith("card/"):
+            offences += _card_offences(rel, _card_imports(ast.parse(path.read_text(encoding="utf-8"))))
+    assert offences == []
+
+
+def test_card_exports_exactly_what_the_other_packages_use() -> None:
+    used: set[str] = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if not path.relative_to(PACKAGE).as_posix().startswith("card/"):
+            for module, names in _card_imports(ast.parse(path.read_text(encoding="utf-8"))):
+                if module == CARD:
+                    used.update(names)
+    assert _all_of(PACKAGE / "card" / "__init__.py") == used
+
+
+def test_card_detector_sees_a_deep_import_and_a_private_name() -> None:
+    tree = ast.parse(
+        "from graft_eval_pipeline.card.floor import path_rules\n"
+        "from graft_eval_pipeline.card import _private\n"
+        "from graft_eval_pipeline.card.anthropic_llm import create_anthropic_llm\n"
+    )
+    assert _card_offences("evalset/run/x.py", _card_imports(tree)) == [
+        f"evalset/run/x.py imports {CARD}.floor (use the package {CARD})",
+        "evalset/run/x.py imports _private from card, not in its __all__",
+    ]

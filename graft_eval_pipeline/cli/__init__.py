@@ -1,11 +1,11 @@
 """graft-eval: the command line (spec section 7), a thin shell over `evalset/`.
 
 Exit codes: 0 ok, 1 check failed, 2 usage or configuration error, 3 aborted.
-One module per command group, in pipeline order: `sets` (set folders, show, cases, purge, view,
-history, summary, Dagster partitions), `export` (export, rescan), `labeling`, and `run` (run, ci,
-compare, calibration); `base` holds the click group and the shared options. Errors raise
-a `GraftEvalError` subclass (one per exit code) and `main` turns it into one line on stderr and
-its exit code.
+One module per command group, in pipeline order: `sets` (set folders, show, purge, the journal,
+Dagster partitions), `export` (export, rescan), `labeling`, `run` (run, ci, compare,
+calibration) and `runs` (cases, view, history, summary: reading past runs); `base` holds the
+click group and the shared options. Errors raise a `GraftEvalError` subclass (one per exit code)
+and `main` turns it into one line on stderr and its exit code.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import click
 # none. Set the variable yourself to keep plugins on.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-from graft_eval_pipeline.cli import export, labeling, run, sets  # noqa: F401  (each registers its commands)
+from graft_eval_pipeline.cli import export, labeling, run, runs, sets  # noqa: F401  (each registers its commands)
 from graft_eval_pipeline.cli.base import cli, echo_error
 from graft_eval_pipeline.evalset.sets import GraftEvalError
 

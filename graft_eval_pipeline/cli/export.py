@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,8 +38,6 @@ _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 def _duration_s(text: str) -> float:
     """--max-wait: `15m`, `90s`, `1h`, `500ms` or plain seconds."""
-    import re
-
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*", text)
     if not match:
         raise click.BadParameter(
@@ -133,14 +132,11 @@ def export_command(
     strict: bool,
 ) -> None:
     """Export merged agent PRs from GitHub into unlabeled, encrypted cases of a pilot set."""
-    from graft_eval_pipeline.evalset.export import (
-        ExportOptions,
-        RedactOptions,
-        check_repository,
-        github_client,
-        merge_bound,
-        run_export,
-    )
+    # the GitHub client, httpx and the secret rules: this command only (graft_eval_pipeline/heavy.py)
+    from graft_eval_pipeline.evalset.export.client import github_client
+    from graft_eval_pipeline.evalset.export.options import ExportOptions, check_repository, merge_bound
+    from graft_eval_pipeline.evalset.export.redact import RedactOptions
+    from graft_eval_pipeline.evalset.export.run import run_export
     from graft_eval_pipeline.github.rate_limit import RateLimitOptions
 
     env = eval_env()
@@ -201,7 +197,7 @@ def export_command(
 def rescan(set_dir: Path, apply: bool, no_wait: bool, strict: bool) -> None:
     """Re-run the current secret rules over a set's cases and report, by kind, what earlier rules
     missed (exit 1 when some remain and --apply is not given)."""
-    from graft_eval_pipeline.evalset.export import rescan_set
+    from graft_eval_pipeline.evalset.export.rescan import rescan_set  # the secret rules: this command only
 
     cs = open_case_set(set_dir, strict)
     with writing(cs, "rescan --apply", no_wait) if apply else contextlib.nullcontext():

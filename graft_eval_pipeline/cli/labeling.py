@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +18,15 @@ from graft_eval_pipeline.cli.base import (
     open_case_set,
     writing,
 )
+from graft_eval_pipeline.evalset.labeling import agreement as compute_agreement
+from graft_eval_pipeline.evalset.labeling import (
+    apply_label_file,
+    assign_double,
+    render_agreement,
+    run_adjudication_session,
+    run_label_session,
+)
+from graft_eval_pipeline.evalset.sets import read_cases
 
 # --- labeling: label, assign-double, adjudicate, agreement (spec T10, T11, 8.1) ------------
 
@@ -47,8 +57,6 @@ def label(
     strict: bool,
 ) -> None:
     """Label cases blind: the PR only, never the floor, a card or other labels."""
-    from graft_eval_pipeline.evalset.labeling import apply_label_file, run_label_session
-
     cs = open_case_set(set_dir, strict)
     if apply_file is not None:
         if case_id is not None or double_only:
@@ -81,8 +89,6 @@ def assign_double_command(
     set_dir: Path, fraction: float, minimum: int, seed: int, no_wait: bool, strict: bool
 ) -> None:
     """Tag max(min, ceil(fraction × n)) cases double-label, stratified and seeded; idempotent."""
-    from graft_eval_pipeline.evalset.labeling import assign_double
-
     cs = open_case_set(set_dir, strict)
     with writing(cs, "assign-double", no_wait):
         ids = assign_double(cs, fraction=fraction, minimum=minimum, seed=seed)
@@ -100,8 +106,6 @@ def assign_double_command(
 @STRICT_OPTION
 def adjudicate(set_dir: Path, handle: str, case_id: str | None, no_wait: bool, strict: bool) -> None:
     """Settle disagreeing label sets; shows the sets side by side, never model output."""
-    from graft_eval_pipeline.evalset.labeling import run_adjudication_session
-
     cs = open_case_set(set_dir, strict)
     written = run_adjudication_session(
         cs,
@@ -121,12 +125,6 @@ def adjudicate(set_dir: Path, handle: str, case_id: str | None, no_wait: bool, s
 @STRICT_OPTION
 def agreement(set_dir: Path, as_json: bool, strict: bool) -> None:
     """Cohen's kappa per labeler pair: ids and numbers only."""
-    import json
-
-    from graft_eval_pipeline.evalset.labeling import agreement as compute_agreement
-    from graft_eval_pipeline.evalset.labeling import render_agreement
-    from graft_eval_pipeline.evalset.sets import read_cases
-
     report = compute_agreement(read_cases(open_case_set(set_dir, strict)))
     if as_json:
         click.echo(json.dumps(report.to_json_dict(), indent=2))

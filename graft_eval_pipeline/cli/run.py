@@ -3,6 +3,7 @@ calibration."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from graft_eval_pipeline.card.llm import LlmClient
+from graft_eval_pipeline.card import LlmClient
 from graft_eval_pipeline.cli.base import (
     NO_WAIT_OPTION,
     RUNS_SET_OPTION,
@@ -25,17 +26,38 @@ from graft_eval_pipeline.cli.base import (
     open_case_set,
     writing,
 )
-from graft_eval_pipeline.evalset.compare import DEFAULT_RESAMPLES
+from graft_eval_pipeline.evalset.compare import (
+    DEFAULT_RESAMPLES,
+    calibrate,
+    compare_reports,
+    render_calibration,
+    render_comparison,
+)
+from graft_eval_pipeline.evalset.evaluate import Evaluation, evaluate_then
+from graft_eval_pipeline.evalset.report import (
+    REPORT_FILE,
+    PublishedRun,
+    check_baseline_target,
+    chosen_report,
+    compare_inputs,
+    gate_baseline,
+    load_thresholds,
+    margins_for,
+    publish_run,
+    save_baseline,
+)
 from graft_eval_pipeline.evalset.run import (
     DEFAULT_CONCURRENCY_TEXT,
     DEFAULT_MAX_COST_USD,
     DEFAULT_MAX_TOKENS,
     Estimate,
+    RunSettings,
     SettingNames,
 )
 from graft_eval_pipeline.evalset.sets import (
     SYNTHETIC_BASELINE,
     SYNTHETIC_DIR,
+    THRESHOLDS_FILE,
     CheckFailed,
     EvalAbort,
     EvalEnv,
@@ -51,7 +73,7 @@ if TYPE_CHECKING:
 
 
 def _anthropic_llm(env: EvalEnv) -> LlmClient:
-    from graft_eval_pipeline.evalset.run import anthropic_llm
+    from graft_eval_pipeline.evalset.run.live import anthropic_llm  # the SDK: live runs only
 
     return anthropic_llm(env)
 
@@ -116,19 +138,6 @@ def _run_and_report(
     trials: int = 1,
     no_wait: bool = False,
 ) -> None:
-    from graft_eval_pipeline.evalset.evaluate import Evaluation, evaluate_then
-    from graft_eval_pipeline.evalset.report import (
-        REPORT_FILE,
-        PublishedRun,
-        check_baseline_target,
-        gate_baseline,
-        load_thresholds,
-        publish_run,
-        save_baseline,
-    )
-    from graft_eval_pipeline.evalset.run import RunSettings
-    from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
-
     settings = RunSettings(
         CLI_NAMES,
         cases=tuple(comma_list(case_ids)),
@@ -144,7 +153,7 @@ def _run_and_report(
     )
     env = eval_env()
     if live:
-        from graft_eval_pipeline.evalset.run import require_live_env  # the SDK: live runs only
+        from graft_eval_pipeline.evalset.run.live import require_live_env  # the SDK: live runs only
 
         require_live_env(env)  # key and prices before anything else; without --live both are ignored
     cs = open_case_set(set_dir, strict)
@@ -163,7 +172,7 @@ def _run_and_report(
         console = None if quiet else TERMINAL_CONSOLE()
         bar = None
         if console is not None:
-            from graft_eval_pipeline.evalset.run import TerminalBar  # rich: on a terminal only
+            from graft_eval_pipeline.evalset.run.progress_bar import TerminalBar  # rich: on a terminal only
 
             bar = TerminalBar(console)
         options = replace(
@@ -340,12 +349,6 @@ def compare(
     """Compare two runs case by case: each headline rate with k/n, the paired difference with a
     95% interval, discordant cases and McNemar p, a verdict and blockers. Exit 1 when the new run
     regressed or a blocker fired (a sensitive case newly under-classified or newly unavailable)."""
-    import json
-
-    from graft_eval_pipeline.evalset.compare import compare_reports, render_comparison
-    from graft_eval_pipeline.evalset.report import compare_inputs, load_thresholds, margins_for
-    from graft_eval_pipeline.evalset.sets import THRESHOLDS_FILE
-
     cs = open_case_set(set_dir, strict) if set_dir is not None else None
     base, new = compare_inputs(base_ref, new_ref, cs)
     tuning = {k: v for k, v in {"resamples": resamples, "seed": seed}.items() if v is not None}
@@ -377,11 +380,6 @@ def compare(
 def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict: bool) -> None:
     """How the verifier does against the human gold labels: true catches, false alarms and missed
     under-classifications with 95% intervals, kappa against gold, the same for flags, and its cost."""
-    import json
-
-    from graft_eval_pipeline.evalset.compare import calibrate, render_calibration
-    from graft_eval_pipeline.evalset.report import chosen_report
-
     cs = open_case_set(set_dir, strict) if set_dir is not None else None
     result = calibrate(chosen_report(run_ref, cs).cases)
     if as_json:

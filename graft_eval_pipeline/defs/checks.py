@@ -9,7 +9,7 @@ import warnings
 import dagster as dg
 
 from graft_eval_pipeline.defs.partitions import case_set_partitions
-from graft_eval_pipeline.evalset.export import RescanResult
+from graft_eval_pipeline.evalset.export.rescan import RescanResult
 from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, agreement_check
 from graft_eval_pipeline.evalset.report import (
     PublishedRun,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import dagster as dg
 
-from graft_eval_pipeline.card.models import RISK_CLASSES
+from graft_eval_pipeline.card import RISK_CLASSES
 from graft_eval_pipeline.evalset.compare import Comparison, verdict_text
 from graft_eval_pipeline.evalset.report import SUMMARY_METRICS
 from graft_eval_pipeline.evalset.run import Estimate

@@ -15,7 +15,7 @@ from typing import Literal
 import dagster as dg
 
 from graft_eval_pipeline.defs.isolation import hold_for_run
-from graft_eval_pipeline.evalset.export import github_client
+from graft_eval_pipeline.evalset.export.client import github_client
 from graft_eval_pipeline.evalset.sets import (
     DEFAULT_EVAL_DIR,
     SYNTHETIC_DIR,

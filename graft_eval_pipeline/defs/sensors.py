@@ -7,9 +7,12 @@ from collections.abc import Collection, Sequence
 
 import dagster as dg
 
-from graft_eval_pipeline.card.engine import engine_fingerprint
-from graft_eval_pipeline.card.options import Models
-from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
+from graft_eval_pipeline.card import (
+    PROMPT_VERSION,
+    Models,
+    engine_fingerprint,
+    prompt_fingerprint,
+)
 from graft_eval_pipeline.defs.assets.evaluation import eval_report
 from graft_eval_pipeline.defs.jobs import evaluate_case_set_job
 from graft_eval_pipeline.defs.metadata import models_label

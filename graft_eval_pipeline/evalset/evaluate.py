@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import CardResult
 from graft_eval_pipeline.evalset.compare import compare_reports
 from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, AgreementTally
 from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graft_eval_pipeline.card.models import CardInputs, ChangedFile, IssueInfo, PullRequestInfo
+from graft_eval_pipeline.card import CardInputs, ChangedFile, IssueInfo, PullRequestInfo
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.errors import GitHubError
 

@@ -178,7 +178,8 @@ def test_cases_refuses_an_unknown_or_malformed_run_id(
     capsys.readouterr()
     assert main(["cases", "--set", str(synthetic), "--run", "20200101T000000Z-abcd"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: set synthetic has no run 20200101T000000Z-abcd") and err.count("\n") == 1
+    assert err.startswith("error: --run: set synthetic has no run 20200101T000000Z-abcd")
+    assert err.count("\n") == 1
     assert main(["cases", "--set", str(synthetic), "--run", "../../etc"]) == 2
     assert "is not a run id" in capsys.readouterr().err
     assert main(["cases", "--set", str(synthetic), "--only", "worse"]) == 2

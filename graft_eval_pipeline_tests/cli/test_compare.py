@@ -166,6 +166,7 @@ def test_unusable_input_exits_2_naming_the_option(tmp_path: Path, capsys: pytest
 
     synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["compare", "--set", str(synthetic), "--base", base, "--new", "20261015T100000Z-abcd"]) == 2
-    assert "--new: no run 20261015T100000Z-abcd in" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--new: set synthetic has no run 20261015T100000Z-abcd with a report.json" in err
     assert main(["compare", "--set", str(synthetic)]) == 2
     assert "--new: set synthetic has no run yet" in capsys.readouterr().err

@@ -153,16 +153,16 @@ def test_a_fake_run_writes_its_report_files_with_the_collector_paused_and_restor
     """Every automatic full collection would walk all rows a large run holds (issue 16)."""
     import gc
 
-    from graft_eval_pipeline.evalset import report
+    from graft_eval_pipeline.cli import run as cli_run
+    from graft_eval_pipeline.evalset.report import publish_run as real
 
-    real = report.publish_run
     seen: list[bool] = []
 
     def publish(*args: Any, **kwargs: Any) -> Any:
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(report, "publish_run", publish)
+    monkeypatch.setattr(cli_run, "publish_run", publish)
     assert gc.isenabled()
     assert main(["run", "-q", "--set", str(SYNTHETIC), "--out", str(tmp_path / "out")]) == 0
     assert seen == [False] and gc.isenabled()

@@ -170,7 +170,7 @@ def test_purge_stopped_partway_is_finished_by_running_it_again(
     tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from graft_eval_pipeline.cli import sets as cli_sets
-    from graft_eval_pipeline.evalset.sets.store import purge_set
+    from graft_eval_pipeline.evalset.sets.purge import purge_set
 
     folder = _pilot_demo(tmp_path, env, make_pilot_case("pilot-demo"))
 

@@ -11,15 +11,13 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-import graft_eval_pipeline.evalset.export.stages as export
+import graft_eval_pipeline.evalset.export.cases as export_cases
+from graft_eval_pipeline.evalset.export.candidates import CandidateList, collect_candidates
+from graft_eval_pipeline.evalset.export.cases import build_case, export_sampled
+from graft_eval_pipeline.evalset.export.options import ExportOptions, check_repository, merge_bound
 from graft_eval_pipeline.evalset.export.redact import RedactOptions
-from graft_eval_pipeline.evalset.export.stages import (
-    ExportOptions,
-    choose_sample,
-    collect_candidates,
-    export_sampled,
-    run_export,
-)
+from graft_eval_pipeline.evalset.export.run import ExportSummary, run_export
+from graft_eval_pipeline.evalset.export.sample import choose_sample
 from graft_eval_pipeline.evalset.sets.case_schema import PilotSource
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
@@ -72,11 +70,11 @@ class Env:
         over.setdefault("title", f"Secret title {n}")
         return self.fake.add_pull(FakePull(n, updated_at=at, merged_at=at, **over))
 
-    def run(self, **over: Any) -> export.ExportSummary:
+    def run(self, **over: Any) -> ExportSummary:
         options = ExportOptions(repo=REPO, merged_from=FROM, merged_to=TO, **over)
         return run_export(self.gh, self.cs, options, now=lambda: NOW, emit=self.lines.append)
 
-    def collect(self, **over: Any) -> export.CandidateList:
+    def collect(self, **over: Any) -> CandidateList:
         return collect_candidates(self.gh, REPO, FROM, TO, **over)
 
 
@@ -152,14 +150,14 @@ def test_U_EXP_3_stage_two_only_for_sampled_prs_and_stage_one_keeps_no_patch(
     for n in range(1, 7):
         env.agent_pull(n, files=[FakeFile(f"src/m{n}.py", patch=f"@@ -1 +1 @@\n+PATCH-TEXT-{n}")])
     built: list[Any] = []
-    real_build = export.build_case
+    real_build = build_case
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         case = real_build(*args, **kwargs)
         built.append(case)
         return case
 
-    monkeypatch.setattr(export, "build_case", spy)
+    monkeypatch.setattr(export_cases, "build_case", spy)
     collected = env.collect()
     stage_one_log = len(env.fake.log)
     dumped = collected.model_dump_json()
@@ -375,18 +373,18 @@ def test_progress_is_reported_per_stage(tmp_path: Path) -> None:
 
 
 def test_export_window_takes_whole_days_or_iso_times_and_names_a_bad_bound() -> None:
-    assert export.merge_bound("2026-06-01", "--from", end_of_day=False) == datetime(2026, 6, 1, tzinfo=UTC)
-    assert export.merge_bound("2026-06-30", "--to", end_of_day=True) == datetime(
+    assert merge_bound("2026-06-01", "--from", end_of_day=False) == datetime(2026, 6, 1, tzinfo=UTC)
+    assert merge_bound("2026-06-30", "--to", end_of_day=True) == datetime(
         2026, 6, 30, 23, 59, 59, 999999, tzinfo=UTC
     )
-    assert export.merge_bound("2026-06-01T12:00:00Z", "--from", end_of_day=False) == datetime(
+    assert merge_bound("2026-06-01T12:00:00Z", "--from", end_of_day=False) == datetime(
         2026, 6, 1, 12, tzinfo=UTC
     )
     with pytest.raises(EvalError, match="--to '2026-13-01' is not a date"):
-        export.merge_bound("2026-13-01", "--to", end_of_day=True)
-    assert export.check_repository("fictional-org/shop-demo") == "fictional-org/shop-demo"
+        merge_bound("2026-13-01", "--to", end_of_day=True)
+    assert check_repository("fictional-org/shop-demo") == "fictional-org/shop-demo"
     with pytest.raises(EvalError, match="is not owner/name"):
-        export.check_repository("shop-demo")
+        check_repository("shop-demo")
 
 
 # --- GitHub as it really answers (issue 10, item 4) ----------------------------------------------

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from rich.console import Console
 
 from graft_eval_pipeline.evalset.evaluate import run_eval
-from graft_eval_pipeline.evalset.run import TerminalBar
 from graft_eval_pipeline.evalset.run.options import ProgressEvery
 from graft_eval_pipeline.evalset.run.progress import CaseProgress
+from graft_eval_pipeline.evalset.run.progress_bar import TerminalBar
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import open_set, read_cases
 from graft_eval_pipeline_tests.builders import run_options

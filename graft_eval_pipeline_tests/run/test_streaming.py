@@ -32,6 +32,7 @@ from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR, card_results_f
 from graft_eval_pipeline.evalset.sets.records import RecordWriter, read_records
 from graft_eval_pipeline.evalset.sets.stamped import unstamp
 from graft_eval_pipeline.evalset.sets.store import iter_cases, open_set, read_cases, write_case
+from graft_eval_pipeline.heavy import HEAVY_LIBRARIES, HEAVY_MODULES
 from graft_eval_pipeline_tests.builders import (
     copy_synthetic,
     make_case,
@@ -242,22 +243,10 @@ def test_iter_cases_reads_lazily_and_a_bad_case_raises_where_it_is_met(tmp_path:
 # --- start-up: a run imports only what it uses ------------------------------------------------
 
 
-# What a fake `graft-eval run` needs none of (issue 16 §4): numerics and dataframes (its statistics
-# are plain Python), the terminal bar (not on a terminal), the Anthropic SDK and live planning,
-# the GitHub client, the secret catalogue, Dagster.
-NOT_FOR_A_FAKE_RUN = (
-    "numpy",
-    "pandas",
-    "scipy",
-    "rich",
-    "anthropic",
-    "httpx",
-    "dagster",
-    "graft_eval_pipeline.github.client",
-    "graft_eval_pipeline.evalset.run.live",
-    "graft_eval_pipeline.evalset.export.stages",
-    "graft_eval_pipeline.secrets.scan",
-)
+# What a fake `graft-eval run` needs none of: every heavy library and module of
+# graft_eval_pipeline/heavy.py (the SDK and live mode, the GitHub client, rich, the secret rules,
+# numerics and dataframes, Dagster), and the export steps that reach them.
+NOT_FOR_A_FAKE_RUN = (*HEAVY_LIBRARIES, *HEAVY_MODULES, "graft_eval_pipeline.evalset.export.run")
 
 
 def test_a_synthetic_run_imports_none_of_the_heavy_modules(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from scipy.stats import beta
 
-from graft_eval_pipeline.evalset.export.stages import ExportOptions, run_export
+from graft_eval_pipeline.evalset.export.options import ExportOptions
+from graft_eval_pipeline.evalset.export.run import run_export
 from graft_eval_pipeline.evalset.report.publish import build_report
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.scoring.metrics import compute_metrics

@@ -16,9 +16,9 @@ import dagster as dg
 import pytest
 
 from graft_eval_pipeline.cli import main
+from graft_eval_pipeline.cli import run as cli_run
 from graft_eval_pipeline.defs.assets.evaluation import eval_report
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.evalset import sets as sets_package
 from graft_eval_pipeline.evalset.labeling import import_label_inbox
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.run import read_card_results
@@ -127,7 +127,7 @@ def test_a_bad_thresholds_file_exits_2_naming_it(
     synthetic = copy_synthetic(tmp_path, baseline=True)
     thresholds = tmp_path / "thresholds.json"
     thresholds.write_bytes(content if isinstance(content, bytes) else content.encode())
-    monkeypatch.setattr(sets_package, "THRESHOLDS_FILE", thresholds)  # what `run` reads
+    monkeypatch.setattr(cli_run, "THRESHOLDS_FILE", thresholds)  # what `run` reads
     capsys.readouterr()
     code = main(["run", "-q", "--set", str(synthetic)])
     (line,) = _one_line(capsys.readouterr().err)

@@ -38,7 +38,7 @@ from graft_eval_pipeline.evalset.sets.case_schema import dump_case, parse_case
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, open_envelope, parse_key, seal
 from graft_eval_pipeline.evalset.sets.live_rerun import read_live_rerun
 from graft_eval_pipeline.evalset.sets.paths import JOURNAL_FILE, SYNTHETIC_BASELINE, THRESHOLDS_FILE
-from graft_eval_pipeline.evalset.sets.store import CaseSet, _read_meta, read_cases, write_case
+from graft_eval_pipeline.evalset.sets.store import CaseSet, read_cases, read_meta, write_case
 from graft_eval_pipeline_tests.builders import (
     FIXED_TIME,
     make_case,
@@ -147,7 +147,7 @@ def test_set_json(folder: Path, data: st.DataObject) -> None:
     set_dir.mkdir(exist_ok=True)
     valid = (Path(__file__).parents[2] / "eval" / "synthetic" / "set.json").read_bytes()
     (set_dir / "set.json").write_bytes(data.draw(damaged(valid)))
-    _check(lambda: _read_meta(set_dir))
+    _check(lambda: read_meta(set_dir))
 
 
 @FUZZ

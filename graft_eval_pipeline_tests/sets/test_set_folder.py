@@ -13,14 +13,13 @@ import pytest
 
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.labeling import inbox as label_inbox
-from graft_eval_pipeline.evalset.sets import store
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.errors import EvalError
+from graft_eval_pipeline.evalset.sets.purge import PURGE_STAMP_FORMAT, purge_set
 from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
     list_case_ids,
     open_set,
-    purge_set,
     read_case,
     write_case,
     write_private,
@@ -149,7 +148,7 @@ def test_purge_counts_only_what_it_deletes_and_checks_that_nothing_is_left(
     shutil.copytree(cs.dir / "cases", elsewhere)
     shutil.rmtree(old.dir / "cases")
     (old.dir / "cases").symlink_to(elsewhere, target_is_directory=True)
-    stamp = FIXED_TIME.strftime(store.PURGE_STAMP_FORMAT)
+    stamp = FIXED_TIME.strftime(PURGE_STAMP_FORMAT)
     os.rename(old.dir, root / f".pilot-old.purging-{stamp}")
 
     def leaves_a_file(path: Path) -> None:  # "succeeds" but a file is still there
@@ -333,7 +332,7 @@ def test_purge_says_finished_and_logged_for_a_leftover_it_logged_itself(
     root = tmp_path / "eval-root"
     cs = _pilot(tmp_path, env, cases=1)
     other = make_pilot_set(root / "pilot-other", key=cs.key)
-    stamp = FIXED_TIME.strftime(store.PURGE_STAMP_FORMAT)
+    stamp = FIXED_TIME.strftime(PURGE_STAMP_FORMAT)
     os.rename(cs.dir, root / f".{SET_ID}.purging-{stamp}")  # stopped after the rename, before the log
     capsys.readouterr()
     assert main(["purge", "--set", str(other.dir), "--confirm", "pilot-other"]) == 0
@@ -363,7 +362,7 @@ def test_the_purge_log_is_never_written_through_a_link(
     assert target.read_text() == "not a purge log\n" and (cs.dir / "set.json").is_file()
 
     # nor read through one when finishing a leftover tombstone, which then stays whole
-    stamp = FIXED_TIME.strftime(store.PURGE_STAMP_FORMAT)
+    stamp = FIXED_TIME.strftime(PURGE_STAMP_FORMAT)
     os.rename(cs.dir, root / f".{SET_ID}.purging-{stamp}")
     assert main(["purge", "--set", str(cs.dir), "--confirm", SET_ID]) == 2
     assert "purge-log.jsonl is a symbolic link" in _one_error_line(capsys)

@@ -15,6 +15,7 @@ import pytest
 from graft_eval_pipeline.evalset.sets import store
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.errors import EvalCryptoError, EvalError, EvalLocationError
+from graft_eval_pipeline.evalset.sets.purge import PURGE_STAMP_FORMAT, purge_set
 from graft_eval_pipeline.evalset.sets.store import (
     CaseSet,
     assert_private_location,
@@ -22,7 +23,6 @@ from graft_eval_pipeline.evalset.sets.store import (
     create_set,
     list_case_ids,
     open_set,
-    purge_set,
     read_case,
     read_cases,
     read_private,
@@ -311,7 +311,7 @@ def test_purge_of_another_set_finishes_a_leftover_and_logs_it_if_the_stop_came_b
     write_case(first, make_pilot_case(pr_number=1))
     second = _pilot(root / "pilot-beta", key, set_id="pilot-beta")
     # a purge killed right after its rename: whole tombstone, no log line yet
-    stamp = FIXED_TIME.strftime(store.PURGE_STAMP_FORMAT)
+    stamp = FIXED_TIME.strftime(PURGE_STAMP_FORMAT)
     os.rename(first.dir, root / f".pilot-acme.purging-{stamp}")
     result = purge_set(second.dir, confirm="pilot-beta", by="bob", now=FIXED_TIME, eval_root=root)
     assert result.finished == [f".pilot-acme.purging-{stamp}"] and result.case_count == 0

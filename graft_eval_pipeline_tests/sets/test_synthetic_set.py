@@ -15,16 +15,16 @@ from typing import get_args
 import pytest
 
 from graft_eval_pipeline.card import (
-    FLOOR_RULE_IDS,
     CardResult,
     FakeScript,
-    FloorRuleId,
     GenerateOptions,
     Models,
     generate_card,
     llm_for_case,
 )
+from graft_eval_pipeline.card.floor import FLOOR_RULE_IDS
 from graft_eval_pipeline.card.models import FakeFailure
+from graft_eval_pipeline.card.result import FloorRuleId
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs
 from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, gold
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR

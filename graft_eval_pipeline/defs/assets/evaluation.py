@@ -17,7 +17,7 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import CardResult
 from graft_eval_pipeline.defs.assets import EVALUATION_GROUP
 from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.assets.labeling import label_import
@@ -57,12 +57,11 @@ from graft_eval_pipeline.evalset.run import (
     Estimate,
     RunSettings,
     SettingNames,
-    anthropic_llm,
     drop_other_card_results,
     read_card_results,
-    require_live_env,
     run_harness,
 )
+from graft_eval_pipeline.evalset.run.live import anthropic_llm, require_live_env
 from graft_eval_pipeline.evalset.scoring import (
     HarnessRun,
     Metrics,

@@ -23,19 +23,13 @@ from graft_eval_pipeline.evalset.export import (
     DEFAULT_MIN_PER_STRATUM,
     DEFAULT_SAMPLE,
     DEFAULT_SAMPLE_SEED,
-    CandidateList,
-    ExportResult,
-    ExportSample,
-    RedactOptions,
-    RescanResult,
-    check_export_allowed,
-    check_repository,
-    choose_sample,
-    collect_candidates,
-    export_sampled,
-    merge_bound,
-    rescan_set,
 )
+from graft_eval_pipeline.evalset.export.candidates import CandidateList, collect_candidates
+from graft_eval_pipeline.evalset.export.cases import ExportResult, check_export_allowed, export_sampled
+from graft_eval_pipeline.evalset.export.options import check_repository, merge_bound
+from graft_eval_pipeline.evalset.export.redact import RedactOptions
+from graft_eval_pipeline.evalset.export.rescan import RescanResult, rescan_set
+from graft_eval_pipeline.evalset.export.sample import ExportSample, choose_sample
 
 
 class CandidatesConfig(dg.Config):

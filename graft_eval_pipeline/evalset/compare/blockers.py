@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from graft_eval_pipeline.card.models import RISK_ORDER, CamelModel
+from graft_eval_pipeline.card import RISK_ORDER, CamelModel
 from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
 
 BlockerKind = Literal["newly_under_classified_sensitive", "newly_unavailable_sensitive_floor"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER, CamelModel, RiskClass, max_risk
+from graft_eval_pipeline.card import RISK_CLASSES, RISK_ORDER, CamelModel, RiskClass, max_risk
 from graft_eval_pipeline.evalset.scoring import (
     CaseRow,
     cohen_kappa,

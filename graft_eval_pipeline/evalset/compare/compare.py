@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from graft_eval_pipeline.card.models import RISK_ORDER, CamelModel, RiskClass
+from graft_eval_pipeline.card import RISK_ORDER, CamelModel, RiskClass
 from graft_eval_pipeline.evalset.compare.blockers import (
     Blocker,
     BlockerDecision,

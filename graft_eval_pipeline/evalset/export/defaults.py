@@ -1,7 +1,7 @@
 """The defaults of `graft-eval export` and of the Dagster export assets' config: their one home.
 
-Kept apart from stages.py, which loads the GitHub client and httpx, so the CLI can show them
-without paying for either in commands that never export.
+Kept apart from the steps, which load the GitHub client and the secret rules, so the CLI can
+show them without paying for either in commands that never export.
 """
 
 DEFAULT_SAMPLE = 40  # cases per export

@@ -22,7 +22,7 @@ from functools import cache
 
 import re2  # type: ignore[import-untyped]
 
-from graft_eval_pipeline.card.models import CardInputs
+from graft_eval_pipeline.card import CardInputs
 from graft_eval_pipeline.evalset.sets import EvalError, Redaction
 from graft_eval_pipeline.secrets import SECRET_KINDS, Utf8Offsets, kept_spans, secret_spans
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from graft_eval_pipeline.card.models import CamelModel
+from graft_eval_pipeline.card import CamelModel
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs
 from graft_eval_pipeline.evalset.sets import (
     CaseSet,

@@ -4,8 +4,6 @@ labeler agreement (Cohen's kappa).
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """
 
-from typing import TYPE_CHECKING
-
 from graft_eval_pipeline.evalset.labeling.agreement import (
     TARGET_RISK_KAPPA,
     AgreementReport,
@@ -14,23 +12,8 @@ from graft_eval_pipeline.evalset.labeling.agreement import (
     agreement_check,
     render_agreement,
 )
-from graft_eval_pipeline.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from graft_eval_pipeline.evalset.labeling.inbox import apply_label_file, assign_double, import_label_inbox
-    from graft_eval_pipeline.evalset.labeling.session import run_adjudication_session, run_label_session
-
-# A run needs only agreement; the sessions and the inbox load on first use (graft_eval_pipeline/lazy.py).
-__getattr__ = lazy_exports(
-    __name__,
-    {
-        "apply_label_file": "inbox",
-        "assign_double": "inbox",
-        "import_label_inbox": "inbox",
-        "run_adjudication_session": "session",
-        "run_label_session": "session",
-    },
-)
+from graft_eval_pipeline.evalset.labeling.inbox import apply_label_file, assign_double, import_label_inbox
+from graft_eval_pipeline.evalset.labeling.session import run_adjudication_session, run_label_session
 
 __all__ = [
     "TARGET_RISK_KAPPA",

@@ -16,7 +16,7 @@ from itertools import combinations
 
 from pydantic import Field
 
-from graft_eval_pipeline.card.models import RISK_CLASSES, CamelModel
+from graft_eval_pipeline.card import RISK_CLASSES, CamelModel
 from graft_eval_pipeline.evalset.scoring import (
     cohen_kappa,
     kappa_interval,

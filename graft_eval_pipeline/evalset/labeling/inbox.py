@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from graft_eval_pipeline.card.models import CamelModel
+from graft_eval_pipeline.card import CamelModel
 from graft_eval_pipeline.evalset.labeling.labels import apply_labels, choose_double, with_label, with_tag
 from graft_eval_pipeline.evalset.sets import (
     DOUBLE_LABEL_TAG,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TextIO, TypeVar
 
-from graft_eval_pipeline.card.models import RiskClass
+from graft_eval_pipeline.card import RiskClass
 from graft_eval_pipeline.evalset.labeling.labels import (
     LABELING_GUIDE_VERSION,
     cases_to_adjudicate,

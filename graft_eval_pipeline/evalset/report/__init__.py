@@ -29,7 +29,7 @@ from graft_eval_pipeline.evalset.report.publish import (
     publish_run,
 )
 from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS, baseline_check_details
-from graft_eval_pipeline.evalset.report.runs import run_dirs
+from graft_eval_pipeline.evalset.report.runs import no_run_yet, run_dirs
 from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
     dagster_check_passed,
@@ -70,6 +70,7 @@ __all__ = [
     "load_thresholds",
     "margins_for",
     "new_run_id",
+    "no_run_yet",
     "open_run",
     "publish_run",
     "read_history",

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from graft_eval_pipeline.card.models import RISK_ORDER
+from graft_eval_pipeline.card import RISK_ORDER
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
 from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
 

@@ -89,7 +89,7 @@ def _cell(rate: RatePoint | None) -> str:
 
 
 def read_history(cs: CaseSet, last: int = DEFAULT_LAST) -> History:
-    """The set's last `last` runs (by time, as `cases` and `view` find the latest), oldest first."""
+    """The set's last `last` runs in the order of runs.py (the one every command uses), oldest first."""
     runs = run_dirs(cs.dir)
     chosen = runs[-last:] if last > 0 else []
     read = read_points(chosen)

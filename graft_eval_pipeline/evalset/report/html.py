@@ -19,8 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
 
-from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import RISK_CLASSES, RISK_ORDER, CardResult
 from graft_eval_pipeline.evalset.compare import Comparison, comparison_html
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
 from graft_eval_pipeline.evalset.report.case_kinds import (

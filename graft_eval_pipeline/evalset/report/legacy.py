@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from graft_eval_pipeline.card.models import CamelModel
+from graft_eval_pipeline.card import CamelModel
 from graft_eval_pipeline.evalset.scoring import GitInfo, ModelPair, PromptInfo, RunInfo, SetSummary
 
 

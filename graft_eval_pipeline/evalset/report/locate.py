@@ -1,53 +1,15 @@
-"""Find a run's report from what a person types: a report.json path, a run folder or a run id.
-
-`graft-eval compare` and `summary` name runs either way; a run id needs the set whose `runs/`
-holds it. Errors say which option was wrong and how to name a run instead.
+"""The reports `graft-eval compare` and `calibration` read: the runs named with --base, --new or
+--run (runs.py resolves a report.json, a run folder or a run id), or the set's defaults (its
+baseline and its latest run). Errors say which option was wrong and how to name a run instead.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 from graft_eval_pipeline.evalset.report.files import REPORT_FILE, load_report
 from graft_eval_pipeline.evalset.report.publish import default_baseline_path
-from graft_eval_pipeline.evalset.report.runs import run_dirs
-from graft_eval_pipeline.evalset.scoring import RUN_ID_PATTERN, EvalReport
-from graft_eval_pipeline.evalset.sets import RUNS_DIR, CaseSet, EvalError
-
-
-def latest_report_path(set_dir: Path) -> Path | None:
-    runs = run_dirs(set_dir)
-    return runs[-1] / REPORT_FILE if runs else None
-
-
-def resolve_report_path(ref: str, set_dir: Path | None, option: str) -> Path:
-    """The report.json that `ref` names; EvalError (exit 2) naming the option otherwise."""
-    path = Path(ref)
-    if path.is_file():
-        return path
-    if path.is_dir() and (path / REPORT_FILE).is_file():
-        return path / REPORT_FILE
-    if re.fullmatch(RUN_ID_PATTERN, ref):
-        if set_dir is None:
-            raise EvalError(
-                f"{option} {ref} is a run id: add --set <set folder> so its runs/ can be searched"
-            )
-        candidate = Path(set_dir) / RUNS_DIR / ref / REPORT_FILE
-        if not candidate.is_file():
-            raise EvalError(
-                f"{option}: no run {ref} in {Path(set_dir) / RUNS_DIR}: check the id against that folder"
-            )
-        return candidate
-    raise EvalError(
-        f"{option} {ref}: no such report.json file or run folder, and not a run id "
-        "(YYYYMMDDTHHMMSSZ-xxxx with --set)"
-    )
-
-
-def resolve_report(ref: str, set_dir: Path | None, option: str) -> tuple[Path, EvalReport]:
-    path = resolve_report_path(ref, set_dir, option)
-    return path, load_report(path)
+from graft_eval_pipeline.evalset.report.runs import latest_run, resolve_report_path
+from graft_eval_pipeline.evalset.scoring import EvalReport
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalError
 
 
 def compare_inputs(
@@ -55,13 +17,12 @@ def compare_inputs(
 ) -> tuple[EvalReport, EvalReport]:
     """The two reports `graft-eval compare` names; with a set, the defaults are its baseline (base)
     and its latest run (new)."""
-    set_dir = cs.dir if cs is not None else None
     if cs is None and (base_ref is None or new_ref is None):
         raise EvalError(
             "name both runs with --base and --new, or add --set to default to its baseline and latest run"
         )
     if base_ref is not None:
-        _, base = resolve_report(base_ref, set_dir, "--base")
+        base = load_report(resolve_report_path(base_ref, cs, "--base"))
     else:
         assert cs is not None
         path = default_baseline_path(cs.dir, cs.meta)
@@ -72,23 +33,17 @@ def compare_inputs(
             )
         base = load_report(path)
     if new_ref is not None:
-        _, new = resolve_report(new_ref, set_dir, "--new")
+        new = load_report(resolve_report_path(new_ref, cs, "--new"))
     else:
         assert cs is not None
-        latest = latest_report_path(cs.dir)
-        if latest is None:
-            raise EvalError(f"--new: set {cs.set_id} has no run yet: run graft-eval run --set {cs.dir} first")
-        new = load_report(latest)
+        new = load_report(latest_run(cs, "--new") / REPORT_FILE)
     return base, new
 
 
 def chosen_report(run_ref: str | None, cs: CaseSet | None, option: str = "--run") -> EvalReport:
     """The report `run_ref` names, or the set's latest run."""
     if run_ref is not None:
-        return resolve_report(run_ref, cs.dir if cs is not None else None, option)[1]
+        return load_report(resolve_report_path(run_ref, cs, option))
     if cs is None:
         raise EvalError(f"name a run with {option}, or add --set to take its latest run")
-    latest = latest_report_path(cs.dir)
-    if latest is None:
-        raise EvalError(f"set {cs.set_id} has no run yet: run graft-eval run --set {cs.dir} first")
-    return load_report(latest)
+    return load_report(latest_run(cs) / REPORT_FILE)

@@ -2,8 +2,9 @@
 
 Reports hold ids, classes, rule ids, counts, booleans, tokens and cost only (E8), so they can be
 printed, committed as a baseline (synthetic) and shown as Dagster metadata. The parts live
-beside this module: `baseline` (diff, save), `thresholds` (6.5), `render` (report.md
-and the summary) and `files` (report.json, report.md, cases.parquet on disk).
+beside this module: `baseline` (diff, save), `thresholds` (6.5), `render` (report.md and the
+summary), `files` (report.json, report.md, cases.parquet on disk) and `runs` (which run is the
+latest).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import CardResult
 from graft_eval_pipeline.evalset.compare import Comparison, compare_reports
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, accept_command, diff_reports
 from graft_eval_pipeline.evalset.report.files import (
@@ -26,6 +27,7 @@ from graft_eval_pipeline.evalset.report.files import (
 from graft_eval_pipeline.evalset.report.html import CaseDetail, set_html
 from graft_eval_pipeline.evalset.report.legacy import ReportV1
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
+from graft_eval_pipeline.evalset.report.runs import latest_run
 from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
     check_failed,
@@ -215,11 +217,9 @@ def gate_baseline(cs: CaseSet, baseline: Path | None) -> EvalReport | None:
 
 
 def latest_report_summary(cs: CaseSet) -> str:
-    """The newest `runs/<runId>/report.json` (run ids sort by time), diffed with the set's baseline."""
-    reports = sorted((Path(cs.dir) / RUNS_DIR).glob(f"*/{REPORT_FILE}"))
-    if not reports:
-        raise EvalError(f"set {cs.set_id} has no report yet: run `graft-eval run --set {cs.dir}` first")
-    report = load_report(reports[-1])
+    """The summary of the set's latest run (runs.py), diffed with the set's baseline."""
+    path = latest_run(cs) / REPORT_FILE
+    report = load_report(path)
     baseline_path = default_baseline_path(cs.dir, cs.meta)
     diff = diff_reports(load_any_report(baseline_path), report) if baseline_path.is_file() else None
     accept = (
@@ -227,4 +227,4 @@ def latest_report_summary(cs: CaseSet) -> str:
         if diff is not None and diff.equal
         else accept_command(cs.dir, baseline_path, report.llm == "live")
     )
-    return summary_text(report, diff, report.thresholds, accept) + f"report: {reports[-1]}\n"
+    return summary_text(report, diff, report.thresholds, accept) + f"report: {path}\n"

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from graft_eval_pipeline.card.models import RISK_CLASSES
+from graft_eval_pipeline.card import RISK_CLASSES
 from graft_eval_pipeline.evalset.compare import (
     Comparison,
     calibrate,

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import CardResult
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, diff_reports
 from graft_eval_pipeline.evalset.report.case_kinds import CaseKind, CaseLine, case_lines
 from graft_eval_pipeline.evalset.report.files import HTML_FILE, REPORT_FILE, load_any_report, load_report

@@ -34,16 +34,17 @@ from typing import Literal
 
 from pydantic import Field
 
-from graft_eval_pipeline.card.llm import (
+from graft_eval_pipeline.card import (
     BatchApiError,
     BatchLlmClient,
     BatchMiss,
+    CamelModel,
     LlmClient,
     LlmFailure,
+    LlmPurpose,
     LlmReply,
     LlmRequest,
 )
-from graft_eval_pipeline.card.models import CamelModel, LlmPurpose
 from graft_eval_pipeline.evalset.run.options import RunOptions
 from graft_eval_pipeline.evalset.scoring import BatchInfo
 from graft_eval_pipeline.evalset.sets import (

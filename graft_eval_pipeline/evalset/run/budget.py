@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from graft_eval_pipeline.card.llm import Usage
+from graft_eval_pipeline.card import Usage
 
 DEFAULT_MAX_COST_USD = 10.0
 DEFAULT_MAX_TOKENS = 5_000_000

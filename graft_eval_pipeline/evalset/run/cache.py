@@ -11,11 +11,16 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 
-from graft_eval_pipeline.card.models import RETRYABLE_FAILURES, CamelModel, CardInputs
-from graft_eval_pipeline.card.options import GenerateOptions
-from graft_eval_pipeline.card.prepare import prepare_card_inputs
-from graft_eval_pipeline.card.prompts import canonical_json, prompt_fingerprint
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import (
+    RETRYABLE_FAILURES,
+    CamelModel,
+    CardInputs,
+    CardResult,
+    GenerateOptions,
+    canonical_json,
+    prepare_card_inputs,
+    prompt_fingerprint,
+)
 from graft_eval_pipeline.evalset.sets import (
     CACHE_DIR,
     CaseSet,

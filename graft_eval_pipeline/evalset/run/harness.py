@@ -18,12 +18,15 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
-from graft_eval_pipeline.card.engine import engine_fingerprint
-from graft_eval_pipeline.card.fake_llm import llm_for_case
-from graft_eval_pipeline.card.generate import generate_card
-from graft_eval_pipeline.card.options import Models
-from graft_eval_pipeline.card.prompts import PROMPT_VERSION, prompt_fingerprint
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import (
+    PROMPT_VERSION,
+    CardResult,
+    Models,
+    engine_fingerprint,
+    generate_card,
+    llm_for_case,
+    prompt_fingerprint,
+)
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
 from graft_eval_pipeline.evalset.run.pool import (
     TrialCase,

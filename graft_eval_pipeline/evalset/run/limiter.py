@@ -37,7 +37,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from graft_eval_pipeline.card.llm import (
+from graft_eval_pipeline.card import (
     CallGate,
     GatedLlmClient,
     LlmClient,

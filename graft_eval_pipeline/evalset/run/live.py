@@ -19,14 +19,18 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from graft_eval_pipeline.card.floor import FloorResult
-from graft_eval_pipeline.card.generate import generate_card
-from graft_eval_pipeline.card.llm import BatchLlmClient, LlmClient
-from graft_eval_pipeline.card.log_guard import llm_logs_quiet
-from graft_eval_pipeline.card.options import MAX_OUTPUT_TOKENS, GenerateOptions
-from graft_eval_pipeline.card.prepare import prepare_card_inputs
-from graft_eval_pipeline.card.prompts import prompt_fingerprint
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import (
+    MAX_OUTPUT_TOKENS,
+    BatchLlmClient,
+    CardResult,
+    FloorResult,
+    GenerateOptions,
+    LlmClient,
+    generate_card,
+    llm_logs_quiet,
+    prepare_card_inputs,
+    prompt_fingerprint,
+)
 from graft_eval_pipeline.evalset.run.batch import BATCH_CARD_TIMEOUT_MS, BatchCounts, BatchPhases, batch_info
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
 from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry

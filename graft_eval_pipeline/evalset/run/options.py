@@ -16,9 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
-from graft_eval_pipeline.card.llm import LlmClient
-from graft_eval_pipeline.card.options import GenerateOptions, Models
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import CardResult, GenerateOptions, LlmClient, Models
 from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.scoring import GitInfo, git_info
 from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalEnv, EvalError, list_case_ids

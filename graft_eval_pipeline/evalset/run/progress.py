@@ -12,7 +12,7 @@ Lines hold ids, classes, status and failure codes only (E8).
 
 from __future__ import annotations
 
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import CardResult
 from graft_eval_pipeline.evalset.run.options import ProgressEvery, RunOptions, progress_line
 
 SUMMARY_PARTS = 10  # default summary step: a tenth of the run

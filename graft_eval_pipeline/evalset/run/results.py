@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 
-from graft_eval_pipeline.card.models import CamelModel
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import CamelModel, CardResult
 from graft_eval_pipeline.evalset.sets import (
     CARD_RESULTS_STEM,
     CaseSet,

@@ -12,7 +12,7 @@ run allows secrets; only the kinds are kept, never a value.
 
 from __future__ import annotations
 
-from graft_eval_pipeline.card.prepare import PreparedInputs
+from graft_eval_pipeline.card import PreparedInputs
 from graft_eval_pipeline.secrets import secret_kinds_in
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from graft_eval_pipeline.card.models import RISK_ORDER
+from graft_eval_pipeline.card import RISK_ORDER
 from graft_eval_pipeline.evalset.scoring.rates import RATE_DECIMALS, rate, rounded
 from graft_eval_pipeline.evalset.scoring.report_schema import (
     CaseClusteredRate,

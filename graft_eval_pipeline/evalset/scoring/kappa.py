@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
-from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER, RiskClass
+from graft_eval_pipeline.card import RISK_CLASSES, RISK_ORDER, RiskClass
 from graft_eval_pipeline.evalset.scoring.intervals import CONFIDENCE, jeffreys
 from graft_eval_pipeline.evalset.scoring.trials import cluster_variance, clustered_size
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
-from graft_eval_pipeline.card.models import RISK_CLASSES, RISK_ORDER
+from graft_eval_pipeline.card import RISK_CLASSES, RISK_ORDER
 from graft_eval_pipeline.evalset.scoring.clusters import case_clustered_rate, repository_clusters
 from graft_eval_pipeline.evalset.scoring.population import population_estimates
 from graft_eval_pipeline.evalset.scoring.rates import rate_stat, safety_rate

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from graft_eval_pipeline.card.models import RISK_ORDER
+from graft_eval_pipeline.card import RISK_ORDER
 from graft_eval_pipeline.evalset.scoring.intervals import clopper_pearson, round_up, upper_bound
 from graft_eval_pipeline.evalset.scoring.rates import rate, rounded, safety_rate
 from graft_eval_pipeline.evalset.scoring.report_schema import (

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from graft_eval_pipeline.card.models import CamelModel, RiskClass
+from graft_eval_pipeline.card import CamelModel, RiskClass
 from graft_eval_pipeline.evalset.scoring.intervals import IntervalMethod
 from graft_eval_pipeline.evalset.sets import CaseStratum, Confidence
 

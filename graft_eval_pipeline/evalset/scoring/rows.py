@@ -13,9 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from graft_eval_pipeline.card.floor import FloorResult
-from graft_eval_pipeline.card.models import CamelModel, LlmPurpose, max_risk
-from graft_eval_pipeline.card.result import CardResult
+from graft_eval_pipeline.card import CamelModel, CardResult, FloorResult, LlmPurpose, max_risk
 from graft_eval_pipeline.evalset.scoring.metrics import flag_outcome, oos_counts
 from graft_eval_pipeline.evalset.scoring.pricing import cost
 from graft_eval_pipeline.evalset.scoring.report_schema import (

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from graft_eval_pipeline.card.models import RISK_ORDER
+from graft_eval_pipeline.card import RISK_ORDER
 from graft_eval_pipeline.evalset.scoring.intervals import CONFIDENCE, clopper_pearson, t_quantile
 from graft_eval_pipeline.evalset.scoring.rates import RATE_DECIMALS, rate, rate_stat, rounded
 from graft_eval_pipeline.evalset.scoring.report_schema import CaseRow, TrialCase, TrialRate, TrialsSummary

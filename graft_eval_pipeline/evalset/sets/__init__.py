@@ -2,7 +2,10 @@
 terminal-safe view and the seeded sampling helpers every other stage builds on (the secret rules
 are their own package, `graft_eval_pipeline.secrets`).
 
-What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
+What other stages, `defs/` and `cli/` may use; everything else is internal to the stage. The
+secret rules (secrets.py) are not here: they compile a catalogue of regexes, so export's
+redaction and live mode's prompt check import them by their module path
+(graft_eval_pipeline/heavy.py).
 """
 
 from graft_eval_pipeline.evalset.sets.case_schema import (
@@ -66,6 +69,7 @@ from graft_eval_pipeline.evalset.sets.paths import (
     card_results_file,
     eval_dir_hint,
 )
+from graft_eval_pipeline.evalset.sets.purge import purge_set, purged_set_ids
 from graft_eval_pipeline.evalset.sets.records import RecordWriter, read_records
 from graft_eval_pipeline.evalset.sets.sample import (
     PathStratum,
@@ -90,8 +94,6 @@ from graft_eval_pipeline.evalset.sets.store import (
     iter_cases,
     list_case_ids,
     open_set,
-    purge_set,
-    purged_set_ids,
     read_case,
     read_cases,
     read_private,

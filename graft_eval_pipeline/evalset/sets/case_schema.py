@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from graft_eval_pipeline.card.models import CamelModel, CardInputs, ContentModel, FakeScript, RiskClass
+from graft_eval_pipeline.card import CamelModel, CardInputs, ContentModel, FakeScript, RiskClass
 from graft_eval_pipeline.evalset.sets.untrusted import (
     UntrustedInputError,
     parse_json,

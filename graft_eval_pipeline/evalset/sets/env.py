@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graft_eval_pipeline.card.options import Models
+from graft_eval_pipeline.card import Models
 from graft_eval_pipeline.evalset.sets.crypto import parse_key
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 

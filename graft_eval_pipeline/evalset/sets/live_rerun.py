@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from graft_eval_pipeline.card.models import CamelModel
+from graft_eval_pipeline.card import CamelModel
 from graft_eval_pipeline.evalset.sets.paths import LIVE_RERUN_FILE
 from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, read_json_file
 

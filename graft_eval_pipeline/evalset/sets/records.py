@@ -32,7 +32,7 @@ from graft_eval_pipeline.evalset.sets.store import (
     _check_rel,
     _check_set_folder,
     _fsync_dir,
-    _make_private_dirs,
+    make_private_dirs,
 )
 from graft_eval_pipeline.evalset.sets.untrusted import UntrustedInputError, decode_utf8, load_json
 
@@ -78,7 +78,7 @@ class RecordWriter:
 
     def __enter__(self) -> RecordWriter:
         _check_set_folder(self._cs)
-        _make_private_dirs(self._path.parent)
+        make_private_dirs(self._path.parent)
         fd, self._tmp = tempfile.mkstemp(dir=self._path.parent, prefix=f".{self._path.name}.", suffix=".tmp")
         os.fchmod(fd, FILE_MODE)
         self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")

@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Generic, Literal, Protocol, TypeVar
 
-from graft_eval_pipeline.card.floor import path_rules
-from graft_eval_pipeline.card.globs import DOCS_GLOBS, TEST_GLOBS, glob_matcher
-from graft_eval_pipeline.card.models import ChangedFile
+from graft_eval_pipeline.card import DOCS_GLOBS, TEST_GLOBS, ChangedFile, glob_matcher, path_rules
 
 SizeStratum = Literal["S", "M", "L", "XL"]
 PathStratum = Literal["sensitive", "tests", "docs", "source"]

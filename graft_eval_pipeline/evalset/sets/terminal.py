@@ -8,8 +8,7 @@ format characters (Cf) as a visible `[U+XXXX]`.
 
 from __future__ import annotations
 
-from graft_eval_pipeline.card.result import CardResult
-from graft_eval_pipeline.card.safe_text import to_terminal_safe
+from graft_eval_pipeline.card import CardResult, to_terminal_safe
 from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, LabelSet
 
 __all__ = ["render_case", "to_terminal_safe"]
