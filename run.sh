@@ -2,7 +2,8 @@
 # One entry point for a fresh machine: creates .venv and installs the project on first use.
 #   ./run.sh main-job   materialize the synthetic partition end to end and print the report summary
 #   ./run.sh test       ruff, mypy and every test (both lanes: what CI runs)
-#   ./run.sh test-fast  ruff, mypy and the default lane (the tests marked slow are skipped)
+#   ./run.sh test-fast  ruff, mypy and the default lane (the tests marked slow are skipped), spread
+#                       over the cores by pytest-xdist (-n auto)
 #   ./run.sh lock [--upgrade [NAME ...]]
 #                       rewrite constraints.txt (the pinned versions) after a pyproject.toml change
 # Every install takes its versions from constraints.txt, so a fresh clone gets what CI tested.
@@ -53,7 +54,9 @@ case "${1:-}" in
     ruff format --check .
     mypy graft_eval_pipeline graft_eval_pipeline_tests
     # graft_eval_pipeline_tests/conftest.py: --runslow adds the slow lane to the default one
-    if [ "$1" = test ]; then pytest --runslow "${@:2}"; else pytest "${@:2}"; fi
+    # The full lane runs in one process (its tests start processes, servers and browsers of
+    # their own); the default lane in one worker per core.
+    if [ "$1" = test ]; then pytest --runslow "${@:2}"; else pytest -n auto "${@:2}"; fi
     ;;
   *)
     echo "usage: ./run.sh main-job | test [pytest args] | test-fast [pytest args] | lock [--upgrade [NAME ...]]" >&2
