@@ -7,7 +7,7 @@ What the other packages use; everything else is internal to `card/`. The live An
 
 from graft_eval_pipeline.card.engine import engine_fingerprint
 from graft_eval_pipeline.card.fake_llm import llm_for_case
-from graft_eval_pipeline.card.floor import FloorResult, path_rules
+from graft_eval_pipeline.card.floor import FloorResult, compute_risk_floor, path_rules
 from graft_eval_pipeline.card.generate import generate_card
 from graft_eval_pipeline.card.globs import DOCS_GLOBS, TEST_GLOBS, glob_matcher
 from graft_eval_pipeline.card.llm import (
@@ -79,6 +79,7 @@ __all__ = [
     "RiskClass",
     "Usage",
     "canonical_json",
+    "compute_risk_floor",
     "engine_fingerprint",
     "generate_card",
     "glob_matcher",

@@ -52,8 +52,9 @@ def report_agreement(report: AgreementReport) -> LabelAgreement:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The report, and for the synthetic set each case's title and card as report.html shows
-    them (model prose: only that file shows it); None for any other set."""
+    """The report, and each case's panel data for report.html: ids, classes and counts of its
+    card result, and for the synthetic set alone its title and card (model prose: only that file
+    shows it)."""
 
     report: EvalReport
     details: dict[str, CaseDetail] | None
@@ -124,21 +125,22 @@ def evaluate_then(options: RunOptions, baseline: EvalReport | None, then: Callab
 
     The harness streams its cases; the first pass shows each case here once, and only its label
     data is kept for labeler agreement (every case of the set, as `agreement` over the whole set
-    would see them). For the synthetic set the title and card text of each case are kept for
-    report.html (which holds them all anyway); for a pilot set nothing of the cards is kept.
+    would see them). For report.html's case panel each case keeps the classes and counts of its
+    card (`CaseFacts`), and for the synthetic set alone its title and card text (report.html holds
+    them all anyway); a pilot set keeps nothing of the cards' content.
     A live run with a `baseline` re-runs its unconfirmed blocker candidates (`confirm_blockers`).
     """
     labels = AgreementTally()
-    details: dict[str, CaseDetail] | None = {} if options.set.meta.kind == "synthetic" else None
+    content = options.set.meta.kind == "synthetic"
+    details: dict[str, CaseDetail] = {}
 
     def seen(case: EvalCase) -> None:
         labels.add(case)
-        if details is not None:
-            details[case.id] = case_detail(case, None)
+        if content:
+            details[case.id] = case_detail(case, None, content=True)
 
     def ended(case: EvalCase, result: CardResult) -> None:
-        if details is not None:
-            details[case.id] = case_detail(case, result)
+        details[case.id] = case_detail(case, result, content=content)
 
     with collector_policy(options):
         harness = run_harness(replace(options, on_case=seen, on_result=ended))

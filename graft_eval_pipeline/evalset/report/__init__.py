@@ -6,6 +6,7 @@ What other stages, `defs/` and `cli/` may use; everything else is internal to th
 
 from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
 from graft_eval_pipeline.evalset.report.brief import brief_markdown
+from graft_eval_pipeline.evalset.report.case_detail import CaseDetail, case_detail
 from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.report.files import (
     HTML_FILE,
@@ -16,7 +17,6 @@ from graft_eval_pipeline.evalset.report.files import (
 )
 from graft_eval_pipeline.evalset.report.headline import headline_metadata
 from graft_eval_pipeline.evalset.report.history_table import DEFAULT_LAST, read_history
-from graft_eval_pipeline.evalset.report.html import CaseDetail, case_detail
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
 from graft_eval_pipeline.evalset.report.locate import chosen_report, compare_inputs
 from graft_eval_pipeline.evalset.report.publish import (

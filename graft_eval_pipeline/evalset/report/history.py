@@ -51,6 +51,8 @@ class HistoryPoint:
     rates: dict[str, float | None]  # headline metric -> value
     evidence: dict[str, RatePoint] = field(default_factory=dict)  # headline metric -> k, n, bounds
     passed: bool | None = None  # the report's `pass`: every threshold passed (also the baseline match)
+    prompt_fingerprint: str | None = None  # what the history charts mark when it changes
+    engine_fingerprint: str | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         return {
@@ -98,6 +100,8 @@ def _point_of(data: dict[str, Any]) -> HistoryPoint:
     metrics = data["metrics"]
     evidence = {name: _rate_point(metrics.get(name)) for name in HEADLINE_RATES}
     passed = data.get("pass")
+    prompt = data.get("prompt")
+    prompt = prompt if isinstance(prompt, dict) else {}
     return HistoryPoint(
         str(data["runId"]),
         str(data["llm"]),
@@ -105,11 +109,17 @@ def _point_of(data: dict[str, Any]) -> HistoryPoint:
         {name: rate.value for name, rate in evidence.items()},
         evidence,
         passed if isinstance(passed, bool) else None,
+        _text(prompt.get("promptFingerprint")),
+        _text(prompt.get("engineFingerprint")),
     )
 
 
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _point(report: EvalReport) -> HistoryPoint:
-    fields = {"run_id", "llm", "set", "metrics", "passed"}
+    fields = {"run_id", "llm", "set", "metrics", "passed", "prompt"}
     return _point_of(report.model_dump(mode="json", by_alias=True, include=fields))
 
 

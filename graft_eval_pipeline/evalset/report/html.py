@@ -1,74 +1,50 @@
 """report.html: one self-contained file per run, readable offline and attachable to a review.
 
-Inline CSS, inline SVG charts (svg.py) and a little inline JavaScript for the case table's
-filter and sort; a Content-Security-Policy that allows nothing from outside the file. It shows
-the headline rates with their counts, the baseline and threshold verdict, a live run's paired
-comparison with its baseline, every case (filtered
-to the failure kinds by default, sortable), the confusion matrices as heat maps, the rules fired
-and the headline rates over the set's runs.
+Inline CSS, inline SVG charts (svg.py) and a small inline script (html_assets.py) that renders
+the cases from one compact JSON block (case_data.py): a page of the table at a time, filters
+that combine (kind, tag, search), a case panel opened by `#case=<id>`; a Content-Security-Policy
+that allows nothing from outside the file. It shows the headline rates with their counts, the
+baseline and threshold verdict, a live run's paired comparison with its baseline, every case,
+the confusion matrices as heat maps, the rules fired and the headline rates over the set's runs,
+each point a link to that run's report.html. A fake run's numbers are marked "scripted": they
+come from the cases' scripts, not from a model.
 
 Privacy (E8): for a pilot set the file holds ids, classes, rule ids and counts only, like
-report.json; `CaseDetail` (the PR title and the card) is shown for the synthetic set alone, and
-dropped here whatever the caller passes.
+report.json; a case's content (`CaseContent`: title, card, paths) is shown for the synthetic set
+alone, and dropped here whatever the caller passes (`for_set_kind`).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 
-from graft_eval_pipeline.card import RISK_CLASSES, RISK_ORDER, CardResult
+from graft_eval_pipeline.card import RISK_CLASSES, CardResult
 from graft_eval_pipeline.evalset.compare import Comparison, comparison_html
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
-from graft_eval_pipeline.evalset.report.case_kinds import (
-    CASE_KINDS,
-    FAILURE_KINDS,
-    KIND_TITLES,
-    CaseLine,
-    case_lines,
-    kind_counts,
-)
+from graft_eval_pipeline.evalset.report.case_data import case_table_data, json_block, kind_table
+from graft_eval_pipeline.evalset.report.case_detail import CaseDetail, case_details, for_set_kind
+from graft_eval_pipeline.evalset.report.case_kinds import FAILURE_KINDS, KIND_TITLES, case_lines, kind_counts
+from graft_eval_pipeline.evalset.report.files import HTML_FILE
 from graft_eval_pipeline.evalset.report.headline import Headline, headline_metrics
 from graft_eval_pipeline.evalset.report.history import HistoryPoint, load_history
+from graft_eval_pipeline.evalset.report.html_assets import SCRIPT, STYLE
 from graft_eval_pipeline.evalset.report.render import gated_value, render_change, render_value
-from graft_eval_pipeline.evalset.report.svg import bar_chart, heatmap, line_chart
-from graft_eval_pipeline.evalset.report.thresholds import threshold_verdict
+from graft_eval_pipeline.evalset.report.svg import ChartPoint, bar_chart, heatmap, line_chart
+from graft_eval_pipeline.evalset.report.thresholds import Limit, threshold_verdict
 from graft_eval_pipeline.evalset.report.trials_render import trials_html
-from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
-from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, iter_cases, to_terminal_safe
+from graft_eval_pipeline.evalset.scoring import RUN_ID_PATTERN, EvalReport, RateStat
+from graft_eval_pipeline.evalset.sets import CaseSet, iter_cases
 
 MAX_CHANGES_SHOWN = 200
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
-
-
-@dataclass(frozen=True)
-class CaseDetail:
-    """What the synthetic set's per-case view may show besides ids and classes."""
-
-    title: str
-    goal: str | None = None
-    behavior_changes: tuple[str, ...] = ()
-    out_of_scope: tuple[str, ...] = ()  # "path: reason"
-    risk_reason: str | None = None
-
-
-def case_detail(case: EvalCase, result: CardResult | None) -> CaseDetail:
-    """The case's title and, when it has one, its card; synthetic cases only (render_html checks)."""
-    card = result.card if result is not None else None
-    return CaseDetail(
-        title=case.inputs.pr.title,
-        goal=card.goal if card else None,
-        behavior_changes=tuple(card.behavior_changes) if card else (),
-        out_of_scope=tuple(f"{e.path}: {e.reason}" for e in card.out_of_scope_edits) if card else (),
-        risk_reason=card.risk_reason if card else None,
-    )
-
-
-def case_details(cases: Iterable[EvalCase], results: Mapping[str, CardResult]) -> dict[str, CaseDetail]:
-    """Title and card per case id, the cases read one at a time; synthetic cases only."""
-    return {case.id: case_detail(case, results.get(case.id)) for case in cases}
+SCRIPTED = (
+    '<span class="scripted" title="fake mode: the answers of the cases&#39; scripts, not of a model">'
+    "scripted</span>"
+)
 
 
 def _e(value: object) -> str:
@@ -77,6 +53,30 @@ def _e(value: object) -> str:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f} %"
+
+
+def rate_text(rate: RateStat) -> str:
+    """`3/4 75% [30–95%]`: a rate as a person reads it; `0/0 n/a` on an empty denominator."""
+    if rate.value is None or rate.n == 0:
+        return f"{rate.k}/{rate.n} n/a"
+    bounds = f" [{100 * rate.ci95[0]:.0f}–{100 * rate.ci95[1]:.0f}%]" if rate.ci95 is not None else ""
+    return f"{rate.k}/{rate.n} {100 * rate.value:.0f}%{bounds}"
+
+
+def cost_text(report: EvalReport) -> str:
+    """The run's cost with its meaning; "scripted" in fake mode, where no money is spent."""
+    cost = report.metrics.cost_usd
+    if report.llm == "fake":
+        return "scripted (fake mode: no API call, no money spent)"
+    if cost is None:
+        return "n/a (a model without a price in the price table)"
+    return f"${cost:.4f} (list price of this run's calls, USD)"
+
+
+def run_label(run_id: str) -> str:
+    """`20261130T140205Z-ab12` -> `11-30 14:02`: what the history charts print under a point."""
+    found = re.fullmatch(r"\d{4}(\d{2})(\d{2})T(\d{2})(\d{2})\d{2}Z-[0-9a-f]{4}", run_id)
+    return f"{found[1]}-{found[2]} {found[3]}:{found[4]}" if found else run_id[:13]
 
 
 # --- sections -------------------------------------------------------------------------------
@@ -114,6 +114,12 @@ def _header(report: EvalReport, diff: BaselineDiff | None) -> str:
     verdict_css, verdict = _verdict(report)
     base_css, base = _baseline_text(diff)
     git = report.git.commit[:12] if report.git.commit else "unknown"
+    scripted = (
+        '<span class="badge na" id="scripted-note">fake mode: every number below is scripted (the '
+        "cases' scripted answers test the pipeline, not a model)</span>"
+        if report.llm == "fake"
+        else ""
+    )
     return f"""<header>
 <h1>Evaluation report <code>{_e(report.run_id)}</code></h1>
 <p class="meta">Set <b>{_e(s.set_id)}</b> ({_e(s.kind)}): {s.cases} cases, {s.scored} scored,
@@ -123,7 +129,7 @@ def _header(report: EvalReport, diff: BaselineDiff | None) -> str:
 · prompt {_e(report.prompt.prompt_version)} · models {_e(report.models.fast)} / {_e(report.models.strong)}
 · git {_e(git)}{" (dirty)" if report.git.dirty else ""}</p>
 <p class="verdicts"><span class="badge {verdict_css}" id="threshold-verdict">{_e(verdict)}</span>
-<span class="badge {base_css}" id="baseline-verdict">{_e(base)}</span></p>
+<span class="badge {base_css}" id="baseline-verdict">{_e(base)}</span>{scripted}</p>
 <nav><a href="#headline">Headline</a> · <a href="#verdict">Baseline and thresholds</a> ·
 <a href="#cases">Cases</a> · <a href="#confusion">Confusion matrices</a> · <a href="#rules">Rules fired</a> ·
 <a href="#history">History</a></nav>
@@ -146,7 +152,8 @@ def _headline_card(h: Headline, report: EvalReport, diff: BaselineDiff | None) -
     better = {"lower": "lower is better", "higher": "higher is better"}.get(h.direction or "", "")
     return (
         f'<div class="card {css}" data-metric="{_e(h.name)}" title="{_e(h.name)}: {_e(better)}">'
-        f'<div class="label">{_e(h.label)}</div><div class="value">{_pct(h.value)}</div>'
+        f'<div class="label">{_e(h.label)}</div><div class="value">{_pct(h.value)}'
+        f"{SCRIPTED if report.llm == 'fake' else ''}</div>"
         f'<div class="count">{count}</div>{interval}{base}</div>'
     )
 
@@ -154,12 +161,13 @@ def _headline_card(h: Headline, report: EvalReport, diff: BaselineDiff | None) -
 def _headline(report: EvalReport, diff: BaselineDiff | None) -> str:
     cards = "".join(_headline_card(h, report, diff) for h in headline_metrics(report.metrics))
     m = report.metrics
-    cost = "n/a" if m.cost_usd is None else f"${m.cost_usd:.4f}"
+    scripted = f" {SCRIPTED}" if report.llm == "fake" else ""
     return f"""<section id="headline"><h2>Headline metrics</h2>
 <div class="cards">{cards}</div>
-<p class="meta">Counts are cases (k of n) where the metrics hold them. Run cases {m.run_cases},
+<p class="meta" id="usage">Counts are cases (k of n) where the metrics hold them. Run cases {m.run_cases},
 scored {m.scored}, skipped {m.skipped}; {m.usage.calls} calls, {m.usage.input_tokens} input and
-{m.usage.output_tokens} output tokens; cost {_e(cost)}.</p></section>"""
+{m.usage.output_tokens} output tokens{scripted}; cost <span id="cost">{_e(cost_text(report))}</span>.</p>
+</section>"""
 
 
 def _verdict_section(report: EvalReport, diff: BaselineDiff | None) -> str:
@@ -173,7 +181,7 @@ def _verdict_section(report: EvalReport, diff: BaselineDiff | None) -> str:
     if report.thresholds:
         rows = "".join(
             f'<tr class="{"pass" if t.passed else "fail"}"><td>{_e(t.name)}</td>'
-            f"<td>{_e(gated_value(t))}</td>"
+            f"<td>{_e(gated_value(t))}{SCRIPTED if report.llm == 'fake' else ''}</td>"
             f"<td>{_e(t.limit)}</td><td>{_e(threshold_verdict(t))}</td></tr>"
             for t in report.thresholds
         )
@@ -201,103 +209,87 @@ def _verdict_section(report: EvalReport, diff: BaselineDiff | None) -> str:
     return "".join(parts)
 
 
-def _class_cell(value: str | None) -> str:
-    if value is None:
-        return '<td data-sort="-1">-</td>'
-    return f'<td class="cls {_e(value)}" data-sort="{RISK_ORDER[value]}">{_e(value)}</td>'
-
-
-def _detail_html(detail: CaseDetail) -> str:
-    items = [f"<p><b>Goal</b> {_e(to_terminal_safe(detail.goal))}</p>" if detail.goal else "<p>No card.</p>"]
-    if detail.behavior_changes:
-        items.append(
-            "<p><b>Behaviour changes</b></p><ul>"
-            + "".join(f"<li>{_e(to_terminal_safe(c))}</li>" for c in detail.behavior_changes)
-            + "</ul>"
-        )
-    if detail.out_of_scope:
-        items.append(
-            "<p><b>Out of scope</b></p><ul>"
-            + "".join(f"<li>{_e(to_terminal_safe(o))}</li>" for o in detail.out_of_scope)
-            + "</ul>"
-        )
-    if detail.risk_reason:
-        items.append(f"<p><b>Risk reason</b> {_e(to_terminal_safe(detail.risk_reason))}</p>")
-    summary = f"<summary>{_e(to_terminal_safe(detail.title))}</summary>"
-    return f'<details class="detail">{summary}{"".join(items)}</details>'
-
-
-def _case_row(line: CaseLine, row: CaseRow, detail: CaseDetail | None) -> str:
-    why = "".join(
-        f'<span class="kind {k}">{"severe under" if k == "under" and line.severe else k}</span>'
-        for k in line.kinds
-    )
-    cost = "" if row.cost_usd is None else f"{row.cost_usd:.6f}"
-    first = f"<td><code>{_e(line.id)}</code>{_detail_html(detail) if detail else ''}</td>"
-    cells = [
-        first,
-        f'<td data-sort="{_e(" ".join(line.kinds))}">{why or "-"}</td>',
-        _class_cell(line.gold),
-        _class_cell(line.floor),
-        _class_cell(line.model),
-        _class_cell(line.final),
-        f"<td>{_e(line.status)}</td>",
-        f"<td>{_e(line.verifier or '-')}</td>",
-        f"<td>{_e(', '.join(line.rules) or '-')}</td>",
-        f"<td>{_e(', '.join(row.raised_by) or '-')}</td>",
-        f"<td>{_e(', '.join(row.tags) or '-')}</td>",
-        f'<td class="num">{row.usage.calls}</td>',
-        f'<td class="num">{row.usage.input_tokens + row.usage.output_tokens}</td>',
-        f'<td class="num" data-sort="{_e(cost or -1)}">{_e(cost or "n/a")}</td>',
-    ]
-    return f'<tr class="case" data-kinds="{_e(" ".join(line.kinds))}">{"".join(cells)}</tr>'
+CASE_COLUMNS = (
+    ("case", "id"),
+    ("why", "kinds"),
+    ("gold", "gold"),
+    ("floor", "floor"),
+    ("model", "model"),
+    ("final", "final"),
+    ("status", "status"),
+    ("verifier", "vstatus"),
+    ("rules fired", "rules"),
+    ("raised by", "raised"),
+    ("tags", "tags"),
+    ("calls", "calls"),
+    ("tokens", "tokens"),
+    ("cost USD", "cost"),
+)
+"""The case table's columns: header and the data field the script sorts by."""
 
 
 def _cases_section(report: EvalReport, diff: BaselineDiff | None, details: Mapping[str, CaseDetail]) -> str:
     lines = case_lines(report, diff)
     counts = kind_counts(lines)
     failures = sum(1 for line in lines if set(line.kinds) & set(FAILURE_KINDS))
+    titles = {str(k): title for k, title in KIND_TITLES.items()}
+    by_kind = {str(k): n for k, n in counts.items()}
     buttons = [("failures", f"to look at ({failures})"), ("all", f"all ({len(lines)})")]
     buttons += [
-        (k, f"{KIND_TITLES[k]} ({counts[k]})") for k in CASE_KINDS if k != "changed" or diff is not None
+        (k, f"{titles.get(k, k)} ({by_kind.get(k, 0)})")
+        for k in kind_table(lines, diff is not None)
     ]
     default = "failures" if failures else "all"
     filter_buttons = "".join(
-        f'<button type="button" data-filter="{k}" aria-pressed="{str(k == default).lower()}">'
+        f'<button type="button" data-filter="{_e(k)}" aria-pressed="{str(k == default).lower()}">'
         f"{_e(text)}</button>"
         for k, text in buttons
     )
-    header = [
-        "case",
-        "why",
-        "gold",
-        "floor",
-        "model",
-        "final",
-        "status",
-        "verifier",
-        "rules fired",
-        "raised by",
-        "tags",
-        "calls",
-        "tokens",
-        "cost USD",
-    ]
-    head = "".join(f'<th><button type="button" class="sort">{_e(h)}</button></th>' for h in header)
-    rows_by_id = {row.id: row for row in report.cases}
-    body = "".join(_case_row(line, rows_by_id[line.id], details.get(line.id)) for line in lines)
+    tag_counts = Counter(t for row in report.cases for t in row.tags)
+    data = case_table_data(
+        lines,
+        {row.id: row for row in report.cases},
+        details,
+        scripted=report.llm == "fake",
+        with_changed=diff is not None,
+        default_filter=default,
+    )
+    tag_index = {t: i for i, t in enumerate(data["tags"])}
+    tag_options = "".join(
+        f'<option value="{tag_index[t]}">{_e(t)} ({n})</option>' for t, n in sorted(tag_counts.items())
+    )
+    head = "".join(
+        f'<th data-key="{key}"><button type="button" class="sort">{_e(name)}</button></th>'
+        for name, key in CASE_COLUMNS
+    )
     note = (
-        "Title and card per case: synthetic set only."
-        if details
+        "The panel shows each case's title and card: synthetic set only."
+        if data["content"]
         else "Ids, classes, rules and counts only; "
         "<code>graft-eval show --set &lt;set&gt; --case &lt;id&gt;</code> prints a case."
     )
     return f"""<section id="cases"><h2>Cases</h2>
 <p class="meta">Under/over: final class below/above gold. Unavailable: no card. Flagged: the verifier
-disagreed with the card. Changed: differs from the baseline. {note} Click a column to sort.</p>
-<div class="filters" role="group" aria-label="Filter cases" data-default="{default}">{filter_buttons}</div>
-<p id="shown" class="meta" aria-live="polite"></p>
-<div class="scroll"><table id="case-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>
+disagreed with the card. Changed: differs from the baseline. Click a case (or open
+<code>report.html#case=&lt;id&gt;</code>) for its panel: gold, floor rules, writer, verifier, usage. {note}
+Click a column to sort.</p>
+<div class="filters" role="group" aria-label="Filter cases by kind"
+data-default="{default}">{filter_buttons}</div>
+<div class="tools"><label>tag <select id="case-tag"><option value="">any tag</option>{tag_options}</select>
+</label>
+<input type="search" id="case-search" placeholder="search id, tag, rule, kind" aria-label="Search cases">
+<span id="shown" class="meta" aria-live="polite"></span></div>
+<div class="cases-wrap"><div class="scroll">
+<table id="case-table"><thead><tr>{head}</tr></thead><tbody></tbody></table>
+<div class="pager"><button type="button" id="page-prev">‹ previous</button>
+<span id="page-info" class="meta"></span>
+<button type="button" id="page-next">next ›</button></div>
+<noscript><p>The case table needs JavaScript; report.md lists the cases to look at and cases.parquet
+holds every row.</p></noscript></div>
+<aside id="case-panel" hidden aria-label="Case detail">
+<button type="button" class="close" id="case-panel-close">close ✕</button>
+<div id="case-panel-body"></div></aside></div>
+{json_block("case-data", data)}
 </section>"""
 
 
@@ -306,12 +298,14 @@ def _confusion_section(report: EvalReport) -> str:
     for name in ("floor", "model", "final"):
         conf = getattr(report.metrics.confusion, name)
         chart = heatmap(conf.matrix, RISK_CLASSES, f"confusion matrix of the {name} class")
-        recall = ", ".join(f"{c} {render_value(getattr(conf.recall, c))}" for c in RISK_CLASSES)
-        precision = ", ".join(f"{c} {render_value(getattr(conf.precision, c))}" for c in RISK_CLASSES)
+        recall = "; ".join(f"{c} {rate_text(getattr(conf.recall, c))}" for c in RISK_CLASSES)
+        precision = "; ".join(f"{c} {rate_text(getattr(conf.precision, c))}" for c in RISK_CLASSES)
+        scripted = f" {SCRIPTED}" if report.llm == "fake" else ""
         charts.append(
-            f'<figure data-confusion="{name}">{chart}<figcaption><b>{name}</b> (n = {conf.n}); '
+            f'<figure data-confusion="{name}">{chart}<figcaption><b>{name}</b> (n = {conf.n}){scripted}; '
             "shade: share of the gold row; red outline: under-classified<br>"
-            f"recall: {_e(recall)}<br>precision: {_e(precision)}</figcaption></figure>"
+            f'<span class="recall">recall: {_e(recall)}</span><br>'
+            f'<span class="precision">precision: {_e(precision)}</span></figcaption></figure>'
         )
     figures = "".join(charts)
     return (
@@ -336,112 +330,77 @@ def _rules_section(report: EvalReport) -> str:
     )
 
 
-def _history_section(report: EvalReport, history: list[HistoryPoint]) -> str:
+def _failing(value: float | None, limit: Limit | None) -> bool:
+    if value is None or limit is None:
+        return False
+    return value > limit.value if limit.kind == "max" else value < limit.value
+
+
+def history_points(
+    history: list[HistoryPoint], name: str, current: str, limit: Limit | None
+) -> list[ChartPoint]:
+    """One headline rate over the runs as chart points: each linked to its run's report.html
+    (a run folder beside this one), marked where the prompt or the engine changed."""
+    points = []
+    for k, p in enumerate(history):
+        rate = p.evidence.get(name)
+        before = history[k - 1] if k else None
+        changed = []
+        if before is not None and before.prompt_fingerprint != p.prompt_fingerprint:
+            changed.append("prompt")
+        if before is not None and before.engine_fingerprint != p.engine_fingerprint:
+            changed.append("engine")
+        linkable = re.fullmatch(RUN_ID_PATTERN.strip("^$"), p.run_id) is not None
+        count = f"{rate.k}/{rate.n}" if rate is not None and rate.k is not None else ""
+        mode = "fake: scripted" if p.llm == "fake" else p.llm
+        points.append(
+            ChartPoint(
+                run_id=p.run_id,
+                label=run_label(p.run_id),
+                value=p.rates.get(name),
+                low=rate.ci95[0] if rate is not None and rate.ci95 is not None else None,
+                high=rate.ci95[1] if rate is not None and rate.ci95 is not None else None,
+                href=f"../{p.run_id}/{HTML_FILE}" if linkable else None,
+                changed=tuple(changed),
+                current=p.run_id == current,
+                failing=_failing(p.rates.get(name), limit),
+                note=", ".join(x for x in (count, mode) if x),
+            )
+        )
+    return points
+
+
+def _history_section(report: EvalReport, history: list[HistoryPoint], limits: Mapping[str, Limit]) -> str:
     charts = []
     for h in headline_metrics(report.metrics):
-        points = [(p.run_id, p.rates.get(h.name)) for p in history]
+        limit = limits.get(h.name)
+        points = history_points(history, h.name, report.run_id, limit)
+        chart = line_chart(points, f"{h.label} over runs", limit.value if limit is not None else None)
+        gate = f"; dashed: {limit.kind} {limit.value:g}" if limit is not None else ""
         charts.append(
-            f'<figure data-history="{_e(h.name)}">{line_chart(points, f"{h.label} over runs", report.run_id)}'
-            f"<figcaption>{_e(h.label)}</figcaption></figure>"
+            f'<figure data-history="{_e(h.name)}">{chart}'
+            f"<figcaption>{_e(h.label)}{_e(gate)}</figcaption></figure>"
         )
     other = sum(p.case_set_hash != report.set.case_set_hash for p in history)
     note = f" {other} of them ran on other cases or labels (another case-set hash)." if other else ""
     modes = Counter(p.llm for p in history)
+    scripted = (
+        " Fake runs are scripted: their points test the pipeline, not a model." if "fake" in modes else ""
+    )
     return (
         f'<section id="history"><h2>Metric history</h2><p class="meta">The last {len(history)} run(s) of set '
         f"{_e(report.set.set_id)} under runs/ ({', '.join(f'{n} {m}' for m, n in sorted(modes.items()))})."
-        f"{_e(note)} Hover a point for its run id.</p>"
+        f"{_e(note)}{_e(scripted)} Each point links to that run's report.html (<code>graft-eval view --set "
+        "&lt;set&gt; --run &lt;id&gt;</code> writes a missing one); hover for its run id, k/n and "
+        "interval.</p>"
+        '<p class="legend"><i style="background:#1f569e"></i>rate'
+        '<i style="background:rgba(31,86,158,.2)"></i>'
+        '95% interval<i style="border-top:2px dashed #333;height:0"></i>threshold'
+        '<i style="border-left:2px dashed #7a5ea8;width:0;height:12px"></i>prompt or engine changed'
+        '<i style="background:#c62828;border-radius:50%;width:8px"></i>beyond the threshold'
+        '<i style="border:2px solid #111;border-radius:50%;width:6px;height:6px"></i>this run</p>'
         f'<div class="figures history">{"".join(charts)}</div></section>'
     )
-
-
-STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:16px 24px;color:#111}
-h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}
-code{font:12px ui-monospace,monospace}.meta{color:#555}nav a{color:#1f569e}
-.badge{display:inline-block;padding:3px 10px;border-radius:12px;margin-right:8px;font-weight:600}
-.pass{background:#e6f4ea;color:#1e6b34}.fail{background:#fdecea;color:#b3261e}.warn{background:#fff4e5;color:#8a5300}
-.na{background:#eee;color:#444}.warn-text{color:#8a5300}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:10px}
-.card{border:1px solid #ddd;border-radius:8px;padding:8px 10px;background:#fafafa}
-.card.fail{border-color:#b3261e}.card.pass{border-color:#8cc79b}
-.card .label{font-size:12px;color:#444}.card .value{font-size:22px;font-weight:600}
-.card .count,.card .base,.card .interval{font-size:12px;color:#555}
-table{border-collapse:collapse;font-size:13px}
-th,td{border-bottom:1px solid #eee;padding:4px 8px;text-align:left;vertical-align:top}
-th button{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer}
-th[aria-sort=ascending] button::after{content:" ▲"}th[aria-sort=descending] button::after{content:" ▼"}
-tr.fail td{color:#b3261e}.num{text-align:right}.scroll{overflow-x:auto}
-.filters button{margin:0 6px 6px 0;padding:4px 10px;border:1px solid #bbb;border-radius:14px;
-background:#fff;cursor:pointer}
-.filters button[aria-pressed=true]{background:#1f569e;color:#fff;border-color:#1f569e}
-.kind{display:inline-block;font-size:11px;padding:1px 6px;border-radius:8px;margin:1px;background:#eee}
-.kind.under{background:#fdecea;color:#b3261e}.kind.over{background:#fff4e5;color:#8a5300}
-.kind.unavailable{background:#ececec}.kind.flagged{background:#e8eefc;color:#1f569e}.kind.changed{background:#f3e8fd}
-.cls.sensitive{color:#b3261e}.cls.logic{color:#8a5300}
-.figures{display:flex;flex-wrap:wrap;gap:18px}figure{margin:0}figcaption{font-size:12px;color:#444}
-figure[data-confusion]{max-width:300px}
-details.detail{margin-top:4px;max-width:420px}details.detail summary{cursor:pointer;color:#1f569e}
-footer{margin:32px 0 8px;color:#777;font-size:12px}
-"""
-
-SCRIPT = """
-(function () {
-  var table = document.getElementById('case-table');
-  var body = table.tBodies[0];
-  var rows = Array.prototype.slice.call(body.rows);
-  var FAIL = ['under', 'over', 'unavailable', 'flagged'];
-  var shown = document.getElementById('shown');
-  var group = document.querySelector('.filters');
-  var buttons = Array.prototype.slice.call(group.querySelectorAll('button[data-filter]'));
-  function kindsOf(row) { return row.dataset.kinds ? row.dataset.kinds.split(' ') : []; }
-  function matches(row, kind) {
-    var kinds = kindsOf(row);
-    if (kind === 'all') return true;
-    if (kind === 'failures') return kinds.some(function (k) { return FAIL.indexOf(k) >= 0; });
-    return kinds.indexOf(kind) >= 0;
-  }
-  function apply(kind) {
-    var n = 0;
-    rows.forEach(function (row) { var on = matches(row, kind); row.hidden = !on; if (on) n++; });
-    buttons.forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.filter === kind)); });
-    shown.textContent = n + ' of ' + rows.length + ' cases shown';
-  }
-  buttons.forEach(function (b) {
-    b.addEventListener('click', function () {
-      apply(b.dataset.filter);
-      try { history.replaceState(null, '', '#' + b.dataset.filter); } catch (e) { /* file: URLs */ }
-    });
-  });
-  function fromHash() {
-    var wanted = location.hash.slice(1);
-    var known = buttons.some(function (b) { return b.dataset.filter === wanted; });
-    return known ? wanted : null;
-  }
-  apply(fromHash() || group.dataset.default);
-  window.addEventListener('hashchange', function () { var kind = fromHash(); if (kind) apply(kind); });
-  Array.prototype.slice.call(table.tHead.rows[0].cells).forEach(function (th) {
-    th.querySelector('button').addEventListener('click', function () {
-      var col = th.cellIndex;
-      var dir = th.getAttribute('aria-sort') === 'ascending' ? -1 : 1;
-      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) {
-        h.removeAttribute('aria-sort');
-      });
-      th.setAttribute('aria-sort', dir === 1 ? 'ascending' : 'descending');
-      function key(row) {
-        var cell = row.cells[col];
-        return cell.dataset.sort !== undefined ? cell.dataset.sort : cell.textContent.trim();
-      }
-      rows.sort(function (a, b) {
-        var x = key(a), y = key(b), nx = parseFloat(x), ny = parseFloat(y);
-        var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : x.localeCompare(y);
-        return c * dir;
-      });
-      rows.forEach(function (row) { body.appendChild(row); });
-    });
-  });
-})();
-"""
 
 
 def render_html(
@@ -450,10 +409,12 @@ def render_html(
     history: list[HistoryPoint],
     details: Mapping[str, CaseDetail] | None = None,
     comparison: Comparison | None = None,
+    limits: Mapping[str, Limit] | None = None,
 ) -> str:
-    """The whole report.html; `details` are ignored unless the set is synthetic (E8); a live
-    run's `comparison` with its baseline gets its own section."""
-    shown = dict(details or {}) if report.set.kind == "synthetic" else {}
+    """The whole report.html. Of `details`, content only for the synthetic set (E8); a live run's
+    `comparison` with its baseline gets its own section; `limits` (the set kind's thresholds)
+    draw the threshold lines of the history charts."""
+    shown = for_set_kind(details or {}, report.set.kind)
     body = "\n".join(
         [
             _header(report, diff),
@@ -464,7 +425,7 @@ def render_html(
             _cases_section(report, diff, shown),
             _confusion_section(report),
             _rules_section(report),
-            _history_section(report, history),
+            _history_section(report, history, limits or {}),
         ]
     )
     return f"""<!doctype html>
@@ -497,12 +458,15 @@ def set_html(
     results: Mapping[str, CardResult] | None = None,
     details: Mapping[str, CaseDetail] | None = None,
     comparison: Comparison | None = None,
+    limits: Mapping[str, Limit] | None = None,
 ) -> SetHtml:
-    """report.html for a run of `cs`: its history from the set's runs/, and for the synthetic set
-    the case titles and cards: `details` when the run kept them as it went, else the titles read
-    from the set (one case at a time) with the cards in `results`."""
-    shown: Mapping[str, CaseDetail] | None = None
-    if cs.meta.kind == "synthetic":
-        shown = details if details is not None else case_details(iter_cases(cs), results or {})
+    """report.html for a run of `cs`: its history from the set's runs/, and each case's panel:
+    `details` when the run kept them as it went, else derived from the cards in `results` (the
+    set's cases read one at a time; content for the synthetic set only)."""
+    if details is None and results:
+        details = case_details(iter_cases(cs), results, content=cs.meta.kind == "synthetic")
+    elif details is None and cs.meta.kind == "synthetic":
+        details = case_details(iter_cases(cs), {}, content=True)
     history = load_history(cs.dir, report)
-    return SetHtml(render_html(report, diff, history.points, shown, comparison), history.skipped)
+    page = render_html(report, diff, history.points, details, comparison, limits)
+    return SetHtml(page, history.skipped)

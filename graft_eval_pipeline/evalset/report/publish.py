@@ -18,13 +18,14 @@ from pathlib import Path
 from graft_eval_pipeline.card import CardResult
 from graft_eval_pipeline.evalset.compare import Comparison, compare_reports
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, accept_command, diff_reports
+from graft_eval_pipeline.evalset.report.case_detail import CaseDetail
 from graft_eval_pipeline.evalset.report.files import (
     REPORT_FILE,
     load_any_report,
     load_report,
     write_run_outputs,
 )
-from graft_eval_pipeline.evalset.report.html import CaseDetail, set_html
+from graft_eval_pipeline.evalset.report.html import set_html
 from graft_eval_pipeline.evalset.report.legacy import ReportV1
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.runs import latest_run
@@ -203,7 +204,9 @@ def publish_run(
     accept = accept_command(cs.dir, baseline_path, live=report.llm == "live")
     checked = check_run(report, previous, thresholds, strict, accept)
     out_dir = out or default_out_dir(cs.dir, checked.report)
-    html = set_html(cs, checked.report, checked.diff, results, details, checked.comparison)
+    block = thresholds.get(report.set.kind)
+    limits = block.limits if block is not None else {}
+    html = set_html(cs, checked.report, checked.diff, results, details, checked.comparison, limits)
     write_run_outputs(out_dir, checked.report, checked.markdown, html.html)
     return PublishedRun(checked, out_dir, baseline_path, html.warnings)
 

@@ -1,4 +1,4 @@
-"""Small hand-written SVG charts for report.html: a heat map, horizontal bars and a line.
+"""Small hand-written SVG charts for report.html: a heat map, horizontal bars and a history line.
 
 Hand-written rather than drawn by a plotting library: three chart shapes with a few dozen marks
 each, inline in one offline file, deterministic text (a re-render of the same run gives the same
@@ -8,7 +8,9 @@ Dependencies). Every string that enters goes through `escape`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 
 FONT = 'font-family="system-ui, sans-serif"'
@@ -97,57 +99,158 @@ def bar_chart(items: Sequence[tuple[str, int]], label: str, total: int) -> str:
     return _svg(left + bar_width + 80, height, label, body, "chart bars")
 
 
-def line_chart(points: Sequence[tuple[str, float | None]], label: str, current: str) -> str:
-    """One rate over runs (0 to 1), oldest left; `current` (a run id) is drawn larger.
+@dataclass(frozen=True)
+class ChartPoint:
+    """One run of a history chart: its rate with the 95% interval, where it links, and what
+    changed since the run before it (a marker is drawn there)."""
 
-    A run where the rate was undefined (empty denominator) breaks the line.
+    run_id: str
+    label: str  # the run's date, `11-30 14:02`
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    href: str | None = None
+    changed: tuple[str, ...] = ()  # "prompt", "engine": differs from the previous point
+    current: bool = False
+    failing: bool = False  # beyond the threshold of this run's kind
+    note: str = ""  # more for the tooltip: k/n, mode
+
+
+def nice_axis(values: Sequence[float]) -> tuple[float, float, float]:
+    """(low, high, step) of an axis that holds `values` (rates in [0, 1]) with a little room: a
+    0 → 3.3% move fills the chart rather than 3 pixels of a 0-1 axis."""
+    low, high = (min(values), max(values)) if values else (0.0, 1.0)
+    span = high - low
+    pad = max(span * 0.12, 0.01)
+    low, high = max(0.0, low - pad), min(1.0, high + pad)
+    for step in (0.001, 0.002, 0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5):
+        if (high - low) / step <= 5:
+            break
+    low = math.floor(low / step + 1e-9) * step
+    high = max(math.ceil(high / step - 1e-9) * step, low + step)
+    return max(0.0, low), min(1.0, high), step
+
+
+def _pct(value: float, step: float) -> str:
+    digits = 0 if step >= 0.01 else 1
+    return f"{100 * value:.{digits}f}%"
+
+
+MARKER = "#7a5ea8"  # a change of prompt or engine: neither good nor bad
+NEUTRAL = "#1f569e"
+FAILURE = "#c62828"
+
+
+def line_chart(points: Sequence[ChartPoint], label: str, threshold: float | None = None) -> str:
+    """One rate over runs, oldest left, on an axis scaled to the values, their intervals and the
+    threshold: the 95% interval as a band, the threshold as a dashed line, each point a link to
+    its run's report, a marker where the prompt or the engine changed. Red marks a point beyond
+    the threshold and nothing else; this run is drawn larger with a dark ring.
+
+    A run where the rate was undefined (empty denominator) breaks the line and the band.
     """
-    width, height, left, top, bottom, right = 300, 130, 34, 10, 22, 10
+    width, height, left, top, bottom, right = 360, 178, 44, 16, 40, 52
     plot_w, plot_h = width - left - right, height - top - bottom
-    step = plot_w / max(len(points) - 1, 1)
+    step_x = plot_w / max(len(points) - 1, 1)
+    values = [v for p in points for v in (p.value, p.low, p.high) if v is not None]
+    low, high, step = nice_axis([*values, *([threshold] if threshold is not None else [])])
 
-    def xy(k: int, value: float) -> tuple[float, float]:
-        x = left + (step * k if len(points) > 1 else plot_w / 2)
-        return x, top + plot_h * (1 - value)
+    def x_of(k: int) -> float:
+        return left + (step_x * k if len(points) > 1 else plot_w / 2)
 
-    body = []
-    for tick in (0.0, 0.5, 1.0):
-        y = top + plot_h * (1 - tick)
+    def y_of(value: float) -> float:
+        return top + plot_h * (1 - (value - low) / (high - low))
+
+    body: list[str] = []
+    ticks = round((high - low) / step)
+    for t in range(ticks + 1):
+        tick = low + t * step
+        y = y_of(tick)
         body.append(
             f'<line x1="{left}" y1="{_num(y)}" x2="{width - right}" y2="{_num(y)}" stroke="#e3e3e3"/>'
-            f'<text x="{left - 4}" y="{_num(y + 4)}" text-anchor="end" font-size="10" '
-            f'fill="#666">{tick:g}</text>'
+            f'<text class="tick" x="{left - 4}" y="{_num(y + 4)}" text-anchor="end" font-size="10" '
+            f'fill="#666">{_pct(tick, step)}</text>'
         )
-    segment: list[str] = []
-    segments: list[list[str]] = []
-    for k, (_run, value) in enumerate(points):
-        if value is None:
-            if segment:
-                segments.append(segment)
-            segment = []
-            continue
-        x, y = xy(k, value)
-        segment.append(f"{_num(x)},{_num(y)}")
-    if segment:
-        segments.append(segment)
-    body += [
-        f'<polyline class="line" points="{" ".join(s)}" fill="none" stroke="#1f569e" stroke-width="2"/>'
-        for s in segments
-        if len(s) > 1
-    ]
-    for k, (run_id, value) in enumerate(points):
-        if value is None:
-            continue
-        x, y = xy(k, value)
-        radius = 4.5 if run_id == current else 3
-        fill = "#c62828" if run_id == current else "#1f569e"
+    segments: list[list[int]] = [[]]
+    for k, p in enumerate(points):
+        if p.value is None:
+            segments.append([])
+        else:
+            segments[-1].append(k)
+    for seg in segments:
+        banded = [k for k in seg if points[k].low is not None and points[k].high is not None]
+        if len(banded) > 1 or (len(banded) == 1 and len(points) == 1):
+            upper = [f"{_num(x_of(k))},{_num(y_of(points[k].high or 0.0))}" for k in banded]
+            lower = [f"{_num(x_of(k))},{_num(y_of(points[k].low or 0.0))}" for k in reversed(banded)]
+            if len(banded) == 1:  # one run: a bar for its interval
+                k = banded[0]
+                upper = [f"{_num(x_of(k) - 4)},{_num(y_of(points[k].high or 0.0))}"]
+                upper.append(f"{_num(x_of(k) + 4)},{_num(y_of(points[k].high or 0.0))}")
+                lower = [f"{_num(x_of(k) + 4)},{_num(y_of(points[k].low or 0.0))}"]
+                lower.append(f"{_num(x_of(k) - 4)},{_num(y_of(points[k].low or 0.0))}")
+            body.append(
+                f'<polygon class="band" points="{" ".join(upper + lower)}" fill="{NEUTRAL}" '
+                'fill-opacity="0.13" stroke="none"/>'
+            )
+        if len(seg) > 1:
+            line = " ".join(f"{_num(x_of(k))},{_num(y_of(points[k].value or 0.0))}" for k in seg)
+            body.append(
+                f'<polyline class="line" points="{line}" fill="none" stroke="{NEUTRAL}" stroke-width="2"/>'
+            )
+    if threshold is not None:
+        y = y_of(threshold)
         body.append(
-            f'<circle class="point" cx="{_num(x)}" cy="{_num(y)}" r="{radius}" fill="{fill}">'
-            f"<title>{escape(run_id)}: {value:g}</title></circle>"
+            f'<line class="threshold" x1="{left}" y1="{_num(y)}" x2="{width - right}" y2="{_num(y)}" '
+            'stroke="#333" stroke-width="1.2" stroke-dasharray="5 3"/>'
+            f'<text x="{width - right + 4}" y="{_num(y + 4)}" font-size="10" fill="#333">limit '
+            f"{_pct(threshold, step)}</text>"
         )
+    for k, p in enumerate(points):
+        if k and p.changed:
+            x = (x_of(k - 1) + x_of(k)) / 2
+            what = " and ".join(p.changed)
+            body.append(
+                f'<g class="marker"><title>{escape(what)} changed before {escape(p.run_id)}</title>'
+                f'<line x1="{_num(x)}" y1="{top}" x2="{_num(x)}" y2="{top + plot_h}" stroke="{MARKER}" '
+                'stroke-dasharray="2 2"/>'
+                f'<text x="{_num(x)}" y="{top - 4}" text-anchor="middle" font-size="9" fill="{MARKER}">'
+                f"{escape(what)}</text></g>"
+            )
+    shown = _labelled(len(points), next((k for k, p in enumerate(points) if p.current), None))
+    for k in shown:
+        body.append(
+            f'<text class="run-label" x="{_num(x_of(k))}" y="{height - bottom + 14}" text-anchor="middle" '
+            f'font-size="9" fill="#555">{escape(points[k].label)}</text>'
+        )
+    for k, p in enumerate(points):
+        if p.value is None:
+            continue
+        x, y = x_of(k), y_of(p.value)
+        fill = FAILURE if p.failing else NEUTRAL
+        ring = ' stroke="#111" stroke-width="2"' if p.current else ' stroke="#fff" stroke-width="1"'
+        bounds = f" [{p.low:.1%}–{p.high:.1%}]" if p.low is not None and p.high is not None else ""
+        tip = f"{p.run_id}: {p.value:.1%}{bounds}" + (f", {p.note}" if p.note else "")
+        tip += " (this run)" if p.current else ""
+        circle = (
+            f'<circle class="point" cx="{_num(x)}" cy="{_num(y)}" r="{5 if p.current else 3.5}" '
+            f'fill="{fill}"{ring}><title>{escape(tip)}</title></circle>'
+        )
+        if p.href is not None:
+            circle = f'<a class="run-link" href="{escape(p.href, quote=True)}">{circle}</a>'
+        body.append(circle)
     runs = f"{len(points)} run" + ("s" if len(points) != 1 else "")
     body.append(
         f'<text x="{left}" y="{height - 6}" font-size="10" fill="#666">{runs}, oldest left; '
-        "red: this run</text>"
+        "ringed: this run; click a point for its report</text>"
     )
     return _svg(width, height, label, body, "chart history")
+
+
+def _labelled(count: int, current: int | None, most: int = 5) -> list[int]:
+    """Which points get a run label: up to `most`, evenly spread, the first, the last and this run."""
+    if count <= most:
+        return list(range(count))
+    picks = {round(i * (count - 1) / (most - 1)) for i in range(most)}
+    if current is not None:
+        picks = {p for p in picks if abs(p - current) > (count - 1) / (2 * most) or p == current} | {current}
+    return sorted(picks)
