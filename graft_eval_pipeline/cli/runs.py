@@ -31,9 +31,10 @@ from graft_eval_pipeline.evalset.report import (
     open_run,
     read_history,
     run_dirs,
+    view_comparison,
 )
 from graft_eval_pipeline.evalset.run import cached_result, fake_result, generate_options
-from graft_eval_pipeline.evalset.sets import CaseSet, list_case_ids, read_cases
+from graft_eval_pipeline.evalset.sets import CaseSet, EvalError, list_case_ids, read_cases
 
 
 def _case_table(lines: list[CaseLine]) -> list[str]:
@@ -120,9 +121,35 @@ def _synthetic_cards(cs: CaseSet, report_llm: str) -> dict[str, CardResult]:
 
 
 @cli.command()
-@SET_OPTION
+@click.option(
+    "--set",
+    "set_dir",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="Case set folder (needed unless --base and --new name report files).",
+)
 @click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
 @click.option("--rebuild", is_flag=True, help="Write report.html again even if the run has one.")
+@click.option(
+    "--base",
+    "base_ref",
+    default=None,
+    help="Compare page: the earlier run, a report.json, a run folder or a run id of --set "
+    "(default: the set's baseline).",
+)
+@click.option(
+    "--new",
+    "new_ref",
+    default=None,
+    help="Compare page: the later run, a report.json, a run folder or a run id of --set "
+    "(default: the set's latest run).",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Compare page: where to write it (default: compare-<base run id>.html in the new run's folder).",
+)
 @click.option(
     "--open/--no-open",
     "open_browser",
@@ -130,17 +157,39 @@ def _synthetic_cards(cs: CaseSet, report_llm: str) -> dict[str, CardResult]:
     help="Open it in the default browser (default: only on a terminal).",
 )
 @STRICT_OPTION
-def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | None, strict: bool) -> None:
-    """Write a run's report.html (when missing, or with --rebuild) and open it: one offline file."""
-    cs = open_case_set(set_dir, strict)
-    run = open_run(cs, run_id)
-    path = run.html_path
-    if rebuild or not path.is_file():
-        cards = _synthetic_cards(cs, run.report.llm) if cs.meta.kind == "synthetic" else None
-        path, skipped = run.write_html(cards)
-        for why in skipped:
-            echo_warning(why)
+def view(
+    set_dir: Path | None,
+    run_id: str | None,
+    rebuild: bool,
+    base_ref: str | None,
+    new_ref: str | None,
+    out: Path | None,
+    open_browser: bool | None,
+    strict: bool,
+) -> None:
+    """Write a run's report.html (when missing, or with --rebuild) and open it: one offline file.
+    With --base and/or --new, write the compare page instead: both runs side by side, the verdict,
+    each rate's paired difference with its interval and the cases that moved, grouped."""
+    if base_ref is not None or new_ref is not None or out is not None:
+        if run_id is not None or rebuild:
+            raise EvalError(
+                "view: --run and --rebuild are for one run's report.html; leave them out with --base/--new"
+            )
+        compare_set = open_case_set(set_dir, strict) if set_dir is not None else None
+        path = view_comparison(base_ref, new_ref, compare_set, out).path
         click.echo(f"wrote {path}")
+    else:
+        if set_dir is None:
+            raise EvalError("view: name the set with --set <folder> (or two runs with --base and --new)")
+        cs = open_case_set(set_dir, strict)
+        run = open_run(cs, run_id)
+        path = run.html_path
+        if rebuild or not path.is_file():
+            cards = _synthetic_cards(cs, run.report.llm) if cs.meta.kind == "synthetic" else None
+            path, skipped = run.write_html(cards)
+            for why in skipped:
+                echo_warning(why)
+            click.echo(f"wrote {path}")
     click.echo(path.resolve().as_uri())
     if open_browser if open_browser is not None else sys.stdout.isatty():
         webbrowser.open(path.resolve().as_uri())

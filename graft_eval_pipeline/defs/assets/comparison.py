@@ -1,5 +1,6 @@
 """The comparison asset: did the change help? This run case by case against the set's baseline
-(or the previous report), beside `eval_report` rather than after it.
+(or the previous report), beside `eval_report` rather than after it; it writes the compare page
+(`compare-<base run id>.html`) into the run's folder beside report.html.
 """
 
 # No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
@@ -25,7 +26,16 @@ from graft_eval_pipeline.evalset.compare import (
     compare_reports,
     comparison_markdown,
 )
-from graft_eval_pipeline.evalset.report import build_report, default_baseline_path, load_report, margins_for
+from graft_eval_pipeline.evalset.report import (
+    REPORT_FILE,
+    build_report,
+    compare_file_name,
+    default_baseline_path,
+    default_out_dir,
+    load_report,
+    margins_for,
+    write_compare_page,
+)
 from graft_eval_pipeline.evalset.scoring import HarnessRun, Metrics
 from graft_eval_pipeline.evalset.sets import CaseSet, EvalError
 
@@ -96,8 +106,9 @@ def eval_comparison(
     if base is not None:
         try:
             margins = margins_for(new, set_thresholds())
+            base_report = load_report(base[1])
             comparison = compare_reports(
-                load_report(base[1]), new, resamples=config.resamples, seed=config.seed, margins=margins
+                base_report, new, resamples=config.resamples, seed=config.seed, margins=margins
             )
         except EvalError as err:
             reason = str(err)
@@ -111,6 +122,15 @@ def eval_comparison(
             ],
         )
     assert base is not None
+    run_dir = default_out_dir(cs.dir, new)
+    page = write_compare_page(
+        base_report,
+        new,
+        comparison,
+        run_dir / compare_file_name(comparison.base.run_id),
+        base_json=base[1],
+        new_json=run_dir / REPORT_FILE,
+    )
     verdict: dict[str, dg.RawMetadataValue] = {
         "compared": True,
         "against": base[0],
@@ -128,6 +148,7 @@ def eval_comparison(
             "detectable": dg.MetadataValue.json({r.name: r.detectable for r in comparison.rates}),
             "non_inferiority": dg.MetadataValue.json([m.to_json_dict() for m in comparison.non_inferiority]),
             "comparison": dg.MetadataValue.md(comparison_markdown(comparison)),
+            "compare_html": dg.MetadataValue.path(str(page)),
         },
         check_results=[
             dg.AssetCheckResult(

@@ -13,6 +13,7 @@ from graft_eval_pipeline.evalset.compare.calibration import (
 )
 from graft_eval_pipeline.evalset.compare.compare import SAFETY_RATES, Comparison, compare_reports
 from graft_eval_pipeline.evalset.compare.compare_render import (
+    BLOCKER_TEXT,
     comparison_html,
     comparison_markdown,
     render_comparison,
@@ -22,6 +23,7 @@ from graft_eval_pipeline.evalset.compare.compare_render import (
 from graft_eval_pipeline.evalset.compare.paired_stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_RESAMPLES
 
 __all__ = [
+    "BLOCKER_TEXT",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "MIN_RESAMPLES",

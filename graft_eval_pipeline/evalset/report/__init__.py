@@ -23,6 +23,7 @@ from graft_eval_pipeline.evalset.report.publish import (
     PublishedRun,
     build_report,
     default_baseline_path,
+    default_out_dir,
     gate_baseline,
     latest_report_summary,
     new_run_id,
@@ -38,7 +39,12 @@ from graft_eval_pipeline.evalset.report.thresholds import (
     threshold_verdict,
 )
 from graft_eval_pipeline.evalset.report.trials_render import trials_metadata
-from graft_eval_pipeline.evalset.report.views import open_run
+from graft_eval_pipeline.evalset.report.views import (
+    compare_file_name,
+    open_run,
+    view_comparison,
+    write_compare_page,
+)
 
 __all__ = [
     "CASE_KINDS",
@@ -60,9 +66,11 @@ __all__ = [
     "case_detail",
     "check_baseline_target",
     "chosen_report",
+    "compare_file_name",
     "compare_inputs",
     "dagster_check_passed",
     "default_baseline_path",
+    "default_out_dir",
     "gate_baseline",
     "headline_metadata",
     "latest_report_summary",
@@ -79,4 +87,6 @@ __all__ = [
     "save_baseline",
     "threshold_verdict",
     "trials_metadata",
+    "view_comparison",
+    "write_compare_page",
 ]

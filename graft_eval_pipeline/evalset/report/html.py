@@ -235,10 +235,7 @@ def _cases_section(report: EvalReport, diff: BaselineDiff | None, details: Mappi
     titles = {str(k): title for k, title in KIND_TITLES.items()}
     by_kind = {str(k): n for k, n in counts.items()}
     buttons = [("failures", f"to look at ({failures})"), ("all", f"all ({len(lines)})")]
-    buttons += [
-        (k, f"{titles.get(k, k)} ({by_kind.get(k, 0)})")
-        for k in kind_table(lines, diff is not None)
-    ]
+    buttons += [(k, f"{titles.get(k, k)} ({by_kind.get(k, 0)})") for k in kind_table(lines, diff is not None)]
     default = "failures" if failures else "all"
     filter_buttons = "".join(
         f'<button type="button" data-filter="{_e(k)}" aria-pressed="{str(k == default).lower()}">'

@@ -56,6 +56,8 @@ figure[data-confusion]{max-width:320px}
 .legend{font-size:12px;color:#444}
 .legend i{display:inline-block;width:14px;height:8px;margin:0 4px 0 10px;vertical-align:middle}
 footer{margin:32px 0 8px;color:#777;font-size:12px}
+dl.pairs{display:grid;grid-template-columns:110px 1fr;gap:2px 10px;margin:4px 0}dl.pairs dd{margin:0}
+dl.pairs dt{color:#555}section.group table{margin-bottom:6px}
 .side{display:grid;grid-template-columns:1fr 1fr;gap:14px}.side > div{border:1px solid #ddd;border-radius:8px;
 padding:8px 12px}
 """
