@@ -61,6 +61,13 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+def case_data(html: str) -> Any:
+    """report.html's case data block, parsed."""
+    found = re.search(r'<script type="application/json" id="case-data">(.*?)</script>', html, re.S)
+    assert found is not None
+    return json.loads(found[1])
+
+
 def synthetic_with_history(tmp_path: Path) -> tuple[Path, Path]:
     """A synthetic copy with three runs (all cases, a subset, all cases); the last run's folder."""
     synthetic = copy_synthetic(tmp_path, baseline=True)
@@ -81,14 +88,21 @@ def test_html_is_one_offline_file_with_every_section(tmp_path: Path) -> None:
     # no network and no other file: the only URL is the SVG namespace; links are in-page anchors
     urls = set(re.findall(r"https?://[^\s\"'<>]+", html))
     assert urls == {"http://www.w3.org/2000/svg"}
-    assert re.findall(r"""\b(?:src|href)=["']([^"']*)""", html) == [
-        h for h in re.findall(r"""\b(?:src|href)=["']([^"']*)""", html) if h.startswith("#")
-    ]
+    links = re.findall(r"""\b(?:src|href)=["']([^"']*)""", html)
+    runs = {p.name for p in run_dirs(run_dir.parent.parent)}
+    # in-page anchors, and the history points' links to the set's other runs (beside this one)
+    history_links = [h for h in links if not h.startswith("#")]
+    assert history_links and {h.split("/")[1] for h in history_links} <= runs
+    assert all(re.fullmatch(r"\.\./\d{8}T\d{6}Z-[0-9a-f]{4}/report\.html", h) for h in history_links)
     assert "default-src 'none'" in html
-    assert html.count('<tr class="case"') == 30
+    data = case_data(html)
+    assert len(data["rows"]) == 30 and '<tr class="case"' not in html  # rows come from the data block
     assert html.count("data-history=") == len(HEADLINE_RATES)
     # the synthetic set may show titles and cards: syn-022's title and its scripted card's goal
-    assert "Fix typo in guide" in html and "Fix a spelling mistake in the guide." in html
+    content = data["content"]["syn-022-oos-flagged"]
+    assert (
+        content["title"] == "Fix typo in guide" and content["goal"] == "Fix a spelling mistake in the guide."
+    )
 
 
 def test_headline_counts_give_the_rates_and_every_rate_is_a_number(tmp_path: Path) -> None:
@@ -129,8 +143,14 @@ def test_pilot_html_shows_ids_classes_and_counts_only(
     assert main(["run", "--set", str(set_dir)]) == 0
     (run_dir,) = (set_dir / "runs").iterdir()
     html = (run_dir / "report.html").read_text()
-    assert "pilot-acme--shop-demo-413" in html and '<span class="kind under">' in html
-    assert "ledger" not in html and "<details" not in html
+    data = case_data(html)
+    (row,) = data["rows"]
+    col = {name: i for i, name in enumerate(data["cols"])}
+    assert row[col["id"]] == "pilot-acme--shop-demo-413"
+    assert [data["kinds"][k]["id"] for k in row[col["kinds"]]] == ["under"]
+    # the panel's facts (classes, claim ids, counts) are there; nothing of the case's content
+    assert row[col["facts"]] is not None and data["content"] == {}
+    assert "ledger" not in html and "signing" not in html and "<details" not in html
     # `view --rebuild` writes the same kind of file (and never opens a browser off a terminal)
     (run_dir / "report.html").unlink()
     capsys.readouterr()
@@ -177,9 +197,9 @@ def chromium() -> Iterator[Any]:
 
 
 def visible_ids(page: Any) -> Any:
+    """The case ids of the table's current page, in order."""
     return page.eval_on_selector_all(
-        "#case-table tbody tr.case",
-        "rows => rows.filter(r => !r.hidden).map(r => r.cells[0].querySelector('code').textContent)",
+        "#case-table tbody tr.case", "rows => rows.map(r => r.cells[0].querySelector('code').textContent)"
     )
 
 
@@ -203,8 +223,8 @@ def check_report_page(browser: Any, run_dir: Path, screenshot: Path) -> None:
     url = (run_dir / "report.html").as_uri()
     page.goto(url)
 
-    # tables: 30 case rows, the thresholds table, headline cards with counts
-    assert page.locator("#case-table tbody tr.case").count() == 30
+    # tables: the failure rows of 30 cases, the thresholds table, headline cards with counts
+    assert page.locator("body[data-ready=true]").count() == 1
     assert page.locator("#thresholds tbody tr").count() == 4
     assert page.locator("#headline .card").count() == len(HEADLINE_RATES)
     assert page.locator('.card[data-metric="overClassificationFinal"] .count').inner_text() == "2 of 30"
@@ -247,11 +267,13 @@ def check_report_page(browser: Any, run_dir: Path, screenshot: Path) -> None:
     )
     assert finals == sorted(finals, key=["trivial", "logic", "sensitive"].index)
 
-    # a link to one kind opens filtered; a synthetic case shows its card on demand
+    # a link to one kind opens filtered; a click on a case opens its panel with its card
     page.goto(url + "#over")  # the same page: the hash alone changes (the table stays sorted)
     assert sorted(visible_ids(page)) == OVER
-    page.get_by_text("Rename docs/a.md to docs/b.md").click()
-    assert page.locator("details[open]").count() == 1
+    page.locator("#case-table tbody tr.case", has_text="syn-029-pure-rename").locator("td").nth(2).click()
+    assert page.locator("#case-panel").is_visible()
+    assert "Rename docs/a.md to docs/b.md" in page.locator("#case-panel").inner_text()
+    assert page.evaluate("location.hash") == "#case=syn-029-pure-rename"
 
     page.screenshot(path=str(screenshot), full_page=True)
     assert screenshot.stat().st_size > 10_000

@@ -27,7 +27,7 @@ from graft_eval_pipeline.evalset.compare import Comparison, comparison_html
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
 from graft_eval_pipeline.evalset.report.case_data import case_table_data, json_block, kind_table
 from graft_eval_pipeline.evalset.report.case_detail import CaseDetail, case_details, for_set_kind
-from graft_eval_pipeline.evalset.report.case_kinds import FAILURE_KINDS, KIND_TITLES, case_lines, kind_counts
+from graft_eval_pipeline.evalset.report.case_kinds import FAILURE_KINDS, KIND_TITLES, case_lines
 from graft_eval_pipeline.evalset.report.files import HTML_FILE
 from graft_eval_pipeline.evalset.report.headline import Headline, headline_metrics
 from graft_eval_pipeline.evalset.report.history import HistoryPoint, load_history
@@ -230,10 +230,9 @@ CASE_COLUMNS = (
 
 def _cases_section(report: EvalReport, diff: BaselineDiff | None, details: Mapping[str, CaseDetail]) -> str:
     lines = case_lines(report, diff)
-    counts = kind_counts(lines)
+    by_kind = Counter(str(k) for line in lines for k in line.kinds)
     failures = sum(1 for line in lines if set(line.kinds) & set(FAILURE_KINDS))
     titles = {str(k): title for k, title in KIND_TITLES.items()}
-    by_kind = {str(k): n for k, n in counts.items()}
     buttons = [("failures", f"to look at ({failures})"), ("all", f"all ({len(lines)})")]
     buttons += [(k, f"{titles.get(k, k)} ({by_kind.get(k, 0)})") for k in kind_table(lines, diff is not None)]
     default = "failures" if failures else "all"

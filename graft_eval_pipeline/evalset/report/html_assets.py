@@ -286,11 +286,16 @@ SCRIPT = r"""
       else params[part.slice(0, eq)] = decodeURIComponent(part.slice(eq + 1));
     });
     var known = buttons.some(function (b) { return b.dataset.filter === params.kind; });
-    var changed = false;
-    if (params.kind !== undefined && known) { state.kind = params.kind; changed = true; }
-    if (params.tag !== undefined) { state.tag = D.tags.indexOf(params.tag); changed = true; }
-    if (params.q !== undefined) { state.q = params.q.toLowerCase(); search.value = params.q; changed = true; }
-    if (changed) { tagSelect.value = state.tag < 0 ? '' : String(state.tag); state.page = 0; refilter(); }
+    /* a link with filters names all of them: what it leaves out is the default */
+    if (params.kind !== undefined || params.tag !== undefined || params.q !== undefined) {
+      state.kind = known ? params.kind : D.defaultFilter;
+      state.tag = params.tag !== undefined ? D.tags.indexOf(params.tag) : -1;
+      state.q = (params.q || '').toLowerCase();
+      search.value = params.q || '';
+      tagSelect.value = state.tag < 0 ? '' : String(state.tag);
+      state.page = 0;
+      refilter();
+    }
     if (params['case'] !== undefined) {
       var i = byId[params['case']];
       if (i !== undefined) { openCase(i); panel.scrollIntoView({block: 'nearest'}); }
