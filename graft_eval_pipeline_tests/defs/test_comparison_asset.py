@@ -64,6 +64,14 @@ def test_a_prompt_edit_leaves_decisions_green_and_shows_the_usage_change(
         assert record["verdict"] == f"no clear difference (could detect changes of ≥ {detectable[name]:.4f})"
         assert f"could detect changes of ≥ {detectable[name]:.4f}" in comparison["comparison"]
     assert "scripted (fake) answers cannot reflect a prompt change" in comparison["comparison"]
+    # the compare page beside the run's report.html: no case moved, the usage of 28 did
+    page = Path(comparison["compare_html"])
+    assert page.name == f"compare-{comparison['base_run_id']}.html"
+    assert page.parent.name == comparison["new_run_id"] and (page.parent / "report.html").is_file()
+    html = page.read_text()
+    for group in ("newly-under", "fixed", "other-changes", "flaky"):
+        assert f'id="{group}" data-count="0"' in html
+    assert 'id="usage-only" data-count="28"' in html
 
 
 def test_usage_blocks_where_thresholds_json_says_so(
