@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graft_eval_pipeline.evalset.report.case_data import json_block
+from graft_eval_pipeline.evalset.report.case_data import CASES_PER_PAGE, json_block
 from graft_eval_pipeline.evalset.report.case_detail import CaseContent, CaseDetail, CaseFacts
 from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES
 from graft_eval_pipeline.evalset.report.history import HistoryPoint, RatePoint
@@ -124,10 +124,9 @@ def test_the_data_block_cannot_close_its_element_or_start_markup() -> None:
 def test_kinds_are_listed_from_the_rows_so_a_new_kind_needs_no_change_here(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from graft_eval_pipeline.evalset.report import html
+    from graft_eval_pipeline.evalset.report.case_kinds import case_lines as original
 
     report = make_report(paged_rows(20), cases=[])
-    original = html.case_lines
 
     def with_extra(report: EvalReport, diff: Any = None, only: Any = None) -> Any:
         lines = original(report, diff, only)
@@ -136,8 +135,8 @@ def test_kinds_are_listed_from_the_rows_so_a_new_kind_needs_no_change_here(
             for line in lines
         ]
 
-    monkeypatch.setattr(html, "case_lines", with_extra)
-    page = html.render_html(report, None, [])
+    monkeypatch.setattr("graft_eval_pipeline.evalset.report.html.case_lines", with_extra)
+    page = render_html(report, None, [])
     data = case_data(page)
     assert "missed-flag" in [k["id"] for k in data["kinds"]]
     assert 'data-filter="missed-flag"' in page and "missed-flag (1)" in page
@@ -244,17 +243,18 @@ def test_browser_pages_searches_and_combines_filters_and_opens_a_case_by_anchor(
         assert visible_ids(page) == failures
         assert page.locator("#shown").inner_text() == f"{len(failures)} of {CASES} cases shown"
 
-        # paging: 100 rows a page
+        # paging: CASES_PER_PAGE (50) rows a page
         page.get_by_role("button", name=f"all ({CASES})").click()
-        assert visible_ids(page) == ids(lambda i: i < 100)
-        assert page.locator("#page-info").inner_text() == "rows 1–100, page 1 of 3"
+        assert visible_ids(page) == ids(lambda i: i < CASES_PER_PAGE)
+        assert page.locator("#page-info").inner_text() == "rows 1–50, page 1 of 5"
         assert page.locator("#page-prev").is_disabled()
-        page.locator("#page-next").click()
-        page.locator("#page-next").click()
+        for _ in range(4):
+            page.locator("#page-next").click()
         assert visible_ids(page) == ids(lambda i: i >= 200)
+        assert page.locator("#page-info").inner_text() == "rows 201–250, page 5 of 5"
         assert page.locator("#page-next").is_disabled()
         page.locator("#page-prev").click()
-        assert visible_ids(page)[0] == "c-100"
+        assert visible_ids(page)[0] == "c-150"
 
         # filters combine: a kind AND a tag; the address keeps them
         page.get_by_role("button", name="flagged (verifier disagreed) (10)").click()

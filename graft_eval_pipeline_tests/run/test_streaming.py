@@ -339,12 +339,18 @@ def test_the_synthetic_report_keeps_titles_of_every_case_and_cards_of_those_run(
     first = read_cases(cs)[0]
     evaluation = evaluate(options(set_dir, case_filter=lambda case_id, _tags: case_id == first.id))
     assert evaluation.details is not None and len(evaluation.details) == 30
-    assert evaluation.details[first.id] == case_detail(first, fake_result(first, Models(), 120_000))
+    assert evaluation.details[first.id] == case_detail(
+        first, fake_result(first, Models(), 120_000), content=True
+    )
     others = [d for i, d in evaluation.details.items() if i != first.id]
-    assert all(d.goal is None and d.title for d in others)
+    assert all(d.facts is None and d.content is not None and d.content.goal is None for d in others)
+    assert all(d.content.title for d in others if d.content is not None)
 
 
-def test_a_pilot_evaluation_keeps_no_card_text(tmp_path: Path) -> None:
+def test_a_pilot_evaluation_keeps_no_card_text_only_its_facts(tmp_path: Path) -> None:
     cs = make_pilot_set(tmp_path / "pilot-acme")
     write_case(cs, make_pilot_case(pr_number=401))
-    assert evaluate(options(cs.dir, cs.key)).details is None
+    details = evaluate(options(cs.dir, cs.key)).details
+    # the panel's facts (classes, claim ids, counts) of each card, nothing of its content
+    assert details is not None and len(details) == 1
+    assert all(d.content is None and d.facts is not None for d in details.values())

@@ -68,7 +68,7 @@ SCRIPT = r"""
   var D = JSON.parse(document.getElementById('case-data').textContent);
   var C = {};
   D.cols.forEach(function (name, i) { C[name] = i; });
-  var ROWS = D.rows, N = ROWS.length, PAGE = 100;
+  var ROWS = D.rows, N = ROWS.length, PAGE = D.pageSize;
   var kindIds = D.kinds.map(function (k) { return k.id; });
   var hay = new Array(N), failing = new Uint8Array(N), kindSets = new Array(N);
   ROWS.forEach(function (r, i) {
