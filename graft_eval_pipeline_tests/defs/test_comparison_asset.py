@@ -149,3 +149,50 @@ def test_without_a_baseline_the_comparison_uses_the_previous_report(
     assert comparison["base_run_id"] == first_run_id != comparison["new_run_id"]
     assert comparison["verdict"] == "no clear difference"
     assert "| underClassificationFinal | lower | 0.0000 (0/30) | 0.0000 (0/30) |" in comparison["comparison"]
+
+
+def test_a_pilot_partition_report_html_has_panel_facts_and_no_content(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    """eval_report reads the pilot's sealed card results back for the panels' facts only."""
+    from graft_eval_pipeline.defs.resources import CaseSetsResource
+    from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+    from graft_eval_pipeline.evalset.sets.store import write_case
+    from graft_eval_pipeline_tests.builders import (
+        make_file,
+        make_inputs,
+        make_label,
+        make_pilot_case,
+        make_pilot_set,
+    )
+    from graft_eval_pipeline_tests.defs.test_definitions import EVALUATION, EXPORT, resources
+    from graft_eval_pipeline_tests.report.test_html_report import SECRET_PATH, SECRET_TITLE, case_data
+
+    key = generate_key()
+    monkeypatch.setenv("GRAFT_EVAL_KEY", key)
+    cs = make_pilot_set(tmp_path / "pilots" / "pilot-acme", key=parse_key(key))
+    inputs = make_inputs(
+        [make_file(SECRET_PATH, patch="@@ -1 +1 @@\n-old ledger line\n+new ledger line")],
+        pr={"title": SECRET_TITLE, "body": "Rotates the ledger key.", "number": 413},
+    )
+    write_case(cs, make_pilot_case(pr_number=413, inputs=inputs, labels=[make_label(risk="logic")]))
+    sets = CaseSetsResource(
+        eval_dir=str(tmp_path / "pilots"),
+        synthetic_dir=str(tmp_path / "none"),
+        eval_key=dg.EnvVar("GRAFT_EVAL_KEY"),
+    )
+    result = dg.materialize(
+        [*EVALUATION, *EXPORT],
+        selection=EVALUATION,
+        partition_key="pilot-acme",
+        instance=instance_with("pilot-acme"),
+        resources=resources(sets),
+        raise_on_error=False,
+    )
+    (report,) = result.asset_materializations_for_node("eval_report")
+    html = Path(str(report.metadata["report_html"].value)).read_text()
+    data = case_data(html)
+    col = {name: i for i, name in enumerate(data["cols"])}
+    (row,) = data["rows"]
+    assert row[col["facts"]] is not None and data["content"] == {}
+    assert "ledger" not in html and "signing" not in html and SECRET_TITLE not in html

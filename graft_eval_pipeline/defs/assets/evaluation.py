@@ -41,9 +41,11 @@ from graft_eval_pipeline.evalset.report import (
     MARKDOWN_FILE,
     PARQUET_FILE,
     REPORT_FILE,
+    CaseDetail,
     ThresholdBlock,
     brief_markdown,
     build_report,
+    case_facts,
     headline_metadata,
     load_thresholds,
     new_run_id,
@@ -250,10 +252,21 @@ def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
 
 def synthetic_cards(cs: CaseSet, harness: HarnessRun) -> dict[str, CardResult] | None:
     """The cards the synthetic set's report.html shows, read back from the run's card-results
-    file (the designed set: a few dozen cards); None for a pilot set, whose report.html shows none."""
+    file (the designed set: a few dozen cards); None for a pilot set (see `pilot_panels`)."""
     if cs.meta.kind != "synthetic" or harness.card_results is None:
         return None
     return dict(read_card_results(cs, harness.card_results))
+
+
+def pilot_panels(cs: CaseSet, harness: HarnessRun) -> dict[str, CaseDetail] | None:
+    """A pilot set's report.html panels: the classes, claim ids and counts of each card, read
+    back one result at a time (no card is kept); None for the synthetic set."""
+    if cs.meta.kind == "synthetic" or harness.card_results is None:
+        return None
+    return {
+        case_id: CaseDetail(facts=case_facts(result))
+        for case_id, result in read_card_results(cs, harness.card_results)
+    }
 
 
 def set_thresholds() -> dict[str, ThresholdBlock]:
@@ -292,7 +305,12 @@ def eval_report(
         inputs=report_inputs(context),
     )
     published = publish_run(
-        cs, report, thresholds=thresholds, strict=False, results=synthetic_cards(cs, harness_run)
+        cs,
+        report,
+        thresholds=thresholds,
+        strict=False,
+        results=synthetic_cards(cs, harness_run),
+        details=pilot_panels(cs, harness_run),
     )
     for why in published.warnings:
         context.log.warning(why)

@@ -6,7 +6,7 @@ What other stages, `defs/` and `cli/` may use; everything else is internal to th
 
 from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
 from graft_eval_pipeline.evalset.report.brief import brief_markdown
-from graft_eval_pipeline.evalset.report.case_detail import CaseDetail, case_detail
+from graft_eval_pipeline.evalset.report.case_detail import CaseDetail, case_detail, case_facts
 from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
 from graft_eval_pipeline.evalset.report.files import (
     HTML_FILE,
@@ -64,6 +64,7 @@ __all__ = [
     "brief_markdown",
     "build_report",
     "case_detail",
+    "case_facts",
     "check_baseline_target",
     "chosen_report",
     "compare_file_name",
