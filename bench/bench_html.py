@@ -134,7 +134,7 @@ TIMED = """async (act) => {
 ACTIONS = {
     "kind: all": "document.querySelector('button[data-filter=\"all\"]').click()",
     "kind: under": "document.querySelector('button[data-filter=\"under\"]').click()",
-    "kind: flagged": "document.querySelector('button[data-filter=\"flagged\"]').click()",
+    "kind: unavailable": "document.querySelector('button[data-filter=\"unavailable\"]').click()",
     "kind: to look at": "document.querySelector('button[data-filter=\"failures\"]').click()",
     "kind and tag": "(() => { const s = document.getElementById('case-tag'); s.value = s.options[2].value; "
     "s.dispatchEvent(new Event('change')); })()",
@@ -230,7 +230,7 @@ def main() -> None:
         wall, cpu_ms = [t[0] for t in times], [t[1] for t in times]
         ok = "ok" if max(cpu_ms) < TARGET_FILTER_MS else "ABOVE TARGET"
         print(
-            f"    {name:<16} {statistics.median(cpu_ms):6.1f} / {max(cpu_ms):6.1f} ms "
+            f"    {name:<18} {statistics.median(cpu_ms):6.1f} / {max(cpu_ms):6.1f} ms "
             f"({statistics.median(wall):6.1f} / {max(wall):6.1f})  {ok}"
         )
 

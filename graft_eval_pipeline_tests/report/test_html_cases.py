@@ -42,29 +42,39 @@ from graft_eval_pipeline_tests.row_builders import make_row
 CASES = 250
 
 
-def paged_rows(n: int = CASES) -> list[CaseRow]:
-    """n cases: every 10th under-classified, every 25th flagged, odd ones tagged docs (even: ci),
-    every 3rd with ci_config fired."""
-    return [
-        make_row(
-            f"c-{i:03d}",
-            gold="logic",
-            floor="trivial",
-            model="trivial" if i % 10 == 0 else "logic",
-            tags=["docs"] if i % 2 else ["ci"],
-            verifier_status="disagree" if i % 25 == 0 else "agree",
-            floor_rules=["ci_config"] if i % 3 == 0 else [],
-        )
-        for i in range(n)
-    ]
-
-
 def under(i: int) -> bool:
     return i % 10 == 0
 
 
-def flagged(i: int) -> bool:
-    return i % 25 == 0
+def over(i: int) -> bool:
+    return i % 25 == 0 and not under(i)  # 25, 75, …: odd, so tagged docs
+
+
+def unavailable(i: int) -> bool:
+    return i % 7 == 0 and not under(i) and not over(i)
+
+
+def paged_rows(n: int = CASES) -> list[CaseRow]:
+    """n logic-gold cases: every 10th under-classified, some over-classified or unavailable
+    (`over`, `unavailable`), odd ones tagged docs (even: ci), every 3rd with ci_config fired."""
+    rows = []
+    for i in range(n):
+        model = "trivial" if under(i) else "sensitive" if over(i) else None if unavailable(i) else "logic"
+        rows.append(
+            make_row(
+                f"c-{i:03d}",
+                gold="logic",
+                floor="trivial",
+                model=model,
+                final="logic" if unavailable(i) else None,
+                status="unavailable" if unavailable(i) else "ok",
+                failure_reason="llm_timeout" if unavailable(i) else None,
+                verifier_status=None if unavailable(i) else "agree",
+                tags=["docs"] if i % 2 else ["ci"],
+                floor_rules=["ci_config"] if i % 3 == 0 else [],
+            )
+        )
+    return rows
 
 
 def ids(pick: Any) -> list[str]:
@@ -239,8 +249,8 @@ def test_browser_pages_searches_and_combines_filters_and_opens_a_case_by_anchor(
     url = paged_page.as_uri()
     with chromium() as browser:
         page, problems = open_page(browser, url)
-        failures = ids(lambda i: under(i) or flagged(i))
-        assert visible_ids(page) == failures
+        failures = ids(lambda i: under(i) or over(i) or unavailable(i))
+        assert len(failures) > CASES_PER_PAGE and visible_ids(page) == failures[:CASES_PER_PAGE]
         assert page.locator("#shown").inner_text() == f"{len(failures)} of {CASES} cases shown"
 
         # paging: CASES_PER_PAGE (50) rows a page
@@ -257,12 +267,13 @@ def test_browser_pages_searches_and_combines_filters_and_opens_a_case_by_anchor(
         assert visible_ids(page)[0] == "c-150"
 
         # filters combine: a kind AND a tag; the address keeps them
-        page.get_by_role("button", name="flagged (verifier disagreed) (10)").click()
+        missing = len(ids(unavailable))
+        page.get_by_role("button", name=f"unavailable ({missing})").click()
         page.locator("#case-tag").select_option(label="docs (125)")
-        assert visible_ids(page) == ids(lambda i: flagged(i) and i % 2 == 1)
-        assert page.evaluate("location.hash") == "#kind=flagged&tag=docs"
+        assert visible_ids(page) == ids(lambda i: unavailable(i) and i % 2 == 1)
+        assert page.evaluate("location.hash") == "#kind=unavailable&tag=docs"
         page.locator("#case-tag").select_option(label="ci (125)")
-        assert visible_ids(page) == ids(lambda i: flagged(i) and i % 2 == 0)
+        assert visible_ids(page) == ids(lambda i: unavailable(i) and i % 2 == 0)
 
         # search over id, tag, rule and kind, with the kind filter still on
         page.get_by_role("button", name=f"all ({CASES})").click()
@@ -275,10 +286,12 @@ def test_browser_pages_searches_and_combines_filters_and_opens_a_case_by_anchor(
         assert visible_ids(page) == ["c-137"]
         page.locator("#case-search").fill("under")
         assert page.locator("#shown").inner_text() == f"{len(ids(under))} of {CASES} cases shown"
-        page.get_by_role("button", name="flagged (verifier disagreed) (10)").click()
-        assert visible_ids(page) == ids(lambda i: under(i) and flagged(i))
+        page.get_by_role("button", name=f"over-classified ({len(ids(over))})").click()
+        assert visible_ids(page) == []  # no case is both
         page.locator("#case-search").fill("docs")
-        assert visible_ids(page) == ids(lambda i: flagged(i) and i % 2 == 1)
+        assert visible_ids(page) == ids(over)  # every over-classified case is odd: docs
+        page.locator("#case-search").fill("c-07")
+        assert visible_ids(page) == ["c-075"]
 
         # a link opens with its filters, and #case=<id> opens the panel of a case on any page
         page.goto(url + "#kind=under&tag=ci")
