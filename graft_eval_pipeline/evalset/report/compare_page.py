@@ -140,6 +140,11 @@ def _group(group_id: str, title: str, rows: list[str], header: Iterable[str], em
     )
 
 
+def _moved_cell(before: str | None, after: str | None) -> str:
+    """`logic → trivial` where it moved, the one value where it did not."""
+    return _e(before or "-") if before == after else f"{_e(before or '-')} → {_e(after or '-')}"
+
+
 def _moved(base: EvalReport, new: EvalReport, comparison: Comparison, new_href: str | None) -> str:
     worse, fixed, other = [], [], []
     blocked = {b.id for b in comparison.blockers}
@@ -147,9 +152,9 @@ def _moved(base: EvalReport, new: EvalReport, comparison: Comparison, new_href: 
         notes = ", ".join(c.notes) + ("; blocker" if c.id in blocked else "")
         row = (
             f'<tr data-case="{_e(c.id)}"><td>{_case_link(c.id, new_href)}</td><td>{_e(c.gold or "-")}</td>'
-            f"<td>{_e(c.base_final or '-')} → {_e(c.new_final or '-')}</td>"
-            f"<td>{_e(c.base_model or '-')} → {_e(c.new_model or '-')}</td>"
-            f"<td>{_e(c.base_status or '-')} → {_e(c.new_status or '-')}</td><td>{_e(notes or '-')}</td></tr>"
+            f"<td>{_moved_cell(c.base_final, c.new_final)}</td>"
+            f"<td>{_moved_cell(c.base_model, c.new_model)}</td>"
+            f"<td>{_moved_cell(c.base_status, c.new_status)}</td><td>{_e(notes or '-')}</td></tr>"
         )
         if any(n in NEWLY_WORSE for n in c.notes):
             worse.append(row.replace("<tr ", '<tr class="fail" ', 1))

@@ -8,7 +8,9 @@ DOM. The page's state is in the address: `#case=<id>` opens that case's panel, `
 (`textContent`), never as markup, so nothing in a report can inject any.
 
 Colours have one meaning across the page: red is a failure (under-classified, a failing
-threshold, a point beyond its threshold), amber over-classified or a warning, blue neutral data.
+threshold, a point beyond its threshold), amber over-classified or a warning, blue neutral data,
+violet a change of prompt or engine; a class is told by its name (sensitive in bold), not by a
+colour.
 """
 
 from __future__ import annotations
@@ -43,11 +45,11 @@ background:#fff;cursor:pointer}
 .kind{display:inline-block;font-size:11px;padding:1px 6px;border-radius:8px;margin:1px;background:#eee}
 .kind.under{background:#fdecea;color:#b3261e}.kind.over{background:#fff4e5;color:#8a5300}
 .kind.unavailable{background:#ececec}.kind.flagged{background:#e8eefc;color:#1f569e}.kind.changed{background:#f3e8fd}
-.cls-2{color:#6d1b7b;font-weight:600}.cls-1{color:#1f569e}
+.cls-2{font-weight:700}#case-table td:first-child{white-space:nowrap}
 .cases-wrap{display:flex;gap:18px;align-items:flex-start}.cases-wrap .scroll{flex:1 1 auto;min-width:0}
-#case-panel{flex:0 0 420px;border:1px solid #c9d6ea;border-radius:8px;padding:10px 14px;background:#fbfcfe;
+#case-panel{flex:0 0 380px;border:1px solid #c9d6ea;border-radius:8px;padding:10px 14px;background:#fbfcfe;
 position:sticky;top:8px;max-height:92vh;overflow:auto}
-#case-panel h3{margin:4px 0 6px;font-size:15px}#case-panel dl{display:grid;grid-template-columns:140px 1fr;
+#case-panel h3{margin:4px 0 6px;font-size:15px}#case-panel dl{display:grid;grid-template-columns:120px 1fr;
 gap:2px 10px;margin:4px 0 10px}#case-panel dt{color:#555}#case-panel dd{margin:0}
 #case-panel h4{margin:10px 0 2px;font-size:13px;border-bottom:1px solid #e3e8f0}
 #case-panel ul{margin:2px 0 6px;padding-left:18px}#case-panel .close{float:right}
@@ -215,7 +217,7 @@ SCRIPT = r"""
     r[C.kinds].forEach(function (k) { chips.appendChild(el('span', kindText(r, k), 'kind ' + kindIds[k])); });
     if (!r[C.kinds].length) chips.textContent = 'nothing to look at';
     box.appendChild(chips);
-    if (c) box.appendChild(el('p', c.title, 'title'));
+    if (c) box.appendChild(el('p', 'PR title: ' + c.title, 'title'));
     var tokens = r[C.inTokens] + ' in, ' + r[C.outTokens] + ' out' + (D.scripted ? ' (scripted)' : '');
     var goldOos = r[C.goldOos] === null ? '-' : r[C.goldOos] + ' file(s)';
     var gold = [
