@@ -1,4 +1,6 @@
-"""Export: merged agent PRs from GitHub to sealed cases, in three steps (candidates.py, sample.py,
+"""Export: merged agent PRs from GitHub to sealed cases, in three steps, with redaction and rescan.
+
+Export: merged agent PRs from GitHub to sealed cases, in three steps (candidates.py, sample.py,
 cases.py, chained by run.py for the CLI), with redaction (redact.py) and rescan (rescan.py).
 
 What other stages, `defs/` and `cli/` may use without importing the GitHub client or the secret

@@ -1,5 +1,7 @@
-"""Labeling: label sets, the blind sessions, --apply and the labels inbox, double labeling and
-labeler agreement (Cohen's kappa).
+"""Labeling: label sets, blind sessions, the labels inbox, double labeling and labeler agreement.
+
+Labeling: label sets, the blind sessions, --apply and the labels inbox, double labeling and labeler
+agreement (Cohen's kappa).
 
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """

@@ -1,5 +1,7 @@
-"""Report: build and publish report.json / .md / cases.parquet, the baseline diff, the thresholds
-and the JSON Schemas.
+"""Report: report files, the baseline diff, the thresholds and the JSON Schemas.
+
+Report: build and publish report.json / .md / cases.parquet, the baseline diff, the thresholds and
+the JSON Schemas.
 
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """
