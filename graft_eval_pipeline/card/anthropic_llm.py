@@ -153,9 +153,8 @@ class AnthropicLlm:
     async def after_refusal(self, request: LlmRequest, refused: LlmFailure) -> LlmReply | LlmFailure:
         """Send a refused request once more, interactively, to the fallback model when one is configured.
 
-        A refused request goes once more, interactively, to the fallback model when one is
-        configured (a batch request's refusal too). The outcome's usage holds both calls; it is
-        priced at the standard rate, an upper bound when the refused call was a batch one.
+        A batch request's refusal goes too. The outcome's usage holds both calls; it is priced at
+        the standard rate, an upper bound when the refused call was a batch one.
         """
         fallback = self._refusal_fallback
         if not fallback or fallback == request.model:
@@ -339,9 +338,8 @@ def _server_now(headers: httpx2.Headers) -> datetime:
 def rate_signal(status: int | None, headers: httpx2.Headers | None) -> RateSignal:
     """The rate-limit signal of one answer, from its `anthropic-ratelimit-*` and `retry-after` headers.
 
-    The `anthropic-ratelimit-*` and `retry-after` headers of one answer (values that do not parse
-    count as absent). `reset_after_s` is the latest reset among the limits at 0 remaining, in
-    seconds after the reply's `Date`.
+    Values that do not parse count as absent. `reset_after_s` is the latest reset among the limits
+    at 0 remaining, in seconds after the reply's `Date`.
     """
     if headers is None:
         return RateSignal(status=status)

@@ -454,8 +454,7 @@ def user_prompt_chars(
 ) -> tuple[int, int]:
     """Lengths of the writer and verifier user prompts before escaping, without building them.
 
-    Lengths of the writer and verifier user prompts before escaping (each escape adds three
-    characters), without building them: the file list and diff are counted once.
+    Each escape adds three characters; the file list and diff are counted once.
     """
     files = _file_chars(inputs, cut_paths)
     writer = rendered_chars(_writer_head(inputs, floor, text_cut)) + files + len(_WRITER_TAIL)

@@ -76,9 +76,8 @@ def holder_liveness() -> Callable[[Holder], bool | None]:
 def writing(target: CaseSet | Path, command: str, no_wait: bool) -> Iterator[SetHold]:
     """Hold the set while `graft-eval <command>` writes into it, waiting for (or refusing) another writer.
 
-    Hold the set (an opened one, or a set folder: purge opens none) while `graft-eval <command>`
-    writes into it: wait (one line on stderr naming the holder) while another command or a Dagster
-    run writes, or with --no-wait exit 3.
+    The target is an opened set, or a set folder (purge opens none). While another command or a
+    Dagster run writes, wait (one line on stderr naming the holder), or with --no-wait exit 3.
     """
     folder, set_id = (target.dir, target.set_id) if isinstance(target, CaseSet) else (target, None)
     with holding(
@@ -119,9 +118,8 @@ STRICT_OPTION = click.option(
 def echo_safe(text: str, nl: bool = True) -> None:
     """Echo text built from files or API answers to stdout, terminal-safe.
 
-    Stdout for text built from files or API answers (reports, run ids, model names): an
-    escape sequence in them shows as `[U+001B]`, it does not act. JSON output needs none: json.dumps
-    escapes every control character.
+    Reports, run ids, model names: an escape sequence in them shows as `[U+001B]`, it does not act.
+    JSON output needs none: json.dumps escapes every control character.
     """
     click.echo(to_terminal_safe(text), nl=nl)
 

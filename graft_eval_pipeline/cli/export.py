@@ -197,8 +197,7 @@ def export_command(
 def rescan(set_dir: Path, apply: bool, no_wait: bool, strict: bool) -> None:
     """Re-run the current secret rules over a set's cases and report what earlier rules missed.
 
-    Re-run the current secret rules over a set's cases and report, by kind, what earlier rules
-    missed (exit 1 when some remain and --apply is not given).
+    The report is by kind; exit 1 when some remain and --apply is not given.
     """
     from graft_eval_pipeline.evalset.export.rescan import rescan_set  # the secret rules: this command only
 

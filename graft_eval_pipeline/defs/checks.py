@@ -1,9 +1,9 @@
 """Every asset check: its name, description and spec, and the results the assets attach.
 
-Every asset check: its name, description and spec (what the UI lists), and the results the assets
-attach (`eval_report`'s three, `labeler_agreement`'s kappa, `rescanned_cases`' secrets;
-`eval_comparison` builds its own from the comparison it shows). A failing check's metadata says what
-failed by metric, value and limit, or by case id, and how to accept an intended change.
+The spec is what the UI lists. The assets attach the results: `eval_report`'s three,
+`labeler_agreement`'s kappa, `rescanned_cases`' secrets; `eval_comparison` builds its own from the
+comparison it shows. A failing check's metadata says what failed by metric, value and limit, or by
+case id, and how to accept an intended change.
 """
 
 import warnings

@@ -50,8 +50,8 @@ class CaseSetsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     def open(self, set_id: str, *, warn: bool = True) -> CaseSet:
         """Open the set, sending its warnings to the Dagster log unless `warn` is off.
 
-        Open the set; its warnings (loose modes) go to the Dagster log unless `warn` is off (the IO
-        manager opens the set again for every value, and the asset has warned already).
+        Its warnings are loose modes. The IO manager opens the set again for every value, and the
+        asset has warned already.
         """
         cs = open_set(self.set_dir(set_id), parse_key(self.eval_key) if self.eval_key else None)
         if warn:

@@ -1,7 +1,7 @@
 """Sensors: keep partitions in step with the sets on disk, re-evaluate sets made with other prompts.
 
-Sensors: keep the case_set partitions in step with the sets on disk, and re-evaluate sets whose last
-report was made with other prompts or models.
+The registry sensor keeps the case_set partitions in step with the sets on disk; the prompt-change
+sensor re-evaluates sets whose last report was made with other prompts or models.
 """
 
 from __future__ import annotations
@@ -130,9 +130,9 @@ def rerun_request(set_id: str, signature: dict[str, str], live: LiveRerun | None
 def prompt_change_sensor(context: dg.SensorEvaluationContext, case_sets: CaseSetsResource) -> dg.SensorResult:
     """Re-evaluate every set whose last report was made with other prompts, engine code or models.
 
-    Re-evaluates every set whose last report was made with another prompt fingerprint, prompt
-    version, engine fingerprint (the card engine's code) or model pair: fake mode, or live with its
-    cap where `live-rerun.json` opts in. Sets never reported are left alone.
+    Other means another prompt fingerprint, prompt version, engine fingerprint (the card engine's
+    code) or model pair. The re-run is in fake mode, or live with its cap where `live-rerun.json`
+    opts in. Sets never reported are left alone.
     """
     signature = current_signature(case_sets.env().models())
     requests = []

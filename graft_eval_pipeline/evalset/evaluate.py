@@ -125,9 +125,8 @@ def evaluate(options: RunOptions, baseline: EvalReport | None = None) -> Evaluat
 def evaluate_then(options: RunOptions, baseline: EvalReport | None, then: Callable[[Evaluation], T]) -> T:
     """Harness, metrics and report, then `then`, all under the run's collector policy.
 
-    Harness, metrics and report, then `then` (what `graft-eval run` writes of them), all under the
-    run's collector policy (`collector_policy`: a fake run keeps the collector paused through its
-    report files too); returns what `then` returns.
+    `then` is what `graft-eval run` writes of them; the policy is `collector_policy` (a fake run
+    keeps the collector paused through its report files too). Returns what `then` returns.
 
     The harness streams its cases; the first pass shows each case here once, and only its label
     data is kept for labeler agreement (every case of the set, as `agreement` over the whole set

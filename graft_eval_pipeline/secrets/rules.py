@@ -105,9 +105,8 @@ def secret_kinds(
 ) -> Counter[str]:
     """Kind -> count of the secrets in `text`, counted as a redaction would, without rewriting anything.
 
-    Kind -> count of the secrets in `text`, counted as a redaction would count them, without
-    rewriting anything: for a rescan report or the last look at a prompt before it is sent. `data`
-    and `first` as for `secret_spans`.
+    For a rescan report or the last look at a prompt before it is sent. `data` and `first` as for
+    `secret_spans`.
     """
     spans: list[Span] = []
 

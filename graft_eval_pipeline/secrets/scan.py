@@ -270,9 +270,8 @@ def _token_handler(rule: _TokenRule) -> Handler:
 def _add_token(text: str, start: int, end: int, hi: int, token: Token, add: AddSpan) -> int:
     """Report a token span, running on past the window's edge for a token longer than the window.
 
-    Report a token span; one that reaches the window's edge inside a line runs on past it (a token
-    longer than the window), so it is redacted to the end of its run of token characters, which the
-    scan then skips: each character is looked at once.
+    One that reaches the window's edge inside a line is redacted to the end of its run of token
+    characters, which the scan then skips: each character is looked at once.
     """
     if end == hi and _cut(text, hi):
         end = _TOKEN_TAIL.match(text, hi).end()  # type: ignore[union-attr]  # `*` always matches

@@ -364,8 +364,7 @@ _PROSE_START = re.compile(
 def short_password(value: str) -> bool:
     """A short password-named value that looks like a password (`hunter2`).
 
-    A password-named value of 6 or 7 characters that has a letter and a digit or a symbol
-    (`hunter2`) and is no word, placeholder or reference.
+    6 or 7 characters with a letter and a digit or a symbol, and no word, placeholder or reference.
     """
     if not MIN_PASSWORD_LENGTH <= len(value) < MIN_LENGTH or " " in value or is_placeholder(value):
         return False

@@ -267,8 +267,7 @@ def synthetic_cards(cs: CaseSet, harness: HarnessRun) -> dict[str, CardResult] |
 def set_thresholds() -> dict[str, ThresholdBlock]:
     """eval/thresholds.json, read when an asset needs it: one file for both gates and margins.
 
-    eval/thresholds.json, read when an asset needs it (eval_report's gates, eval_comparison's
-    non-inferiority margins): one file for both.
+    eval_report's gates and eval_comparison's non-inferiority margins both come from it.
     """
     return load_thresholds(THRESHOLDS_FILE)
 

@@ -260,8 +260,8 @@ class Comparison(CamelModel):
     def failed(self) -> bool:
         """Whether the comparison exits 1: a regression, a safety rate past its margin, or a blocker.
 
-        Exit 1: a rate of the overall verdict regressed, a safety rate is worse than its margin, or
-        a blocker fired.
+        Exit 1 when a rate of the overall verdict regressed, a safety rate is worse than its margin,
+        or a blocker fired.
         """
         return (
             self.verdict == "regressed"
@@ -290,8 +290,7 @@ def _rate(k: int, n: int) -> float | None:
 def _verdict(spec: RateSpec, low: float | None, high: float | None, p: float | None) -> Verdict:
     """Whether a rate moved: its interval excludes zero and (binary outcome) McNemar agrees.
 
-    A rate moved when its interval excludes zero and (binary outcome) McNemar agrees, with `p`
-    adjusted for the other rates of the overall verdict.
+    `p` is adjusted for the other rates of the overall verdict.
     """
     if low is None or high is None or p is None or p >= ALPHA or low <= 0 <= high:
         return "no clear difference"
@@ -326,8 +325,7 @@ class _Counts:
 def detectable_difference(counts: _Counts, alpha: float) -> float | None:
     """The smallest change of the rate these paired cases detect at `alpha` with DETECT_POWER.
 
-    The smallest change of the rate that these paired cases, at their observed discordance, detect
-    at `alpha` with DETECT_POWER (the exact McNemar power); None without shared cases.
+    At their observed discordance, with the exact McNemar power; None without shared cases.
 
     From trial 0 of each run: more trials only add information, so the runs' trials detect at
     least this (a share-based discordance would count a case under in 1 of 3 trials against 0
@@ -364,9 +362,8 @@ def _paired(
 ) -> tuple[list[_Counts], FloatArray]:
     """Each spec's paired counts over every trial, and the case-clustered bootstrap replicates of new − base.
 
-    Each spec's paired counts over every trial of the paired cases, and the bootstrap replicates of
-    new − base (resamples × specs): one draw over case ids for all of them, each case with all its
-    trials (a cluster bootstrap: the trials of a case are not independent).
+    The replicates are resamples × specs: one draw over case ids for all of them, each case with all
+    its trials (a cluster bootstrap: the trials of a case are not independent).
     """
     import numpy as np
 
@@ -523,8 +520,8 @@ def decide(
 ) -> GateDecision:
     """The rates on the paired cases' trials, and the blockers on every trial of each run.
 
-    The rates on the paired cases' trials `old` / `cur` (trial 0 and `--trials` rows), the blockers
-    on every trial of each run (confirmation rows included).
+    The rates use `old` / `cur` (trial 0 and `--trials` rows); the blockers include the confirmation
+    rows.
     """
     rates = compare_rates(old, cur, resamples=resamples, seed=seed)
     per_case = decide_blockers(

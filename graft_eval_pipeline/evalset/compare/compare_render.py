@@ -1,7 +1,6 @@
 """A comparison as text, as markdown and as a section of report.html.
 
-A comparison as text (the `graft-eval compare` screen), as markdown (report.md and Dagster metadata)
-and as a section of report.html.
+The text is the `graft-eval compare` screen; the markdown goes into report.md and Dagster metadata.
 
 Ids, classes, counts and rates only, like the comparison itself.
 """

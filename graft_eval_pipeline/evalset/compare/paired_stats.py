@@ -123,8 +123,7 @@ def mcnemar_exact_p(only_base: int, only_new: int) -> float:
 def trials_exact_p(tables: list[tuple[int, int, int, int]]) -> float:
     """Two-sided exact p that the new run counts an outcome no more often than the base, over paired trials.
 
-    Two-sided exact p that the new run counts an outcome no more often than the base, from each
-    paired case's trials: `(base_trials, base_k, new_trials, new_k)` per case.
+    Input: `(base_trials, base_k, new_trials, new_k)` per case.
 
     Under no change a case's trials are exchangeable across the two runs, so given its total
     k = base_k + new_k, new_k is hypergeometric (k events among base_trials + new_trials trials,
@@ -177,9 +176,9 @@ def holm_adjusted(p_values: list[float | None]) -> list[float | None]:
 def mcnemar_critical(discordant: int, alpha: float) -> int:
     """The fewest new-only discordant cases for which the exact McNemar p is below `alpha`.
 
-    The fewest new-only cases j out of `discordant` = m for which the two-sided exact McNemar p
-    (`mcnemar_exact_p(m - j, j)`) is below `alpha`, in floating point; m + 1 where no split of m
-    reaches it: the smallest j >= m/2 with 2 P(Binomial(m, 1/2) <= m - j) < alpha.
+    With `discordant` = m: the fewest j for which the two-sided exact McNemar p (`mcnemar_exact_p(m
+    - j, j)`) is below `alpha`, in floating point; m + 1 where no split of m reaches it. That is the
+    smallest j >= m/2 with 2 P(Binomial(m, 1/2) <= m - j) < alpha.
     """
     import numpy as np
 
@@ -194,10 +193,9 @@ def mcnemar_critical(discordant: int, alpha: float) -> int:
 def mcnemar_power(n: int, base_only: float, new_only: float, alpha: float) -> float:
     """The power of the exact McNemar test at `alpha` to call the new run worse over `n` paired cases.
 
-    P(the exact McNemar test at `alpha` calls the new run worse) over `n` paired cases, each counted
-    by the base run only with probability `base_only` and by the new run only with `new_only`: the
-    discordant count is Binomial(n, base_only + new_only) and, given m of them, the new-only count
-    Binomial(m, new_only / (base_only + new_only)). An exact sum over every m.
+    Each case is counted by the base run only with probability `base_only` and by the new run only
+    with `new_only`: the discordant count is Binomial(n, base_only + new_only) and, given m of them,
+    the new-only count Binomial(m, new_only / (base_only + new_only)). An exact sum over every m.
     """
     import numpy as np
 
@@ -233,11 +231,10 @@ def min_detectable_difference(
 ) -> float | None:
     """The smallest rise of a rate the exact McNemar test detects with `power` over `n` paired cases.
 
-    The smallest rise of a rate that the exact McNemar test at `alpha` detects with `power` over `n`
-    paired cases, when the runs already disagree on a share `discordance` of them by noise (half
-    each way) and the change adds new-only cases: base-only discordance / 2, new-only discordance /
-    2 + the rise. The search is over steps of `step` (rounded up to it); None when even a rise to
-    every case would not do (too few cases).
+    The runs already disagree on a share `discordance` of them by noise (half each way) and the
+    change adds new-only cases: base-only discordance / 2, new-only discordance / 2 + the rise. The
+    test is at `alpha`; the search is over steps of `step` (rounded up to it); None when even a rise
+    to every case would not do (too few cases).
     """
     if n <= 0:
         return None

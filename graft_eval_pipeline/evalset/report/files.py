@@ -39,10 +39,10 @@ PARQUET_FILE = "cases.parquet"
 def dump_report(report: EvalReport) -> str:
     """report.json's text, as the stdlib's indenting JSON encoder would write it, 5-10x faster.
 
-    report.json's text: pydantic's serializer writes what `json.dumps(indent=2, ensure_ascii=False)`
-    of the camelCase dict would (the same layout and values; a float below 1e-4 may be spelled
-    differently, 0.00003 for 3e-05), 5-10x faster: the stdlib's indenting encoder is pure Python, a
-    fifth of a 1,000-case run's report step.
+    pydantic's serializer writes what `json.dumps(indent=2, ensure_ascii=False)` of the camelCase
+    dict would (the same layout and values; a float below 1e-4 may be spelled differently, 0.00003
+    for 3e-05): the stdlib's indenting encoder is pure Python, a fifth of a 1,000-case run's report
+    step.
     """
     return report.model_dump_json(by_alias=True, indent=2) + "\n"
 
@@ -50,8 +50,8 @@ def dump_report(report: EvalReport) -> str:
 def load_any_report(path: Path, where: str | None = None) -> EvalReport | ReportV1:
     """A report of the current schema, or a schemaVersion 1 report, through the untrusted-file reader.
 
-    A report of the current schema, or a schemaVersion 1 report (read as a baseline), through the
-    untrusted-file reader; `where` names it in an error (default: the path).
+    A schemaVersion 1 report is read as a baseline; `where` names it in an error (default: the
+    path).
     """
     where = where or str(path)
     try:
@@ -224,8 +224,7 @@ def write_run_outputs(
 ) -> dict[str, Path]:
     """Write report.json, report.md, cases.parquet and (when given) report.html, each atomically.
 
-    report.json, report.md, cases.parquet and (when given) report.html, each written atomically
-    (0700 dirs, 0600 files).
+    Folders are made 0700, files 0600.
     """
     files: dict[str, str | bytes] = {
         REPORT_FILE: dump_report(report),

@@ -1,7 +1,7 @@
 """The headline rates: what report.html shows first and Dagster records as numeric metadata.
 
-The headline rates: what report.html shows first, plots over runs, and what Dagster records as
-numeric metadata on `eval_metrics` so it can plot them over runs and partitions.
+report.html plots them over runs; Dagster records them on `eval_metrics` so it can plot them over
+runs and partitions.
 
 Each is a rate of the metrics with its evidence (k of n and the 95% interval); every view
 (HTML, brief, Dagster `<name>`, `<name>_lower` / `<name>_upper`) reads it from here.

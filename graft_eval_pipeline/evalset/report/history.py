@@ -28,8 +28,8 @@ MAX_HISTORY = 50
 class RatePoint:
     """One rate of one run: k of n, the value, its 95% interval and the upper bound.
 
-    One rate of one run: k of n, the value, its 95% interval and (under-classification) the
-    one-sided upper bound. A schemaVersion 1 report holds the value alone.
+    The upper bound is the one-sided one, of under-classification. A schemaVersion 1 report holds
+    the value alone.
     """
 
     k: int | None
@@ -161,8 +161,7 @@ def read_points(folders: list[Path]) -> RunHistory:
 def load_history(set_dir: Path, report: EvalReport, limit: int = MAX_HISTORY) -> RunHistory:
     """The set's runs up to and including `report`, oldest first, the last `limit` of them.
 
-    The set's runs up to and including `report` (which need not be on disk yet), oldest first, the
-    last `limit` of them (an unreadable one is skipped and named in `skipped`).
+    `report` need not be on disk yet; an unreadable run is skipped and named in `skipped`.
     """
     runs = run_dirs(set_dir)
     names = [p.name for p in runs]

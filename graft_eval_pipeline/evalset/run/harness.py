@@ -70,8 +70,7 @@ def selected_cases(options: RunOptions) -> Iterator[EvalCase]:
 def first_pass(options: RunOptions) -> Iterator[EvalCase]:
     """`selected_cases` that first shows every case of the set to `options.on_case`.
 
-    `selected_cases` that first shows every case of the set, selected or not, to `options.on_case`
-    (the evaluation keeps what it needs of each: its labels, a title).
+    Selected or not; the evaluation keeps what it needs of each: its labels, a title.
     """
     keep, seen = options.case_filter, options.on_case
     for case in iter_cases(options.set):

@@ -126,8 +126,8 @@ def trial_plans(case: EvalCase, options: RunOptions, fingerprint: str) -> list[C
 def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan:
     """Prepare the case, look for secrets in its prompt text, and read its cache entry.
 
-    Prepare the case (E20 key, 8.12 estimate), look for secrets in its prompt text unless the run
-    allows them, and read its cache entry unless --no-cache.
+    Preparing gives the E20 key and the 8.12 estimate; the secret check is skipped when the run
+    allows secrets, the cache read with --no-cache.
 
     A too-large case makes no call, so its estimate is zero and its text is not checked.
     """
@@ -159,8 +159,8 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
 def estimate_of(plans: Sequence[CasePlan], *, batch: bool = False) -> Estimate:
     """The 8.12 estimate summed over the cases that will make calls.
 
-    8.12 summed over the cases that are neither cached nor skipped for a secret (their estimates at
-    batch prices in a batch run).
+    The cases that are neither cached nor skipped for a secret; their estimates at batch prices in a
+    batch run.
     """
     checked = [p for p in plans if not p.secrets]
     to_call = [p for p in checked if not p.cached]
@@ -326,8 +326,8 @@ Finish = Callable[[CasePlan, CardResult, tuple[float, int]], Awaitable[LiveOutco
 class Batched:
     """`--batch`: start the cases whose estimates fit both caps, and answer their calls through batches.
 
-    `--batch`: every case that is neither cached nor skipped for a secret starts, in case order, if
-    its estimate at batch prices fits both caps (decided up front: a phase waits for every running
+    Every case that is neither cached nor skipped for a secret starts, in case order, if its
+    estimate at batch prices fits both caps (decided up front: a phase waits for every running
     case); the others are skipped (budget). All run at once, their calls answered phase by phase
     through batches, so the cases that run are held until they end (a phase's requests are in
     memory); each outcome still goes to `done` as its case ends.

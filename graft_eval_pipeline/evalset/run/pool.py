@@ -1,7 +1,6 @@
 """The case pool: at most N cases in flight, and the event loop around it.
 
-The case pool: at most N cases in flight, each read only when a lane is free and handed on as it
-ends, and the event loop around it.
+Each case is read only when a lane is free and handed on as it ends.
 
 Shared by fake and live runs; it knows nothing of models or budgets.
 """
@@ -72,8 +71,8 @@ async def stream_pool(
 ) -> int:
     """Run at most `concurrency` cases in flight, handing each to `on_done` as it ends.
 
-    At most `concurrency` cases in flight, each taken from `cases` only when a lane is free and
-    handed to `on_done(index, case, result)` as it ends; nothing is kept. Returns the count.
+    Each is taken from `cases` only when a lane is free and handed to `on_done(index, case,
+    result)`; nothing is kept. Returns the count.
 
     `cases` may be a lazy reader: a case it cannot read raises when it is reached. An exception
     from one case is a bug (LLM failures are results): the pool stops and the error names the

@@ -156,9 +156,9 @@ def clopper_pearson(k: float, n: float, confidence: float = CONFIDENCE) -> tuple
 def jeffreys(k: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
     """Jeffreys' interval of k of n, with the bounds at 0 and 1 of Brown, Cai and DasGupta (2001).
 
-    Jeffreys' interval: the equal-tailed quantiles of Beta(k + 1/2, n - k + 1/2), with the bound at
-    0 (k = 0) or 1 (k = n) as Brown, Cai and DasGupta (2001) give it; None when n is 0. Close to the
-    mid-p exact interval; `k` and `n` may be non-integer (an effective size).
+    The equal-tailed quantiles of Beta(k + 1/2, n - k + 1/2), with the bound at 0 (k = 0) or 1 (k =
+    n); None when n is 0. Close to the mid-p exact interval; `k` and `n` may be non-integer (an
+    effective size).
     """
     _check(k, n)
     if n == 0:

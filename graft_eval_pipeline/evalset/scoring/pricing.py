@@ -68,9 +68,8 @@ def upper_bound_estimate(
 ) -> float | None:
     """The 8.12 cost estimate of a case: every token at the strong model's rates.
 
-    8.12: every token at the strong model's rates, three calls' worth of output after a trivial
-    floor (fast writer, escalation, verifier), two otherwise; caching ignored. At batch prices for a
-    `--batch` run.
+    Three calls' worth of output after a trivial floor (fast writer, escalation, verifier), two
+    otherwise; caching ignored. At batch prices for a `--batch` run.
     """
     price = price_for(strong_model)
     if price is None:

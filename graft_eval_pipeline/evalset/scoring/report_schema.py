@@ -337,8 +337,8 @@ class PopulationEstimates(CamelModel):
 class Metrics(CamelModel):
     """Every report metric, each rate with its evidence.
 
-    Every report metric; each rate carries k, n, its value (4 decimals, null on an empty
-    denominator) and its 95% interval.
+    Each rate carries k, n, its value (4 decimals, null on an empty denominator) and its 95%
+    interval.
     """
 
     run_cases: int = Field(ge=0)

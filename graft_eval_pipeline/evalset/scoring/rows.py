@@ -97,8 +97,8 @@ def gold_summary(case: EvalCase) -> GoldSummary | None:
 def case_stratum(case: EvalCase, label_key: bytes | None) -> CaseStratum | None:
     """The export stratum a pilot case was drawn in, as opaque labels.
 
-    The export stratum a pilot case was drawn in, with opaque labels for its sealed frame and key
-    (`stratum_label`; `label_key`: the set's key); None for designed (synthetic) cases.
+    Labels for its sealed frame and key (`stratum_label`; `label_key`: the set's key); None for
+    designed (synthetic) cases.
     """
     stratum = case.source.stratum if isinstance(case.source, PilotSource) else None
     return None if stratum is None else stratum_label(stratum, label_key)
@@ -107,8 +107,7 @@ def case_stratum(case: EvalCase, label_key: bytes | None) -> CaseStratum | None:
 def case_repository(case: EvalCase, label_key: bytes | None) -> str | None:
     """A pilot case's repository as an opaque label, for intervals clustered by repository.
 
-    A pilot case's repository as an opaque label (`repository_label`), for intervals clustered by
-    repository; None for designed (synthetic) cases.
+    The label is `repository_label`'s; None for designed (synthetic) cases.
     """
     if not isinstance(case.source, PilotSource):
         return None

@@ -86,8 +86,8 @@ def cluster_interval(
 ) -> tuple[float, float] | None:
     """The exact interval of sum(counts) / sum(sizes) at the effective sample size, clustered by case.
 
-    The exact (Clopper-Pearson) interval of sum(counts) / sum(sizes) at the effective sample size of
-    `effective_size`, each case a cluster of its trials; None without a scored case.
+    Clopper-Pearson at the effective sample size of `effective_size`, each case a cluster of its
+    trials; None without a scored case.
     """
     n_eff = effective_size(counts, sizes, confidence)
     if n_eff is None:

@@ -387,7 +387,7 @@ def parse_case(text: str | bytes, where: str) -> EvalCase:
 def dump_case(case: EvalCase) -> str:
     """Stable on-disk form of a case.
 
-    Stable on-disk form: camelCase, two-space indent, ASCII escapes (so zero-width and bidi
-    characters stay visible in a diff), trailing newline.
+    camelCase, two-space indent, ASCII escapes (so zero-width and bidi characters stay visible in a
+    diff), trailing newline.
     """
     return json.dumps(case.to_json_dict(), indent=2) + "\n"

@@ -154,8 +154,7 @@ def _try_create(set_dir: Path, holder: Holder) -> bool:
 def _guard(set_dir: Path) -> Iterator[None]:
     """An exclusive flock on the set folder for the read-decide-replace of a hold.
 
-    An exclusive flock on the set folder itself for the read-decide-replace of a hold (no lock file
-    is left behind: a command refused before it writes leaves the set as it was).
+    No lock file is left behind: a command refused before it writes leaves the set as it was.
     """
     fd = os.open(set_dir, os.O_RDONLY | os.O_DIRECTORY)
     try:

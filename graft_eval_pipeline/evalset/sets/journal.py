@@ -154,8 +154,8 @@ def _aad(set_id: str, gen: str, index: int) -> bytes:
 def _entry_line(aead: AESGCM, set_id: str, gen: str, index: int, op: str, rel: str, sha: str | None) -> bytes:
     """One journal entry, sealed as one base64 line.
 
-    One entry: `<op> <sha or -> <path>` sealed as one base64 line (a JSON envelope would cost a
-    parse per entry when a process first reads the journal).
+    The entry is `<op> <sha or -> <path>`; a JSON envelope would cost a parse per entry when a
+    process first reads the journal.
     """
     body = f"{op} {sha or '-'} {rel}".encode()
     return seal_compact(aead, body, _aad(set_id, gen, index)) + b"\n"
@@ -288,8 +288,7 @@ def check(
 ) -> None:
     """Refuse a file at `rel` unless it was a current version at some moment since `before`.
 
-    Refuse `data` (or the file whose hash is `sha`; neither: the file is absent) at `rel` unless it
-    was a current version at some moment since `before`.
+    The file is `data`, or the file whose hash is `sha`; neither: the file is absent.
     """
     if not is_journaled(rel):
         return

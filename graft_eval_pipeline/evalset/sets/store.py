@@ -310,9 +310,9 @@ def _check_case_fits(cs: CaseSet, case: EvalCase, where: str) -> None:
 def _case_dir_names(cs: CaseSet, on_missing: Callable[[EvalError], None] | None = None) -> set[str]:
     """The names in cases/, refusing a pilot case file the journal holds but the folder lacks.
 
-    The names in cases/; in a pilot set, a case file the journal holds but the folder lacks (deleted
-    outside graft-eval) is refused here, so no command runs on a set missing cases; `on_missing`
-    gets each such refusal instead (`validate` lists them all).
+    A case file the journal holds but the folder lacks was deleted outside graft-eval; it is refused
+    here, so no command runs on a set missing cases. `on_missing` gets each such refusal instead
+    (`validate` lists them all).
     """
     cases = cs.dir / CASES_DIR
     names = {p.name for p in cases.iterdir()} if cases.is_dir() else set()
@@ -427,9 +427,8 @@ def write_private(cs: CaseSet, rel: str, text: str) -> None:
 def check_output_target(path: Path, flag: str) -> None:
     """Refuse an output path inside a set's store-only parts.
 
-    `--out` and `--save-baseline` never write into a set's store-only parts (set.json, journal.enc,
-    cases/, cache/, assets/, exports/, labels-inbox/), where a plaintext report would replace sealed
-    data.
+    `--out` and `--save-baseline` never write into set.json, journal.enc, cases/, cache/, assets/,
+    exports/ or labels-inbox/, where a plaintext report would replace sealed data.
     """
     found = store_only_part(path)
     if found is not None:
@@ -474,8 +473,8 @@ def _read_raw(cs: CaseSet, rel_file: str) -> bytes | None:
 def _read_file(cs: CaseSet, rel_file: str) -> str | None:
     """Read one file of the set, opened and checked against the journal in a pilot set.
 
-    Read one file of the set, opening the envelope in a pilot set (AAD `<setId>/<rel_file>`) and
-    refusing it unless it is the version the set's journal holds as current.
+    In a pilot set the envelope is opened (AAD `<setId>/<rel_file>`) and refused unless it is the
+    version the set's journal holds as current.
     """
     if not cs.is_pilot:
         data = _read_raw(cs, rel_file)
@@ -498,8 +497,7 @@ def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
 def _read_sealed(cs: CaseSet, rel_file: str, open_data: Callable[[bytes, bytes], _Plain]) -> _Plain | None:
     """A pilot set's file opened, accepted only if the journal held its bytes as current during the read.
 
-    A pilot set's file opened by `open_data(envelope, key)`, accepted only if the journal held its
-    bytes (or its absence) as current at some moment during the read.
+    The file is opened by `open_data(envelope, key)`; the journal may hold its bytes or its absence.
     """
     key = _key_of(cs)
     before = snapshot(cs.dir, cs.set_id, key)

@@ -306,9 +306,8 @@ def json_depth(data: Any) -> int:
 def lone_surrogate_at(value: Any, loc: str = "") -> str | None:
     """The location of the first string holding a lone surrogate, or None.
 
-    The location of the first string holding a lone surrogate, pydantic style (`inputs.pr.title`,
-    `inputs.files.0.patch`), or None. Model fields are named by their alias; a free-form object's
-    keys come from the file, so they show as `*` and are never quoted.
+    Pydantic style (`inputs.pr.title`, `inputs.files.0.patch`). Model fields are named by their
+    alias; a free-form object's keys come from the file, so they show as `*` and are never quoted.
     """
     if isinstance(value, str):
         return (loc or "(root)") if _SURROGATE.search(value) else None
