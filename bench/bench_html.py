@@ -1,5 +1,7 @@
-"""report.html at 20,000 cases: the file's size, how long headless Chromium takes to open it and
-how long a filter click, a tag, a search and a sort take, each beside its target.
+"""Benchmark of report.html at 20,000 cases in headless Chromium.
+
+The file's size, how long Chromium takes to open it and how long a filter click, a tag, a search
+and a sort take, each beside its target.
 
 Run: .venv/bin/python bench/bench_html.py [--cases 20000] [--repeat 5]
 
@@ -47,8 +49,11 @@ TAGS = ("docs", "ci", "deps", "infra", "auth", "tests", "refactor", "ui")
 
 
 def bench_rows(n: int, seed: int = 7) -> list[CaseRow]:
-    """n pilot-like rows: gold and classes drawn so that every kind occurs (about 3% under, 8% over,
-    2% unavailable, 6% flagged), one to three tags, zero to three rules."""
+    """Pilot-like rows, `n` of them.
+
+    Gold and classes are drawn so that every kind occurs (about 3% under, 8% over, 2% unavailable,
+    6% with a disagreeing verifier), with one to three tags and zero to three rules.
+    """
     rng = random.Random(seed)
     rows = []
     for i in range(n):
@@ -161,7 +166,8 @@ def measure(page_file: Path, repeat: int) -> tuple[list[Timing], dict[str, list[
     """Open the page `repeat` times, each in a fresh tab, and run every action once in each.
 
     Wall times on this shared machine swing with its load, so each figure comes with the CPU
-    time of the page's main thread over the same span (what a quiet machine would take)."""
+    time of the page's main thread over the same span (what a quiet machine would take).
+    """
     from playwright.sync_api import sync_playwright
 
     opens: list[Timing] = []

@@ -1,6 +1,8 @@
-"""The compare page (issue 26 item 3): `graft-eval view --base <run> --new <run>` writes one offline
-page with both runs side by side, each rate's paired difference with its interval and the cases
-that moved, grouped; checked as text and in headless Chromium."""
+"""The compare page (issue 26 item 3), as text and in headless Chromium.
+
+`graft-eval view --base <run> --new <run>` writes one offline page with both runs side by side,
+each rate's paired difference with its interval and the cases that moved, grouped.
+"""
 
 from __future__ import annotations
 
@@ -26,8 +28,11 @@ NEW_RUN = "20261102T100000Z-bbbb"
 
 
 def two_runs() -> tuple[EvalReport, EvalReport]:
-    """60 logic cases, live: c-004 under in base only (fixed), c-007 in new only (newly under),
-    c-010 used more tokens in new (usage only)."""
+    """Two live runs of 60 logic cases.
+
+    c-004 under in base only (fixed), c-007 in new only (newly under), c-010 used more tokens in
+    new (usage only).
+    """
     base = make_report(logic_rows(60, under={4}), llm="live", run_id=BASE_RUN)
     rows = logic_rows(60, under={7})
     rows[10] = rows[10].model_copy(

@@ -1,6 +1,8 @@
-"""report.html v2 (issue 26 item 3): the case data block, the case panel, per-case anchors, search
-and combined filters, paging, readable captions, "scripted" marks, the history charts, checked as
-text and in headless Chromium; the compare page in test_compare_page.py."""
+"""Report.html v2 (issue 26 item 3), as text and in headless Chromium.
+
+The case data block, the case panel, per-case anchors, search and combined filters, paging,
+readable captions, "scripted" marks, the history charts; the compare page in test_compare_page.py.
+"""
 
 from __future__ import annotations
 
@@ -55,8 +57,11 @@ def unavailable(i: int) -> bool:
 
 
 def paged_rows(n: int = CASES) -> list[CaseRow]:
-    """n logic-gold cases: every 10th under-classified, some over-classified or unavailable
-    (`over`, `unavailable`), odd ones tagged docs (even: ci), every 3rd with ci_config fired."""
+    """Logic-gold cases, `n` of them.
+
+    Every 10th under-classified, some over-classified or unavailable (`over`, `unavailable`), odd
+    ones tagged docs (even: ci), every 3rd with ci_config fired.
+    """
     rows = []
     for i in range(n):
         model = "trivial" if under(i) else "sensitive" if over(i) else None if unavailable(i) else "logic"

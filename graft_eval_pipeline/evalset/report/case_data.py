@@ -1,5 +1,6 @@
-"""report.html's cases as one compact JSON block, which a small inline script pages, filters,
-sorts and opens in the case panel.
+"""The cases of report.html as one compact JSON block.
+
+A small inline script pages, filters and sorts them, and opens each in the case panel.
 
 One block rather than a table row per case: at 20,000 cases a rendered table is megabytes of
 markup the browser must lay out before the page answers, while the script renders one page of
@@ -75,8 +76,10 @@ class _Table:
 
 
 def kind_table(lines: Sequence[CaseLine], with_changed: bool) -> list[str]:
-    """The kinds the filters offer: every known one (`changed` only with a baseline), then any
-    other kind a row has, by name."""
+    """The kinds the filters offer.
+
+    Every known one (`changed` only with a baseline), then any other kind a row has, by name.
+    """
     known: list[str] = [k for k in CASE_KINDS if k != "changed" or with_changed]
     extra = sorted({str(k) for line in lines for k in line.kinds} - set(known))
     return [*known, *extra]
@@ -179,8 +182,11 @@ def case_table_data(
 
 
 def json_block(element_id: str, data: Any) -> str:
-    """`data` as an inert `<script type="application/json">`: compact, and with `<`, `>`, `&` and
-    the line separators escaped so no value can close the element or start markup."""
+    """`data` as an inert `<script type="application/json">`.
+
+    Compact, and with `<`, `>`, `&` and the line separators escaped so no value can close the
+    element or start markup.
+    """
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         text = text.replace(char, escaped)

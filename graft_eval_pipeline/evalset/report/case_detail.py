@@ -1,5 +1,6 @@
-"""What report.html's case panel shows beyond a case's row: facts from its card result for every
-set, and its content for the synthetic set alone.
+"""What the case panel of report.html shows beyond a case's row.
+
+Facts from its card result for every set, and its content for the synthetic set alone.
 
 Two tiers because of E8. `CaseFacts` holds classes, claim ids with their status and counts (the
 writer's first pass, whether it escalated, how many files the verifier could not explain): no
@@ -47,8 +48,10 @@ class CaseContent:
 
 @dataclass(frozen=True)
 class CaseDetail:
-    """One case's panel beyond its row: facts when a card result was at hand, content for the
-    synthetic set."""
+    """One case's panel beyond its row.
+
+    Facts when a card result was at hand, content for the synthetic set.
+    """
 
     facts: CaseFacts | None = None
     content: CaseContent | None = None
@@ -100,8 +103,10 @@ def case_details(
 
 
 def for_set_kind(details: Mapping[str, CaseDetail], kind: str) -> dict[str, CaseDetail]:
-    """What report.html may show of `details` for a set of this kind: content for the synthetic
-    set only, facts for every set."""
+    """What report.html may show of `details` for a set of this kind.
+
+    Content for the synthetic set only, facts for every set.
+    """
     if kind == "synthetic":
         return dict(details)
     return {case_id: replace(d, content=None) for case_id, d in details.items() if d.facts is not None}

@@ -1,5 +1,7 @@
-"""The compare page: two runs side by side in one offline HTML file (`graft-eval view --base
-<run> --new <run>`, and the `eval_comparison` asset beside each Dagster run's report).
+"""The compare page: two runs side by side in one offline HTML file.
+
+`graft-eval view --base <run> --new <run>` writes it, and the `eval_comparison` asset beside each
+Dagster run's report.
 
 What the `compare` screen says, for a person in a browser: the verdict with its notes, both runs'
 identity (mode, prompt and engine fingerprints, models, cost), each headline rate with both k/n
@@ -43,8 +45,10 @@ def _usage_key(row: CaseRow) -> tuple[int, int, int, float | None]:
 
 
 def usage_only(base: EvalReport, new: EvalReport, comparison: Comparison) -> list[str]:
-    """Paired cases whose decisions did not change (not in `changed`, not flaky) while their
-    tokens, calls or cost did; ids in order."""
+    """Paired cases whose decisions did not change while their tokens, calls or cost did.
+
+    Not in `changed`, not flaky; ids in order.
+    """
     moved = {c.id for c in comparison.changed} | {c.id for c in comparison.flaky_cases}
     left_out = set(comparison.skipped) | set(comparison.only_in_base) | set(comparison.only_in_new)
     base_rows = {r.id: r for r in base.cases}

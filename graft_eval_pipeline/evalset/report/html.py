@@ -335,8 +335,11 @@ def _failing(value: float | None, limit: Limit | None) -> bool:
 def history_points(
     history: list[HistoryPoint], name: str, current: str, limit: Limit | None
 ) -> list[ChartPoint]:
-    """One headline rate over the runs as chart points: each linked to its run's report.html
-    (a run folder beside this one), marked where the prompt or the engine changed."""
+    """One headline rate over the runs as chart points.
+
+    Each is linked to its run's report.html (a run folder beside this one) and marked where the
+    prompt or the engine changed.
+    """
     points = []
     for k, p in enumerate(history):
         rate = p.evidence.get(name)
@@ -407,9 +410,12 @@ def render_html(
     comparison: Comparison | None = None,
     limits: Mapping[str, Limit] | None = None,
 ) -> str:
-    """The whole report.html. Of `details`, content only for the synthetic set (E8); a live run's
-    `comparison` with its baseline gets its own section; `limits` (the set kind's thresholds)
-    draw the threshold lines of the history charts."""
+    """The whole report.html.
+
+    Of `details`, content only for the synthetic set (E8); a live run's `comparison` with its
+    baseline gets its own section; `limits` (the set kind's thresholds) draw the threshold lines of
+    the history charts.
+    """
     shown = for_set_kind(details or {}, report.set.kind)
     body = "\n".join(
         [
@@ -456,9 +462,12 @@ def set_html(
     comparison: Comparison | None = None,
     limits: Mapping[str, Limit] | None = None,
 ) -> SetHtml:
-    """report.html for a run of `cs`: its history from the set's runs/, and each case's panel:
-    `details` when the run kept them as it went, else derived from the cards in `results` (the
-    set's cases read one at a time; content for the synthetic set only)."""
+    """report.html for a run of `cs`.
+
+    Its history from the set's runs/, and each case's panel: `details` when the run kept them as it
+    went, else derived from the cards in `results` (the set's cases read one at a time; content for
+    the synthetic set only).
+    """
     if details is None and results:
         details = case_details(iter_cases(cs), results, content=cs.meta.kind == "synthetic")
     elif details is None and cs.meta.kind == "synthetic":

@@ -101,8 +101,11 @@ def bar_chart(items: Sequence[tuple[str, int]], label: str, total: int) -> str:
 
 @dataclass(frozen=True)
 class ChartPoint:
-    """One run of a history chart: its rate with the 95% interval, where it links, and what
-    changed since the run before it (a marker is drawn there)."""
+    """One run of a history chart.
+
+    Its rate with the 95% interval, where it links, and what changed since the run before it (a
+    marker is drawn there).
+    """
 
     run_id: str
     label: str  # the run's date, `11-30 14:02`
@@ -117,8 +120,10 @@ class ChartPoint:
 
 
 def nice_axis(values: Sequence[float]) -> tuple[float, float, float]:
-    """(low, high, step) of an axis that holds `values` (rates in [0, 1]) with a little room: a
-    0 → 3.3% move fills the chart rather than 3 pixels of a 0-1 axis."""
+    """(low, high, step) of an axis that holds `values` (rates in [0, 1]) with a little room.
+
+    A 0 → 3.3% move fills the chart rather than 3 pixels of a 0-1 axis.
+    """
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
     span = high - low
     pad = max(span * 0.12, 0.01)
@@ -142,10 +147,12 @@ FAILURE = "#c62828"
 
 
 def line_chart(points: Sequence[ChartPoint], label: str, threshold: float | None = None) -> str:
-    """One rate over runs, oldest left, on an axis scaled to the values, their intervals and the
-    threshold: the 95% interval as a band, the threshold as a dashed line, each point a link to
-    its run's report, a marker where the prompt or the engine changed. Red marks a point beyond
-    the threshold and nothing else; this run is drawn larger with a dark ring.
+    """One rate over runs, oldest left.
+
+    On an axis scaled to the values, their intervals and the threshold: the 95% interval as a
+    band, the threshold as a dashed line, each point a link to its run's report, a marker where the
+    prompt or the engine changed. Red marks a point beyond the threshold and nothing else; this run
+    is drawn larger with a dark ring.
 
     A run where the rate was undefined (empty denominator) breaks the line and the band.
     """

@@ -1,5 +1,7 @@
-"""A past run read back for a person: its report, diffed with the set's baseline, its cases and
-its report.html; and two runs side by side on the compare page.
+"""A past run read back for a person, and two runs side by side.
+
+Its report, diffed with the set's baseline, its cases and its report.html; and the compare page
+of two runs.
 
 What `graft-eval cases` lists and `graft-eval view` renders; ids, classes and rules only (E8).
 """
@@ -45,9 +47,11 @@ class RunView:
         return self.run_dir / HTML_FILE
 
     def write_html(self, results: Mapping[str, CardResult] | None = None) -> tuple[Path, list[str]]:
-        """(Re)write the run's report.html: its history up to this run, today's baseline verdict (and a live
-        run's comparison with that baseline);
-        with a warning for each past report the history left out."""
+        """(Re)write the run's report.html.
+
+        Its history up to this run, today's baseline verdict (and a live run's comparison with that
+        baseline); with a warning for each past report the history left out.
+        """
         baseline = load_any_report(self.baseline) if self.baseline.is_file() else None
         thresholds = load_thresholds(THRESHOLDS_FILE) if THRESHOLDS_FILE.is_file() else {}
         comparison = live_comparison(baseline, self.report, margins_for(self.report, thresholds))
@@ -81,8 +85,10 @@ def compare_file_name(base_run_id: str) -> str:
 
 
 def report_href(report_json: Path, page_dir: Path) -> str | None:
-    """A relative link from a page in `page_dir` to the report.html beside `report_json`, when
-    that is a run folder's report (a baseline file has no report.html)."""
+    """A relative link from a page in `page_dir` to the report.html beside `report_json`.
+
+    Only when that is a run folder's report (a baseline file has no report.html).
+    """
     if report_json.name != REPORT_FILE:
         return None
     target = report_json.resolve().parent / HTML_FILE
@@ -118,8 +124,10 @@ class CompareView:
 def view_comparison(
     base_ref: str | None, new_ref: str | None, cs: CaseSet | None, out: Path | None
 ) -> CompareView:
-    """`graft-eval view --base <run> --new <run>`: the two runs compared (the set's margins from
-    thresholds.json) and written as one page: at `out`, or beside the new run's report.html."""
+    """`graft-eval view --base <run> --new <run>`: the two runs compared and written as one page.
+
+    With the set's margins from thresholds.json; at `out`, or beside the new run's report.html.
+    """
     base_json, new_json = compare_paths(base_ref, new_ref, cs)
     base, new = load_report(base_json), load_report(new_json)
     thresholds = load_thresholds(THRESHOLDS_FILE) if THRESHOLDS_FILE.is_file() else {}
