@@ -14,7 +14,7 @@ from graft_eval_pipeline.evalset.report.files import (
     REPORT_FILE,
     load_report,
 )
-from graft_eval_pipeline.evalset.report.headline import headline_metadata
+from graft_eval_pipeline.evalset.report.headline import plotted_metadata, rate_evidence
 from graft_eval_pipeline.evalset.report.history_table import DEFAULT_LAST, read_history
 from graft_eval_pipeline.evalset.report.html import CaseDetail, case_detail
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
@@ -64,7 +64,6 @@ __all__ = [
     "dagster_check_passed",
     "default_baseline_path",
     "gate_baseline",
-    "headline_metadata",
     "latest_report_summary",
     "load_report",
     "load_thresholds",
@@ -72,7 +71,9 @@ __all__ = [
     "new_run_id",
     "no_run_yet",
     "open_run",
+    "plotted_metadata",
     "publish_run",
+    "rate_evidence",
     "read_history",
     "render_schemas",
     "run_dirs",

@@ -26,7 +26,7 @@ from graft_eval_pipeline.evalset.report.files import (
 )
 from graft_eval_pipeline.evalset.report.html import CaseDetail, set_html
 from graft_eval_pipeline.evalset.report.legacy import ReportV1
-from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
+from graft_eval_pipeline.evalset.report.render import baseline_summary, render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.runs import latest_run
 from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
@@ -157,7 +157,8 @@ def check_run(
     strict: bool,
     accept_if_changed: str | None = None,
 ) -> CheckedRun:
-    """Diff against the baseline, check the thresholds, render report.md (CLI and main job).
+    """Diff against the baseline, check the thresholds, say in report.json what changed
+    (`baseline`: changed cases, usage apart), render report.md (CLI and main job).
 
     A live run is also compared with the baseline case by case: its answers vary from run to run,
     so its baseline gate is the comparison's verdict rather than equality. `accept_if_changed`,
@@ -167,6 +168,7 @@ def check_run(
     diff = diff_reports(baseline, report) if baseline is not None else None
     comparison = live_comparison(baseline, report, margins_for(report, thresholds))
     checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict, comparison))
+    checked = checked.model_copy(update={"baseline": baseline_summary(checked, diff)})
     accept = accept_if_changed if diff is None or not diff.equal else None
     return CheckedRun(checked, diff, render_markdown(checked, diff, accept, comparison), comparison, accept)
 

@@ -170,7 +170,7 @@ async def _run_fake(options: RunOptions, total: int, tally: RunTally, results: C
         tally.add(index, case, trial_row(item, row))
         if item.trial == 0:  # the card results file keeps trial 0's cards
             results.add(case, result)
-        progress.case(case.id, result)
+        progress.case(case.id, result, gold=row.gold.risk if row.gold is not None else None)
 
     items = trial_items(selected_cases(options), options.trials)
     await stream_pool(items, run_one, options.effective_concurrency, done)
