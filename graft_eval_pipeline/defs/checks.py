@@ -170,7 +170,8 @@ def baseline_check(published: PublishedRun, match_required: bool, partition: str
     if not passed and checked.comparison is not None:
         why = f"set {partition}: {comparison_failure(checked.comparison)}"
     elif not passed and diff is None:
-        why = f"set {partition}: no baseline to match; save one with the accept command"
+        why = f"set {partition}: no baseline to match; save one with `graft-eval run --save-baseline`"
+        why += " (accept_command)" if checked.accept is not None else " once the thresholds pass"
     return dg.AssetCheckResult(
         check_name=BASELINE_CHECK,
         passed=passed,
@@ -195,7 +196,9 @@ def comparison_failure(comparison: Comparison) -> str:
     return f"passed: {comparison.verdict}, no blocker"
 
 
-def comparison_check(comparison: Comparison, metadata: dict[str, dg.RawMetadataValue]) -> dg.AssetCheckResult:
+def comparison_check(
+    comparison: Comparison, metadata: "dict[str, dg.RawMetadataValue]"
+) -> dg.AssetCheckResult:
     """no_regression: fails on a regressed rate, a rate worse than its margin or a blocker, and
     says which in its description."""
     return dg.AssetCheckResult(

@@ -47,10 +47,21 @@ def test_a_prompt_edit_leaves_decisions_green_and_shows_the_usage_change(
     )
     match = check_metadata(result, "baseline_match")
     assert match["decisions_equal"] is True and match["changed_case_ids"] == []
-    assert match["verdict"].startswith("decisions match; usage differs (28 case(s)")
+    # one meaning of changed (issue 26 item 1): no changed cases, usage moved, on every check
+    assert match["verdict"].startswith("no changed cases; usage moved (28 case(s)")
+    evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    assert evaluations["baseline_match"].description == f"set synthetic: baseline {match['verdict']}"
+    warning = evaluations["baseline_usage"]
+    assert warning.severity == dg.AssetCheckSeverity.WARN and warning.description is not None
+    assert warning.description.startswith(
+        "set synthetic: usage moved (a warning; usage alone never makes a changed case): usage: input tokens"
+    )
     comparison = comparison_metadata(result)
-    assert comparison["verdict"] == "no clear difference" and comparison["against"] == "baseline"
+    assert comparison["rates_verdict"] == "no clear difference" and comparison["against"] == "baseline"
+    assert comparison["verdict"] == "passed: no clear difference, no blocker"
     assert comparison["changed_cases"] == [] and comparison["blockers"] == []
+    assert comparison["usage_moved"] is True
+    assert "Changed cases: none; usage moved" in comparison["comparison"]
     # the change each rate could detect, as numbers, and beside every "no clear difference"
     detectable = comparison["detectable"]
     records = {r.data["rate"]: r.data for r in comparison["rates"].records}
@@ -118,7 +129,7 @@ def test_changed_decisions_fail_the_match_and_the_comparison_still_explains_them
     comparison = comparison_metadata(result)
     assert (
         comparison["changed_cases"] == ["syn-004-ci-workflow"]
-        and comparison["verdict"] == "no clear difference"
+        and comparison["rates_verdict"] == "no clear difference"
     )
     (report_path,) = (synthetic / "runs").glob("*/report.json")
     assert comparison["new_run_id"] == load_report(report_path).run_id  # one run id for both
@@ -139,5 +150,5 @@ def test_without_a_baseline_the_comparison_uses_the_previous_report(
     assert comparison["compared"] is True and comparison["against"] == "previous report"
     first_run_id = first.asset_materializations_for_node("eval_report")[0].metadata["run_id"].value
     assert comparison["base_run_id"] == first_run_id != comparison["new_run_id"]
-    assert comparison["verdict"] == "no clear difference"
+    assert comparison["rates_verdict"] == "no clear difference"
     assert "| underClassificationFinal | lower | 0.0000 (0/30) | 0.0000 (0/30) |" in comparison["comparison"]

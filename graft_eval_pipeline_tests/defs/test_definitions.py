@@ -83,14 +83,17 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     synthetic = copy_synthetic(tmp_path, baseline=True)
     result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
     assert result.success
-    # the synthetic set has one labeler: agreement is not measured, so its (warning) check fails
+    # the synthetic set has one labeler: agreement is not measured, so its check is skipped
     assert check_results(result) == {
         "thresholds": True,
         "baseline_match": True,
         "baseline_usage": True,
         "no_regression": True,
-        "risk_kappa_meets_target": False,
+        "risk_kappa_meets_target": True,
     }
+    kappa = next(e for e in result.get_asset_check_evaluations() if e.check_name == "risk_kappa_meets_target")
+    assert kappa.description == "skipped: no double-labelled pair (assign-double adds some)"
+    assert meta_value(kappa.metadata, "skipped") is True
 
     (report_path,) = (synthetic / "runs").glob("*/report.json")
     dagster_report = load_report(report_path)

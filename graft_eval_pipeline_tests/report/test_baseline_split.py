@@ -86,8 +86,8 @@ def test_the_summary_shows_usage_totals_the_changed_decisions_and_the_accepting_
     accept = accept_command(tmp_path / "synthetic", tmp_path / "baselines" / "synthetic.json", live=False)
     text = summary_text(cur, diff, check_thresholds(cur, MATCH, diff, False), accept)
     assert (
-        "baseline: decisions differ (1 case(s), " in text
-        and "usage differs (40 case(s), 3 report field(s))" in text
+        "baseline: decisions differ (1 changed case(s), " in text
+        and "usage moved (40 case(s), 3 report field(s))" in text
     )
     assert "  c-003: model logic → trivial" in text and "  c-003: final logic → trivial" in text
     assert "  usage: input tokens 40000 → 48000, cost USD 0.12 → 0.144 (in 40 case(s)); not blocking" in text
@@ -101,7 +101,7 @@ def test_the_summary_shows_usage_totals_the_changed_decisions_and_the_accepting_
         "- c-003: final logic → trivial" in md
         and "input tokens" not in md.split("## Changed cases")[1].split("##")[0]
     )
-    assert "## Usage changes" in md and "```\n" + accept + "\n```" in md
+    assert "## Usage moved" in md and "```\n" + accept + "\n```" in md
     details = baseline_check_details(cur, diff, accept)
     assert details.changed_cases == ["c-003"] and details.accept_command == accept
     assert details.decisions_equal is False and details.usage_equal is False

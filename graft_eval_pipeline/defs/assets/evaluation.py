@@ -261,7 +261,7 @@ def set_thresholds() -> dict[str, ThresholdBlock]:
     return load_thresholds(THRESHOLDS_FILE)
 
 
-def report_file_metadata(cs: CaseSet, out: Path, run_id: str) -> dict[str, dg.RawMetadataValue]:
+def report_file_metadata(cs: CaseSet, out: Path, run_id: str) -> "dict[str, dg.RawMetadataValue]":
     """The run's files: `open_report` says how to open report.html (a browser does not follow a
     file:// link from the UI's http page, so a URL entry would not open either), and each file is
     a path entry (a click copies it)."""

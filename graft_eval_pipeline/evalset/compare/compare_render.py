@@ -155,7 +155,7 @@ def _change_text(change: CaseChange) -> str:
     shown = {"final", "model", "status"}
     others = [f for f in change.fields if f not in shown]
     if others:
-        parts.append(", ".join(others) + " changed")
+        parts.append("also " + ", ".join(others))
     gold = f" (gold {change.gold})" if change.gold else " (no gold)"
     notes = f": {', '.join(change.notes)}" if change.notes else ""
     return f"{change.id}: {', '.join(parts)}{gold}{notes}"

@@ -6,7 +6,13 @@ What other stages, `defs/` and `cli/` may use; everything else is internal to th
 
 from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
 from graft_eval_pipeline.evalset.report.brief import brief_markdown
-from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
+from graft_eval_pipeline.evalset.report.case_kinds import (
+    CASE_KINDS,
+    KIND_MEANINGS,
+    KIND_TITLES,
+    CaseKind,
+    CaseLine,
+)
 from graft_eval_pipeline.evalset.report.files import (
     HTML_FILE,
     MARKDOWN_FILE,
@@ -44,6 +50,7 @@ __all__ = [
     "CASE_KINDS",
     "DEFAULT_LAST",
     "HTML_FILE",
+    "KIND_MEANINGS",
     "KIND_TITLES",
     "MARKDOWN_FILE",
     "PARQUET_FILE",

@@ -466,8 +466,8 @@ class UsageMove(CamelModel):
     """One usage total that moved against the baseline: tokens, calls or cost."""
 
     name: str
-    baseline: float | None
-    current: float | None
+    baseline: int | float | None
+    current: int | float | None
 
 
 class BaselineSummary(CamelModel):
