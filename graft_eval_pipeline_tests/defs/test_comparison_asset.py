@@ -10,6 +10,7 @@ import dagster as dg
 import pytest
 
 from graft_eval_pipeline.evalset.report.files import load_report
+from graft_eval_pipeline.evalset.sets.store import open_set, read_case, write_case
 from graft_eval_pipeline_tests.builders import copy_synthetic
 from graft_eval_pipeline_tests.conftest import InstanceWith
 from graft_eval_pipeline_tests.defs.test_definitions import (
@@ -152,3 +153,21 @@ def test_without_a_baseline_the_comparison_uses_the_previous_report(
     assert comparison["base_run_id"] == first_run_id != comparison["new_run_id"]
     assert comparison["rates_verdict"] == "no clear difference"
     assert "| underClassificationFinal | lower | 0.0000 (0/30) | 0.0000 (0/30) |" in comparison["comparison"]
+
+
+def test_no_regression_failing_on_a_blocker_says_so(tmp_path: Path, instance_with: InstanceWith) -> None:
+    """Issue 26 item 5: a blocker failed the check with no description and "no clear difference"."""
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    cs = open_set(synthetic, None)
+    case = read_case(cs, "syn-001-docs-typo")  # the fake model keeps it trivial: newly under sensitive gold
+    write_case(
+        cs, case.model_copy(update={"labels": [case.labels[0].model_copy(update={"risk": "sensitive"})]})
+    )
+    result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
+    evaluation = next(e for e in result.get_asset_check_evaluations() if e.check_name == "no_regression")
+    assert not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR
+    assert evaluation.description == "failed: 1 blocker(s) (syn-001-docs-typo), whatever the rates say"
+    comparison = comparison_metadata(result)
+    assert comparison["verdict"] == evaluation.description
+    assert comparison["rates_verdict"] == "no clear difference"  # one case: the rates cannot tell
+    assert [b["id"] for b in comparison["blockers"]] == ["syn-001-docs-typo"]

@@ -307,6 +307,13 @@ def test_report_checks_are_blocking(check: str) -> None:
     assert specs[check].blocking
 
 
+def test_the_usage_check_is_a_warning_not_a_blocking_check() -> None:
+    """Issue 26 item 5: baseline_usage showed as "a blocking asset check" with "Failed"."""
+    spec = {s.name: s for s in eval_report.check_specs}["baseline_usage"]
+    assert not spec.blocking
+    assert spec.description is not None and spec.description.startswith("A warning, never blocking")
+
+
 def test_label_inbox_flows_into_the_cases_and_low_kappa_warns(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
@@ -348,3 +355,5 @@ def test_label_inbox_flows_into_the_cases_and_low_kappa_warns(
     assert check_results(result) == {"risk_kappa_meets_target": False}
     (evaluation,) = result.get_asset_check_evaluations()
     assert evaluation.severity == dg.AssetCheckSeverity.WARN
+    assert evaluation.description is not None
+    assert evaluation.description.startswith("warning: risk kappa below 0.6 or undefined for ")
