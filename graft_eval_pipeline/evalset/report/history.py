@@ -1,8 +1,9 @@
 """How the headline rates moved over a set's runs: `runs/<runId>/report.json`, oldest first
 (the HTML report's history charts, and `graft-eval history` through history_table.py).
 
-Only the metrics of each report are read (through the untrusted-file reader, without validating
-every case row), so a set with many large runs still renders quickly. A report that cannot be read
+Only the metrics, prompt (version and fingerprints) and trial count of each report are read
+(through the untrusted-file reader, without validating every case row), so a set with many large
+runs still renders quickly. A report that cannot be read
 (damaged, hostile, of another shape) is skipped with a one-line warning naming it: a past run never
 stops a new one.
 """
