@@ -269,7 +269,9 @@ def check_failing_page(browser: Any, run_dir: Path) -> None:
     page.goto((run_dir / "report.html").as_uri())
     assert page.locator("#threshold-verdict").inner_text() == "1 of 4 thresholds fail"
     assert (
-        page.locator("#baseline-verdict").inner_text().startswith("differs from the baseline: 1 case field")
+        page.locator("#baseline-verdict")
+        .inner_text()
+        .startswith("baseline: decisions differ (1 changed case(s), ")
     )
     page.get_by_role("button", name="changed since the baseline (1)").click()
     assert visible_ids(page) == ["syn-004-ci-workflow"]
