@@ -1,7 +1,9 @@
-"""Every asset check: its name, description and spec (what the UI lists), and the results the
-assets attach (`eval_report`'s three, `labeler_agreement`'s kappa, `rescanned_cases`' secrets;
-`eval_comparison` builds its own from the comparison it shows). A failing check's metadata says
-what failed by metric, value and limit, or by case id, and how to accept an intended change.
+"""Every asset check: its name, description and spec, and the results the assets attach.
+
+The spec is what the UI lists. The assets attach the results: `eval_report`'s three,
+`labeler_agreement`'s kappa, `rescanned_cases`' secrets; `eval_comparison` builds its own from the
+comparison it shows. A failing check's metadata says what failed by metric, value and limit, or by
+case id, and how to accept an intended change.
 """
 
 import warnings
@@ -60,9 +62,11 @@ RESCAN_DESCRIPTION = (
 
 
 def case_set_check(name: str, asset: str, description: str, *, blocking: bool = False) -> dg.AssetCheckSpec:
-    """A check partitioned like its asset, so each set's check status is its own in the UI (an
-    unpartitioned check shows whichever set ran last). Dagster marks a partitioned check spec as
-    a preview feature and warns on each definition; the warning is silenced here, once."""
+    """A check partitioned like its asset, so each set's check status is its own in the UI.
+
+    An unpartitioned check shows whichever set ran last. Dagster marks a partitioned check spec as a
+    preview feature and warns on each definition; the warning is silenced here, once.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dg.PreviewWarning)
         return dg.AssetCheckSpec(
@@ -93,9 +97,11 @@ def _value_text(value: float | bool | None) -> str:
 
 
 def thresholds_check(results: list[ThresholdResult], partition: str) -> dg.AssetCheckResult:
-    """What failed, by metric, value, limit and verdict; provisional failures do not fail it.
-    The baseline match is baseline_match's; a usage match thresholds.json asks for gates here
-    (baseline_usage itself is a warning)."""
+    """What failed, by metric, value, limit and verdict.
+
+    Provisional failures do not fail it. The baseline match is baseline_match's; a usage match
+    thresholds.json asks for gates here (baseline_usage itself is a warning).
+    """
     limits = [r for r in results if r.name != "matchBaseline"]
     failed = [r for r in limits if not r.passed]
     fatal = [] if dagster_check_passed(limits) else [r for r in failed if not r.provisional or r.insufficient]
@@ -142,8 +148,11 @@ def thresholds_check(results: list[ThresholdResult], partition: str) -> dg.Asset
 
 
 def baseline_check(published: PublishedRun, match_required: bool, partition: str) -> dg.AssetCheckResult:
-    """The decisions against the baseline: `compared` only when a baseline existed; the verdict
-    by part, what changed, and the command that accepts it."""
+    """The decisions against the baseline.
+
+    `compared` only when a baseline existed; the verdict by part, what changed, and the command that
+    accepts it.
+    """
     checked = published.checked
     details = baseline_check_details(checked.report, checked.diff, checked.accept)
     match = next((r for r in checked.report.thresholds if r.name == "matchBaseline"), None)
@@ -199,8 +208,10 @@ def comparison_failure(comparison: Comparison) -> str:
 def comparison_check(
     comparison: Comparison, metadata: "dict[str, dg.RawMetadataValue]"
 ) -> dg.AssetCheckResult:
-    """no_regression: fails on a regressed rate, a rate worse than its margin or a blocker, and
-    says which in its description."""
+    """The no_regression check: fails on a regressed rate, a worse-than-margin rate or a blocker.
+
+    Its description says which.
+    """
     return dg.AssetCheckResult(
         check_name=COMPARISON_CHECK,
         passed=not comparison.failed,
@@ -217,8 +228,10 @@ def accept_markdown(command: str) -> dg.MarkdownMetadataValue:
 
 
 def usage_check(published: PublishedRun, usage_required: bool, partition: str) -> dg.AssetCheckResult:
-    """Tokens, calls and cost against the baseline: reported (a warning) unless thresholds.json
-    makes them blocking."""
+    """Tokens, calls and cost against the baseline.
+
+    Reported (a warning) unless thresholds.json makes them blocking.
+    """
     checked = published.checked
     diff = checked.diff
     usage = baseline_check_details(checked.report, diff, None).usage
@@ -252,8 +265,11 @@ def usage_check(published: PublishedRun, usage_required: bool, partition: str) -
 
 
 def kappa_check(report: AgreementReport) -> dg.AssetCheckResult:
-    """A warning below the guide's target or on an undefined kappa; skipped (passes, saying so)
-    when no pair of labelers was compared: a single-labeler set has nothing to agree on."""
+    """A warning below the guide's target or on an undefined kappa.
+
+    Skipped (passes, saying so) when no pair of labelers was compared: a single-labeler set has
+    nothing to agree on.
+    """
     metadata: dict[str, dg.RawMetadataValue] = {
         "target": TARGET_RISK_KAPPA,
         "pairs_compared": len(report.pairs),

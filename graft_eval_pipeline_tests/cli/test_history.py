@@ -1,7 +1,9 @@
-"""`graft-eval history` (issue 15, "done when"): how the headline rates moved over a set's last
-runs, from the CLI: run id, mode, prompt version and fingerprint prefix, engine fingerprint prefix,
-trials, k/n and value (under-classification with its upper bound), the verdict; ids and numbers
-only."""
+"""`graft-eval history` (issue 15, "done when").
+
+How the headline rates moved over a set's last runs, from the CLI: run id, mode, prompt version and
+fingerprint prefix, engine fingerprint prefix, trials, k/n and value (under-classification with its
+upper bound), the verdict; ids and numbers only.
+"""
 
 from __future__ import annotations
 

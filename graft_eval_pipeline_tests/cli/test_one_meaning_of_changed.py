@@ -1,7 +1,10 @@
-"""One meaning of "changed" (issue 26 item 1): after a wording-only prompt edit no class moves
-and the token counts do, and every surface says "no changed cases, usage moved": report.json,
-report.md, report.html, `cases --only changed`, `summary` and `compare`. (The Dagster checks say
-it too: defs/test_comparison_asset.py.) One decision moved instead is a changed case on each."""
+"""One meaning of "changed" (issue 26 item 1).
+
+After a wording-only prompt edit no class moves and the token counts do, and every surface says "no
+changed cases, usage moved": report.json, report.md, report.html, `cases --only changed`, `summary` and
+`compare`. (The Dagster checks say it too: defs/test_comparison_asset.py.) One decision moved instead is a
+changed case on each.
+"""
 
 from __future__ import annotations
 

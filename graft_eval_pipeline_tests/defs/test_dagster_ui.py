@@ -1,6 +1,8 @@
-"""A Dagster UI that explains itself (issue 15 §3): what the instance records for the evaluation
-(numeric rates, check results that say what failed, report paths), descriptions, the nightly
-schedule, the export dependency and progress logging."""
+"""A Dagster UI that explains itself (issue 15 §3).
+
+What the instance records for the evaluation (numeric rates, check results that say what failed,
+report paths), descriptions, the nightly schedule, the export dependency and progress logging.
+"""
 
 from __future__ import annotations
 
@@ -223,8 +225,10 @@ def test_checks_sensors_schedules_and_jobs_have_descriptions_and_the_schedule_is
 
 
 def test_the_evaluation_waits_on_no_materializable_asset_outside_it() -> None:
-    """A set filled by `graft-eval export` or committed (synthetic) has no exported_cases
-    materialization: the UI must not call that missing upstream data."""
+    """A set filled by `graft-eval export` or committed (synthetic) has no exported_cases materialization.
+
+    The UI must not call that missing upstream data.
+    """
     graph = defs.resolve_asset_graph()
     evaluation = {k for k in graph.get_all_asset_keys() if graph.get(k).group_name == EVALUATION_GROUP}
     outside = {p for k in evaluation for p in graph.get(k).parent_keys if p not in evaluation}
@@ -245,8 +249,10 @@ def ticking(step_ms: int) -> Callable[[], int]:
 
 
 def harness_log_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step_ms: int) -> list[str]:
-    """What a 120-case harness step logs (not its Dagster events) when each clock reading moves
-    `step_ms`."""
+    """What a 120-case harness step logs (not its Dagster events).
+
+    Each reading of the run's clock moves `step_ms`.
+    """
     monkeypatch.setattr(run_options, "monotonic_ms", ticking(step_ms))
     seeds = read_cases(open_set(SYNTHETIC_DIR, None))
     cs = make_synthetic_set(tmp_path / "big")

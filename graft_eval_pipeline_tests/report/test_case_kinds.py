@@ -1,5 +1,7 @@
-"""The one meaning of "changed" (scoring/changes.py) and failure kinds that match the errors
-against gold (issue 26 items 1 and 4), on hand-built rows."""
+"""The one meaning of "changed" and failure kinds that match the errors against gold.
+
+Issue 26 items 1 and 4 (scoring/changes.py, report/case_kinds.py), on hand-built rows.
+"""
 
 from __future__ import annotations
 

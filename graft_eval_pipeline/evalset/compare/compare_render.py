@@ -1,5 +1,6 @@
-"""A comparison as text (the `graft-eval compare` screen), as markdown (report.md and Dagster
-metadata) and as a section of report.html.
+"""A comparison as text, as markdown and as a section of report.html.
+
+The text is the `graft-eval compare` screen; the markdown goes into report.md and Dagster metadata.
 
 Ids, classes, counts and rates only, like the comparison itself.
 """
@@ -64,8 +65,10 @@ def _interval(rate: RateComparison) -> str:
 
 
 def detectable_text(rate: RateComparison) -> str:
-    """What a "no clear difference" can and cannot rule out: the change this comparison would
-    have caught with 80% power (`RateComparison.detectable`)."""
+    """What a "no clear difference" can and cannot rule out.
+
+    The change this comparison would have caught with 80% power (`RateComparison.detectable`).
+    """
     if rate.detectable is None:
         return "too few shared cases to detect any change"
     return f"could detect changes of ≥ {rate.detectable:.4f}"
@@ -108,8 +111,10 @@ MAX_COST_DECIMALS = 8
 
 
 def moved_numbers(old: float, new: float, decimals: int = 4) -> tuple[str, str]:
-    """Two amounts with enough decimals that values which differ never print alike
-    (`$0.2570 → $0.2570` when it moved is shown as `0.25704 → 0.25698`), up to 8 decimals."""
+    """Two amounts with enough decimals that values which differ never print alike.
+
+    `$0.2570 → $0.2570` when it moved is shown as `0.25704 → 0.25698`; at most 8 decimals.
+    """
     while decimals < MAX_COST_DECIMALS and old != new and f"{old:.{decimals}f}" == f"{new:.{decimals}f}":
         decimals += 1
     return f"{old:.{decimals}f}", f"{new:.{decimals}f}"
@@ -162,8 +167,10 @@ def _change_text(change: CaseChange) -> str:
 
 
 def changed_line(comparison: Comparison) -> str:
-    """`changed cases: none; usage moved` or `changed cases: 2; usage unchanged` (one definition:
-    a decision field moved, scoring/changes.py)."""
+    """`changed cases: none; usage moved` or `changed cases: 2; usage unchanged`.
+
+    One definition of a changed case: a decision field moved (scoring/changes.py).
+    """
     usage = "usage moved" if comparison.usage_moved else "usage unchanged"
     return f"changed cases: {len(comparison.changed) or 'none'}; {usage}"
 
@@ -237,8 +244,11 @@ MARGIN_RULE = (
 
 
 def margin_text(m: NonInferiority) -> str:
-    """`underClassificationFinal: not worse (within margin) (margin 0.0300): new − base +0.0100
-    [-0.0200, +0.0250] (3/100 → 4/100)`."""
+    """One rate's comparison line, for example.
+
+    `underClassificationFinal: not worse (within margin) (margin 0.0300): new − base +0.0100
+    [-0.0200, +0.0250] (3/100 → 4/100)`.
+    """
     if m.difference is None or m.low is None or m.high is None:
         interval = "n/a"
     else:

@@ -1,5 +1,6 @@
-"""Which cases of a run to look at, and why: the per-case drill-down of report.md, report.html
-and `graft-eval cases`.
+"""Which cases of a run to look at, and why.
+
+The per-case drill-down of report.md, report.html and `graft-eval cases`.
 
 Each failure kind is an error against gold: under- or over-classified (final class below or
 above gold), unavailable (no card), a missed flag (gold says flag, the verifier agreed), a false

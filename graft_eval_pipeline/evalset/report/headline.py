@@ -1,5 +1,7 @@
-"""The headline rates: what report.html shows first, plots over runs, and what Dagster records
-as numeric metadata on `eval_metrics` so it can plot them over runs and partitions.
+"""The headline rates: what report.html shows first and Dagster records as numeric metadata.
+
+report.html plots them over runs; Dagster records them on `eval_metrics` so it can plot them over
+runs and partitions.
 
 Each is a rate of the metrics with its evidence (k of n and the 95% interval); every view
 (HTML, brief, Dagster) reads it from here.
@@ -97,8 +99,10 @@ def plotted_key(name: str) -> str:
 
 
 def plotted_metadata(metrics: Metrics) -> dict[str, float | None]:
-    """The numbers Dagster plots over runs and partitions, in PLOTTED_RATES order, then the cost
-    (`<rank>_cost_usd`); null on an empty denominator or an unpriced model."""
+    """The numbers Dagster plots over runs and partitions, in PLOTTED_RATES order, then the cost.
+
+    The cost's key is `<rank>_cost_usd`; a value is null on an empty denominator or an unpriced model.
+    """
     values: dict[str, float | None] = {}
     for name in PLOTTED_RATES:
         rate = getattr(metrics, snake_name(name))
@@ -109,8 +113,10 @@ def plotted_metadata(metrics: Metrics) -> dict[str, float | None]:
 
 
 def rate_evidence(metrics: Metrics) -> dict[str, dict[str, object]]:
-    """Each plotted rate's k, n, 95% interval and (safety rates) upper bound: one JSON entry
-    beside the plotted numbers, so the intervals do not crowd the Plots tab."""
+    """Each plotted rate's k, n, 95% interval and (safety rates) upper bound.
+
+    One JSON entry beside the plotted numbers, so the intervals do not crowd the Plots tab.
+    """
     evidence: dict[str, dict[str, object]] = {}
     for name in PLOTTED_RATES:
         rate = getattr(metrics, snake_name(name))

@@ -138,10 +138,11 @@ class CheckedRun:
 def live_comparison(
     baseline: EvalReport | ReportV1 | None, report: EvalReport, margins: dict[str, float] | None = None
 ) -> Comparison | None:
-    """A live run case by case against its baseline (its answers vary, so equality says little),
-    with the set kind's non-inferiority `margins`; None for a fake run, a version-1 baseline (its
-    rows are not CaseRows) or no case in common (the gate then falls back to equality, which
-    fails)."""
+    """A live run case by case against its baseline, with the set kind's non-inferiority `margins`.
+
+    Its answers vary, so equality says little. None for a fake run, a version-1 baseline (its rows
+    are not CaseRows) or no case in common (the gate then falls back to equality, which fails).
+    """
     if not isinstance(baseline, EvalReport) or report.llm != "live":
         return None
     try:
@@ -154,9 +155,11 @@ BASELINE_GATES = ("matchBaseline", "regressionVsBaseline")
 
 
 def accepting_helps(report: EvalReport, diff: BaselineDiff | None) -> bool:
-    """Whether saving these results as the baseline could resolve anything: they differ from the
-    baseline (or there is none), some case was scored, and no limit of thresholds.json fails
-    outside a provisional block (a failing `max 0` fails against any baseline)."""
+    """Whether saving these results as the baseline could resolve anything.
+
+    They differ from the baseline (or there is none), some case was scored, and no limit of
+    thresholds.json fails outside a provisional block (a failing `max 0` fails against any baseline).
+    """
     if report.set.scored == 0 or (diff is not None and diff.equal):
         return False
     return not any(
@@ -172,12 +175,14 @@ def check_run(
     strict: bool,
     accept_if_changed: str | None = None,
 ) -> CheckedRun:
-    """Diff against the baseline, check the thresholds, say in report.json what changed
-    (`baseline`: changed cases, usage apart), render report.md (CLI and main job).
+    """Diff against the baseline, check the thresholds, record what changed, render report.md.
 
-    A live run is also compared with the baseline case by case: its answers vary from run to run,
-    so its baseline gate is the comparison's verdict rather than equality. `accept_if_changed`,
-    the command that would make these results the baseline, is shown where accepting can help
+    What changed goes into report.json's `baseline` (changed cases, usage apart). Used by the CLI
+    and the main job.
+
+    A live run is also compared with the baseline case by case: its answers vary from run to run, so
+    its baseline gate is the comparison's verdict rather than equality. `accept_if_changed`, the
+    command that would make these results the baseline, is shown where accepting can help
     (`accepting_helps`).
     """
     diff = diff_reports(baseline, report) if baseline is not None else None
@@ -226,8 +231,10 @@ def publish_run(
 
 
 def gate_baseline(cs: CaseSet, baseline: Path | None) -> EvalReport | None:
-    """The baseline report a run of `cs` is gated on (`--baseline`, else the set's own), when it
-    is a current report (a version-1 baseline is compared by value only)."""
+    """The baseline report a run of `cs` is gated on, when it is a current report.
+
+    `--baseline`, else the set's own; a version-1 baseline is compared by value only.
+    """
     path = baseline or default_baseline_path(cs.dir, cs.meta)
     found = load_any_report(path) if path.is_file() else None
     return found if isinstance(found, EvalReport) else None

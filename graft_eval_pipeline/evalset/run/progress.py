@@ -1,4 +1,4 @@
-"""Progress of a run, in one of three views:
+"""Progress of a run, in one of three views.
 
 - a line per finished case (the default of `RunOptions.progress`);
 - with `ProgressEvery`, a summary every N cases or seconds (none in a run shorter than a second)
@@ -20,8 +20,11 @@ SUMMARY_PARTS = 10  # default summary step: a tenth of the run
 
 
 class CaseProgress:
-    """Told about each finished case; writes to `options.progress_bar` when there is one, else
-    to `options.progress` (nothing when both are None)."""
+    """Told about each finished case.
+
+    Writes to `options.progress_bar` when there is one, else to `options.progress` (nothing when
+    both are None).
+    """
 
     def __init__(self, options: RunOptions, total: int) -> None:
         self.sink = options.progress
@@ -49,8 +52,11 @@ class CaseProgress:
         skipped: str = "budget",
         gold: RiskClass | None = None,
     ) -> None:
-        """One finished case: `result` None means it was skipped (its floor class and why given);
-        `gold` (the case's gold class, if any) marks an under-classified case as it happens."""
+        """One finished case.
+
+        `result` None means it was skipped (its floor class and why given); `gold` (the case's
+        gold class, if any) marks an under-classified case as it happens.
+        """
         if self.sink is None and self.bar is None:
             return
         line = (

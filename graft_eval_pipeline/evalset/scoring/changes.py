@@ -1,7 +1,7 @@
-"""What "this case changed" means, once, for every surface that says it (report.json, report.md,
-report.html, `cases --only changed`, the baseline checks, `compare`).
+"""What "this case changed" means, once, for every surface that says it.
 
-A case changed when one of its decision fields differs between two runs: the classes (floor,
+The surfaces: report.json, report.md, report.html, `cases --only changed`, the baseline checks and
+`compare`. A case changed when one of its decision fields differs between two runs: the classes (floor,
 model, writer, verifier, final), the status and failure reason, the verifier's status, the flag
 outcome and instructions in the data, the out-of-scope counts, the floor rules, what raised the
 final class, and whether it was skipped. Tokens, calls and cost are usage: a prompt edit moves
@@ -58,8 +58,10 @@ def decision_fields(row: CaseRow) -> dict[str, Any]:
 
 
 def changed_decisions(old: CaseRow, new: CaseRow) -> list[str]:
-    """The decision fields that differ between two rows of one case, in DECISION_FIELDS order;
-    empty when the case did not change (whatever its usage did)."""
+    """The decision fields that differ between two rows of one case, in DECISION_FIELDS order.
+
+    Empty when the case did not change (whatever its usage did).
+    """
     before, after = decision_fields(old), decision_fields(new)
     return [
         name
