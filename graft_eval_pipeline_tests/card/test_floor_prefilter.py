@@ -189,7 +189,7 @@ def test_normalize_text_equals_the_definition() -> None:
 def test_no_match_is_longer_than_the_window_margin() -> None:
     """The windows rest on this bound: every match lies within `_MAX_MATCH` characters of a
     keyword it holds (the parser's own width of the pattern, longest match first)."""
-    _, longest = re._parser.parse(floor._INJECTION.pattern).getwidth()  # type: ignore[attr-defined]
+    _, longest = re._parser.parse(floor._INJECTION.pattern).getwidth()
     assert 40 <= longest <= floor._MAX_MATCH
     # every branch holds a keyword: with the keywords blanked out, nothing can match
     for branch in floor._INJECTION.pattern.split("|\\b"):

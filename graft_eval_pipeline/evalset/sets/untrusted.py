@@ -118,11 +118,12 @@ def _fast_parse(data: bytes | str, depth_of: Callable[[Any], Any] | None) -> tup
         measured = value if depth_of is None else depth_of(value)
     except Exception:  # orjson.JSONDecodeError; depth_of on a document of another shape
         return False, None
+    if depth_of is not None:  # only that part can nest freely: walk it (a case's script is small)
+        return 1 + json_depth(measured) <= MAX_JSON_DEPTH, value
     raw = data.encode() if isinstance(data, str) else data
     if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:  # no deeper than its brackets: no walk
         return True, value
-    offset = 0 if depth_of is None else 1
-    return offset + json_depth(measured) <= MAX_JSON_DEPTH, value
+    return json_depth(measured) <= MAX_JSON_DEPTH, value
 
 
 def load_json(
