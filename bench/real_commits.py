@@ -57,19 +57,20 @@ def labelled(document: dict[str, object], n: int) -> dict[str, object]:
     return {**document, "labels": [label], "adjudicated": None}
 
 
-def case_documents(size: int, lines: list[bytes]) -> Iterator[tuple[str, str]]:
+def case_documents(size: int, lines: list[bytes], labels: bool = True) -> Iterator[tuple[str, str]]:
     """(case id, case file text) of the first `size` cases, cycling the corpus past its end; the
-    text is what `dump_case` writes (two-space indent, ASCII escapes, trailing newline)."""
+    text is what `dump_case` writes (two-space indent, ASCII escapes, trailing newline). Without
+    `labels` the cases stay as the corpus has them (unlabelled: nothing is scored)."""
     for n in range(size):
         document = json.loads(lines[n % len(lines)])
         cycle = n // len(lines)
         if cycle:
             document["id"] = f"{document['id']}-c{cycle}"
-        yield document["id"], json.dumps(labelled(document, n), indent=2) + "\n"
+        yield document["id"], json.dumps(labelled(document, n) if labels else document, indent=2) + "\n"
 
 
 def build_real_commit_set(
-    root: Path, size: int, lines: list[bytes] | None = None, name: str | None = None
+    root: Path, size: int, lines: list[bytes] | None = None, name: str | None = None, labels: bool = True
 ) -> Path:
     """A synthetic-kind set of `size` real-commit cases under `root`; returns its folder."""
     from graft_eval_pipeline.evalset.sets.store import create_set
@@ -85,7 +86,7 @@ def build_real_commit_set(
         key=None,
         now=NOW,
     )
-    for case_id, text in case_documents(size, lines if lines is not None else corpus_lines()):
+    for case_id, text in case_documents(size, lines if lines is not None else corpus_lines(), labels):
         (set_dir / "cases" / f"{case_id}.case.json").write_text(text, encoding="utf-8")
     return set_dir
 
