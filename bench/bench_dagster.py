@@ -1,6 +1,8 @@
-"""The Dagster path against the CLI on the same real-commit sets: whole-process wall and CPU time
-of `dagster asset materialize --select group:evaluation --partition <set>` and of
-`graft-eval run --set <set>`, in alternating rounds, at 10, 1,000 and 5,000 cases.
+"""The Dagster path against the CLI on the same real-commit sets.
+
+Whole-process wall and CPU time of `dagster asset materialize --select group:evaluation
+--partition <set>` and of `graft-eval run --set <set>`, in alternating rounds, at 10, 1,000 and
+5,000 cases.
 
 Run: .venv/bin/python bench/bench_dagster.py [--sizes 10,1000,5000] [--rounds 2]
 

@@ -1,6 +1,8 @@
-"""Fake-mode harness: throughput and memory on real commits, on real-sized diffs and on the
-generated set, the whole-process start-up of `graft-eval run`, the synthetic `dagster asset
-materialize`, and (with --before) this code against an older commit, round by round.
+"""Fake-mode harness benchmark: real commits, real-sized diffs, the generated set, start-up.
+
+Throughput and memory on real commits, on real-sized diffs and on the generated set, the
+whole-process start-up of `graft-eval run`, the synthetic `dagster asset materialize`, and (with
+--before) this code against an older commit, round by round.
 
 Run: .venv/bin/python bench/bench_harness.py [--only commits|generated|real|startup|memory]
      [--sizes 1000,10000] [--commit-sizes 1000,2000] [--skip-materialize]
@@ -238,8 +240,10 @@ def remove(path: Path) -> None:
 
 
 def startup_seconds() -> tuple[float, float]:
-    """Whole-process wall time of `graft-eval run --set eval/synthetic` (report to a temp folder):
-    best and median of STARTUP_RUNS runs, after one warm-up run."""
+    """Whole-process wall time of `graft-eval run --set eval/synthetic` (report to a temp folder).
+
+    Best and median of STARTUP_RUNS runs, after one warm-up run.
+    """
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ}
@@ -312,8 +316,10 @@ def load() -> str:
 
 
 def whole_process(set_dir: Path, code_dir: Path) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system) of `graft-eval run --set set_dir` as one process,
-    importing the package from `code_dir` (a checkout of another commit, or this one)."""
+    """Wall and CPU seconds (user + system) of `graft-eval run --set set_dir` as one process.
+
+    The package is imported from `code_dir` (a checkout of another commit, or this one).
+    """
     os.sync()
     with tempfile.TemporaryDirectory() as out, open(Path(out) / "stderr", "w+b") as errors:
         env = {**os.environ, "PYTHONPATH": str(code_dir)}
@@ -336,8 +342,11 @@ def spread(values: list[float]) -> str:
 
 
 def before_after(sets: list[tuple[str, Path, int]], before: str, rounds: int) -> None:
-    """Whole-process runs of commit `before` (in a temporary git worktree) and of this code in
-    alternating rounds on each set; prints each round and the min/median/max of the ratios."""
+    """Whole-process runs of commit `before` and of this code in alternating rounds on each set.
+
+    `before` is checked out in a temporary git worktree; prints each round and the
+    min/median/max of the ratios.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "before"
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), before], cwd=REPO, check=True)
@@ -369,8 +378,11 @@ BIG_CASE_MB = 170
 
 
 def add_big_case(set_dir: Path) -> None:
-    """One case of about BIG_CASE_MB MB: a real commit whose first file carries a minified-style
-    patch of that size (long lines of code-like text), added under its own id."""
+    """One case of about BIG_CASE_MB MB, added under its own id.
+
+    A real commit whose first file carries a minified-style patch of that size (long lines of
+    code-like text).
+    """
     from real_commits import corpus_lines, labelled
 
     document = json.loads(corpus_lines()[0])

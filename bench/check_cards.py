@@ -1,5 +1,7 @@
-"""Do two versions of the code make the same cards? A check for changes that must not change a
-decision (speed work on the floor, prepare or the reader).
+"""Do two versions of the code make the same cards?
+
+A check for changes that must not change a decision (speed work on the floor, prepare or the
+reader).
 
 Run: .venv/bin/python bench/check_cards.py REV [--size 2000]
 

@@ -58,9 +58,11 @@ def labelled(document: dict[str, object], n: int) -> dict[str, object]:
 
 
 def case_documents(size: int, lines: list[bytes], labels: bool = True) -> Iterator[tuple[str, str]]:
-    """(case id, case file text) of the first `size` cases, cycling the corpus past its end; the
-    text is what `dump_case` writes (two-space indent, ASCII escapes, trailing newline). Without
-    `labels` the cases stay as the corpus has them (unlabelled: nothing is scored)."""
+    """(case id, case file text) of the first `size` cases, cycling the corpus past its end.
+
+    The text is what `dump_case` writes (two-space indent, ASCII escapes, trailing newline). Without
+    `labels` the cases stay as the corpus has them (unlabelled: nothing is scored).
+    """
     for n in range(size):
         document = json.loads(lines[n % len(lines)])
         cycle = n // len(lines)

@@ -73,8 +73,11 @@ _SHRINKABLE = frozenset({"modified", "changed", "renamed"})
 
 @dataclass(frozen=True, slots=True)
 class FloorResult:
-    """`fired_by` names the first path or source ("title", "body", "issue", "pr", "listing")
-    that fired each rule; it is for display in `show`, never for reports (nor for repr)."""
+    """Which rules fired, and the first path or source that fired each (for `show` only).
+
+    `fired_by` names the first path or source ("title", "body", "issue", "pr", "listing") that fired
+    each rule; it is for display in `show`, never for reports (nor for repr).
+    """
 
     risk: RiskClass
     rules: tuple[FloorRuleId, ...]
@@ -130,9 +133,12 @@ def normalize_text(text: str) -> str:
 
 
 def _drop_format_chars(text: str) -> str:
-    """`text` without its category Cf characters. Each distinct one its non-ASCII part holds is
-    replaced away at C speed: `str.translate` with a table looks up every character (on a
-    1.7 MB minified bundle with one accent that took 0.4 s)."""
+    """`text` without its category Cf characters.
+
+    Each distinct one its non-ASCII part holds is replaced away at C speed: `str.translate` with
+    a table looks up every character (on a 1.7 MB minified bundle with one accent that took
+    0.4 s).
+    """
     others = text.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass")
     for char in set(others):
         if _FORMAT_CHARS[ord(char)] is None:
@@ -177,9 +183,11 @@ _GIVES_NO_LETTER = _GivesNoLetter()
 
 
 def _ascii_view(text: str) -> bytes:
-    """The text's ASCII characters alone, lower-cased, when that provably holds every keyword
-    `normalize_text(text)` holds; otherwise NFKD with every non-ASCII character dropped,
-    lower-cased. Both are C speed, with no per-character work on the ASCII part.
+    """The text's ASCII view for the keyword search, lower-cased, at C speed.
+
+    The text's ASCII characters alone when that provably holds every keyword `normalize_text(text)`
+    holds; otherwise NFKD with every non-ASCII character dropped. Both are C speed, with no
+    per-character work on the ASCII part.
 
     The NFKD view holds every keyword of the normal form: its letters are ASCII letters of
     NFKC(text) with only Cf characters between them; NFKC composes only into non-ASCII
@@ -229,8 +237,10 @@ def _keyword_hits(low: str) -> list[int]:
 
 
 def _search_normal(normal: str) -> bool:
-    """`_INJECTION.search(normal)` on normalized text, run only over the windows of
-    `_MAX_MATCH` characters either side of each keyword (merged where they overlap).
+    """`_INJECTION.search(normal)` on normalized text, only in windows around its keywords.
+
+    The windows reach `_MAX_MATCH` characters either side of each keyword and are merged where
+    they overlap.
 
     A window starts after a space (or at 0) and ends before one (or at the end), so the regex,
     whose matches begin and end with a letter, sees the same word boundaries there as in the
@@ -256,12 +266,13 @@ def _added_lines(patch: str) -> str:
 
 
 def _patch_injects(patch: str) -> bool:
-    """`addresses_ai_reviewer(_added_lines(patch))`, without joining or normalizing the whole
-    patch when it is ASCII (most are; the ones that cost are minified bundles of one 1.6 MB
-    line, whose keywords are mostly in removed lines or far from any phrase).
+    """`addresses_ai_reviewer(_added_lines(patch))`, not joining or normalizing an ASCII patch whole.
+
+    Most patches are ASCII; the ones that cost are minified bundles of one 1.6 MB line, whose
+    keywords are mostly in removed lines or far from any phrase.
 
     ASCII: each keyword of an added line gets a window of the added text around it, cut where
-    `_ascii_window` says the cut keeps the regex's verdict, with at least `_MAX_MATCH`
+    `_NOT_WORD` says the cut keeps the regex's verdict, with at least `_MAX_MATCH`
     normalized characters either side of the keyword (or up to the text's ends); windows that
     overlap are merged, and only they are joined, normalized and searched. Other patches are
     joined and normalized whole (NFKC may compose across any cut); the regex still runs only
@@ -297,8 +308,10 @@ def _patch_injects(patch: str) -> bool:
 
 
 class _Lines:
-    """The line of a patch around a position (start, end, whether it is an added line); the last
-    one found is kept, as the positions asked for mostly grow within one long line."""
+    """The line of a patch around a position: start, end, whether it is an added line.
+
+    The last one found is kept, as the positions asked for mostly grow within one long line.
+    """
 
     __slots__ = ("_added", "_end", "_patch", "_start")
 
@@ -325,8 +338,10 @@ character except the folding of white space, which a cut leaves as it is in the 
 
 
 def _cut_back(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
-    """(cut, got): a cut in [lo, hi] where `text[cut:hi]` normalizes to `got` >= `need`
-    characters, or cut == lo; the cut is lo or a `_NOT_WORD` position (`text` is ASCII)."""
+    """(cut, got): a cut in [lo, hi] where `text[cut:hi]` normalizes to `got` >= `need` characters.
+
+    Or cut == lo when there is none; the cut is lo or a `_NOT_WORD` position (`text` is ASCII).
+    """
     span = need
     while hi - span > lo:
         found = _NOT_WORD.search(text, max(lo, hi - 2 * span), hi - span + 1)
@@ -341,8 +356,10 @@ def _cut_back(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
 
 
 def _cut_forward(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
-    """(cut, got): a cut in [lo, hi] where `text[lo:cut]` normalizes to `got` >= `need`
-    characters, or cut == hi; the cut is hi or a `_NOT_WORD` position (`text` is ASCII)."""
+    """(cut, got): a cut in [lo, hi] where `text[lo:cut]` normalizes to `got` >= `need` characters.
+
+    Or cut == hi when there is none; the cut is hi or a `_NOT_WORD` position (`text` is ASCII).
+    """
     span = need
     while lo + span < hi:
         found = _NOT_WORD.search(text, lo + span, min(hi, lo + 2 * span))
@@ -357,9 +374,11 @@ def _cut_forward(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
 
 
 def _window_start(patch: str, hit: int, line_start: int) -> int:
-    """Where the window before a keyword of an added line starts: `_MAX_MATCH` normalized
-    characters of added text before it (fewer at the start of the patch), skipping the
-    removed and context lines, which the added text does not hold."""
+    """Where the window before a keyword of an added line starts.
+
+    `_MAX_MATCH` normalized characters of added text before it (fewer at the start of the patch), skipping the
+    removed and context lines, which the added text does not hold.
+    """
     need, hi, start, cut = _MAX_MATCH, hit, line_start, hit
     while True:
         if patch.startswith("+", start):
@@ -374,8 +393,10 @@ def _window_start(patch: str, hit: int, line_start: int) -> int:
 
 
 def _window_end(patch: str, hit: int, line_end: int) -> int:
-    """Where the window after a keyword (at `hit`, in an added line) ends: `_MAX_MATCH`
-    normalized characters of added text from it (fewer at the end of the patch)."""
+    """Where the window after a keyword (at `hit`, in an added line) ends.
+
+    `_MAX_MATCH` normalized characters of added text from it (fewer at the end of the patch).
+    """
     need, lo, end = _MAX_MATCH, hit, line_end
     while True:
         cut, got = _cut_forward(patch, lo, end, need)
@@ -394,8 +415,10 @@ def _window_end(patch: str, hit: int, line_end: int) -> int:
 
 
 def _added_text(patch: str, start: int, end: int) -> str:
-    """The added text between two positions of a patch, `start` inside an added line: the
-    first piece as it is, then the pieces of the added lines without their "+"."""
+    """The added text between two positions of a patch, `start` inside an added line.
+
+    The first piece as it is, then the pieces of the added lines without their "+".
+    """
     first, *rest = patch[start:end].split("\n")
     return "\n".join([first, *(line[1:] for line in rest if line.startswith("+"))])
 

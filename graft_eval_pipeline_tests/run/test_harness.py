@@ -94,9 +94,12 @@ def broken_copy(tmp_path: Path) -> Path:
 
 
 def test_U_HAR_9_a_bad_case_aborts_a_fake_run_with_its_id_and_nothing_written(tmp_path: Path) -> None:
-    """A fake run reads each case once: the cases before the bad one get their scripted cards
-    (no call leaves the process), then the run aborts naming it and writes nothing: no report,
-    no card-results file (it is renamed into place only when the run completes)."""
+    """A fake run reads each case once, and a bad case aborts it with nothing written.
+
+    The cases before the bad one get their scripted cards (no call leaves the process), then the
+    run aborts naming it: no report, no card-results file (it is renamed into place only when the
+    run completes).
+    """
     set_dir = broken_copy(tmp_path)
     kept = options(set_dir, card_results="assets/harness_run.card-results.x.jsonl")
     with pytest.raises(EvalError, match="syn-031-broken"):

@@ -1,5 +1,7 @@
-"""One read of a whole set for what the steps before the harness need to know of it: the label
-counts, the set hash, the cases awaiting adjudication and the labelers' agreement.
+"""One read of a whole set for what the steps before the harness need to know of it.
+
+That is the label counts, the set hash, the cases awaiting adjudication and the labelers'
+agreement.
 
 In Dagster the label import, the agreement and the loaded set each described the whole set,
 and each read and validated every case again: with the harness's own read, a 5,000-case set was
@@ -51,8 +53,11 @@ def _listing(cs: CaseSet) -> _Listing:
 
 
 def scan_set(cs: CaseSet) -> SetScan:
-    """The set's counts, hash, adjudication queue and agreement (the last answer when no case
-    file changed since); a case that cannot be read raises as `iter_cases` does."""
+    """The set's counts, hash, adjudication queue and agreement.
+
+    The last answer when no case file changed since; a case that cannot be read raises as
+    `iter_cases` does.
+    """
     global _last
     key = hashlib.sha256(cs.key).hexdigest() if cs.key is not None else ""
     memo_key = (str(cs.dir.resolve()), key, _listing(cs))
