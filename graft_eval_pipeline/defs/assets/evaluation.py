@@ -36,7 +36,7 @@ from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.compare import calibrate, calibration_markdown
 from graft_eval_pipeline.evalset.evaluate import report_agreement
-from graft_eval_pipeline.evalset.labeling import AgreementReport
+from graft_eval_pipeline.evalset.labeling import AgreementReport, scan_set
 from graft_eval_pipeline.evalset.report import (
     HTML_FILE,
     MARKDOWN_FILE,
@@ -72,10 +72,8 @@ from graft_eval_pipeline.evalset.scoring import (
 from graft_eval_pipeline.evalset.sets import (
     THRESHOLDS_FILE,
     CaseSet,
-    CaseTally,
     EvalError,
     card_results_file,
-    iter_cases,
 )
 
 
@@ -85,17 +83,17 @@ def loaded_case_set(
 ) -> dg.MaterializeResult[Any]:
     """Every case parsed, validated (and decrypted), one at a time; a malformed case fails naming its file.
 
-    Only the counts and the set hash are kept.
+    Only the counts and the set hash are kept. The label import's read of the same
+    files serves here when no case changed since (`scan_set`), so a run reads the set once
+    before the harness.
     """
     cs = case_sets.open_for_run(context)
-    tally = CaseTally()
-    for case in iter_cases(cs):
-        tally.add(case)
+    scan = scan_set(cs)
     return dg.MaterializeResult(
         metadata={
             "kind": cs.meta.kind,
-            **tally.counts()._asdict(),
-            "case_set_hash": tally.case_set_hash(),
+            **scan.counts._asdict(),
+            "case_set_hash": scan.case_set_hash,
         }
     )
 
