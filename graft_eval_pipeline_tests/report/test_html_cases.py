@@ -146,15 +146,15 @@ def test_kinds_are_listed_from_the_rows_so_a_new_kind_needs_no_change_here(
     def with_extra(report: EvalReport, diff: Any = None, only: Any = None) -> Any:
         lines = original(report, diff, only)
         return [
-            line if line.id != "c-003" else type(line)(**{**line.__dict__, "kinds": ("missed-flag",)})
+            line if line.id != "c-003" else type(line)(**{**line.__dict__, "kinds": ("some-new-kind",)})
             for line in lines
         ]
 
     monkeypatch.setattr("graft_eval_pipeline.evalset.report.html.case_lines", with_extra)
     page = render_html(report, None, [])
     data = case_data(page)
-    assert "missed-flag" in [k["id"] for k in data["kinds"]]
-    assert 'data-filter="missed-flag"' in page and "missed-flag (1)" in page
+    assert "some-new-kind" in [k["id"] for k in data["kinds"]]
+    assert 'data-filter="some-new-kind"' in page and "some-new-kind (1)" in page
 
 
 def test_pilot_panels_hold_facts_but_never_content_whatever_the_caller_passes(tmp_path: Path) -> None:
