@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from graft_eval_pipeline.secrets.catalogue import TOKENS
+from graft_eval_pipeline.secrets.entropy import KIND as HIGH_ENTROPY
 from graft_eval_pipeline.secrets.gitleaks import first_keyword, gitleaks_spans, kind_of, rule_ids
 from graft_eval_pipeline.secrets.scan import AddSpan, first_anchor, key_blocks, scan
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
@@ -27,6 +28,7 @@ SECRET_KINDS: tuple[str, ...] = tuple(
             *(kind_of(rule_id) for rule_id in rule_ids()),
             *STRUCTURED_KINDS,
             "assignment",
+            HIGH_ENTROPY,
         )
     )
 )
@@ -53,13 +55,23 @@ def secret_spans(
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     ours: list[tuple[int, int]] = []  # our token and structured spans: where we have the format
+    named: list[tuple[int, int]] = []  # every span but the high-entropy rule's
+    generic: list[tuple[int, int]] = []  # the high-entropy rule's: kept where no other rule found one
 
     def add_ours(start: int, end: int, kind: str) -> None:
+        if kind == HIGH_ENTROPY:
+            generic.append((start, end))
+            return
         if kind != "assignment":
             ours.append((start, end))
+        named.append((start, end))
         add(start, end, kind)
 
-    blocks = key_blocks(text, is_patch, add_block_line) if scan(text, is_patch, add_ours, data, first) else 0
+    def add_block(start: int, end: int, kind: str) -> None:
+        named.append((start, end))
+        add_block_line(start, end, kind)
+
+    blocks = key_blocks(text, is_patch, add_block) if scan(text, is_patch, add_ours, data, first) else 0
     ours.sort()
     offsets: Utf8Offsets | None = None
 
@@ -73,6 +85,7 @@ def secret_spans(
             offsets = offsets or Utf8Offsets(text, data)
             start, end = offsets.char_of(start), offsets.char_of(end)
         if not overlaps(start, end):  # one that overlaps ours is left to ours (our kind and span)
+            named.append((start, end))
             add(start, end, kind)
 
     def inside_ours(start: int, end: int) -> bool:
@@ -82,6 +95,13 @@ def secret_spans(
     # A match wholly inside one of our spans is skipped before its capture groups are matched
     # (byte offsets are character offsets only in an ASCII text).
     gitleaks_spans(data, add_theirs, inside_ours if len(data) == len(text) and ours else None)
+    if generic:
+        named.sort()
+        reach = list(accumulate((e for _, e in named), max))  # the furthest end up to each span
+        for start, end in generic:  # a rule that names the format (or the assignment) wins
+            at = bisect_right(named, (start, end))
+            if not ((at and reach[at - 1] > start) or (at < len(named) and named[at][0] < end)):
+                add(start, end, HIGH_ENTROPY)
     return blocks
 
 

@@ -31,6 +31,7 @@ from functools import cache
 import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.secrets.catalogue import BASIC_AUTH_OK, TOKENS, Token
+from graft_eval_pipeline.secrets.entropy import tokens_near_keyword
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 from graft_eval_pipeline.secrets.values import (
     MIN_PASSWORD_LENGTH,
@@ -132,6 +133,39 @@ _NOT_SECRET_NAMES = re.compile(
     r"num|input|output|total|id|public|pub)[_.\-]?(?:token|key)$",
     _A | re.IGNORECASE,
 )
+
+# A secret-ish name, ending where the name ends (`accessToken)`, `# API token:`): the region of
+# the high-entropy rule (`entropy.py`). RE2 has no look-ahead: its anchor takes the next character.
+# Its keywords are the assignment rule's and a bare `key` (`tls.key:`), as in gitleaks' generic rule.
+_NEAR_KW = rf"(?i:(?:{_STRONG}|{_WEAK}|key){_DECOR})"
+_NAME_END = re.compile(rf"{_NEAR_KW}(?![A-Za-z0-9_])", _A)
+_NAME_END_RE2 = rf"{_NEAR_KW}(?:[^A-Za-z0-9_]|$)"
+
+
+def _secret_name_at(text: str, start: int, lo: int) -> bool:
+    """Does a secret-ish name end at the keyword at `start` (not `bypass`, `next_token`, `oauth`)?"""
+    match = _NAME_END.match(text, start)
+    if match is None:
+        return False
+    name_start = start
+    while name_start > lo and text[name_start - 1] in _NAME_CHARS:
+        name_start -= 1
+    name = text[name_start : match.end()]
+    if _PASS_WORDS.search(name) or name.lower().endswith("oauth"):
+        return False
+    return _NOT_SECRET_NAMES.search(name) is None
+
+
+def _near_keyword(text: str, lo: int, hi: int, done: int, is_patch: bool, add: AddSpan) -> int:
+    """Run the high-entropy rule over the keyword's region (its line and the next, each within
+    its window) less what was examined before `done`; returns the region's end."""
+    end = hi
+    if not _cut(text, hi) and hi < len(text):
+        end = _window(text, hi + 1, before=0)[1]
+    if end > max(lo, done):
+        tokens_near_keyword(text, max(lo, done), end, is_patch, add)
+    return max(end, done)
+
 
 # Dockerfile `ENV NAME value`, shell `--token value`, k8s/XML `name: X_TOKEN` + `value: …`, SQL.
 _ENV_RX = re.compile(
@@ -699,6 +733,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         if not heads and not heads_ci:
             fallback.insert(0, handler)
     fallback.append(_gated(inside))
+    anchors.append(_NAME_END_RE2)  # the high-entropy rule's keywords: after every rule's own anchor
     anchors.append("|".join(re.escape(h) for h in KEY_HINTS))  # last: any other anchor there wins
     options = re2.Options()
     options.max_mem = 64 << 20
@@ -726,6 +761,7 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
     offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
     match, handlers, size = scanner.match, scanner.handlers, len(data)
     key_hint = False
+    near_done = 0  # the high-entropy rule has examined the text up to here
     pos = first
     while True:
         byte_start, byte_end = match(_UNANCHORED, data, pos, size)[0]
@@ -736,6 +772,8 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
         if head in _KEY_HINT_HEADS and text.startswith(KEY_HINTS, start):
             key_hint = True
         lo, hi = _window(text, start)
+        if _secret_name_at(text, start, lo):
+            near_done = _near_keyword(text, lo, hi, near_done, is_patch, add)
         resume = None
         for handler in handlers(head):
             resume = handler(text, start, lo, hi, is_patch, add)
