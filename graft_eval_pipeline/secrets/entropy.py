@@ -32,7 +32,10 @@ SHA-256 digest, the commonest hex in code."""
 _DIGEST_LENGTHS = frozenset((40, 64))
 MIN_SWITCH_RATE = 0.3
 """Changes of character class (lower, upper, digit, other) per character: random base64 has
-about 0.6, hex 0.47, lower-case base32 0.3; identifiers (`getAccessTokenFromCache2`) about 0.2."""
+about 0.6, hex 0.47; identifiers (`getAccessTokenFromCache2`) about 0.2."""
+MIN_BASE32_SWITCH_RATE = 0.15
+"""The same for a run of one case of base32 (letters and the digits 2-7 only, about 0.3 when
+random), where an identifier would hold an underscore."""
 ENTROPY_SHARE = 0.8
 """The least Shannon entropy of a run, as a share of the most its length and alphabet allow:
 random runs sit at 0.85-0.95 of it, repeated or patterned ones below."""
@@ -101,7 +104,8 @@ def is_high_entropy_token(value: str) -> bool:
         return False
     if alphabet == 32 and len(value) < MIN_HEX_LENGTH:
         return False
-    if switch_rate(value) < MIN_SWITCH_RATE or _name_like(value) or is_placeholder(value):
+    least = MIN_BASE32_SWITCH_RATE if alphabet == 32 else MIN_SWITCH_RATE
+    if switch_rate(value) < least or _name_like(value) or is_placeholder(value):
         return False
     most = min(math.log2(alphabet), math.log2(len(value)))
     return entropy(value) >= ENTROPY_SHARE * most
@@ -120,15 +124,17 @@ def tokens_near_keyword(text: str, lo: int, hi: int, is_patch: bool, add: AddSpa
         while end > start and text[end - 1] == ".":
             end -= 1
         value = text[start:end]
+        url = value.startswith("//") and text[start - 1 : start] == ":"
+        if not url and not is_high_entropy_token(value):
+            continue  # most runs: cheap checks first, the context only for a candidate
         line_start = text.rfind("\n", max(0, start - 64), start) + 1 or max(0, start - 64)
-        before = text[line_start:start]
-        if lookalike_context(value, before):
+        if lookalike_context(value, text[line_start:start]):
             continue
-        if value.startswith("//") and before.endswith(":"):
+        if url:
             # A URL: its path segments one by one (a token in a webhook's path), not hex (a
             # content hash in a download URL).
             for part in _SEGMENT.finditer(text, start, end):
                 if not _HEX.fullmatch(part.group()) and is_high_entropy_token(part.group()):
                     add(part.start(), part.end(), KIND)
-        elif is_high_entropy_token(value):
+        else:
             add(start, end, KIND)

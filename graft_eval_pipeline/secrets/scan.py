@@ -85,7 +85,7 @@ _KEY_QUALIFIERS = (
     "api|access|secret|private|priv|client|auth|account|service|signing|sign|encryption|encrypt|master|"
     "app|application|consumer|license|licence|subscription|admin|session|shared|sharedaccess|storage|hmac|"
     "webhook|db|database|crypto|cipher|aes|jwt|sas|ingest|deploy|runner|registration|integration|"
-    "server|pass|rest|management|primary[_.\\- ]?access|secondary[_.\\- ]?access"
+    "server|pass|rest|management|unseal|tls|stream|primary[_.\\- ]?access|secondary[_.\\- ]?access"
 )
 _STRONG = (
     r"passw(?:or)?d|passwort|passphrase|kennwort|contrase(?:n|\xf1)a|senha|pwd|secret|token|sharedaccesssignature|"
@@ -136,23 +136,26 @@ _NOT_SECRET_NAMES = re.compile(
 
 # A secret-ish name, ending where the name ends (`accessToken)`, `# API token:`): the region of
 # the high-entropy rule (`entropy.py`). RE2 has no look-ahead: its anchor takes the next character.
-# Its keywords are the assignment rule's and a bare `key` (`tls.key:`), as in gitleaks' generic rule.
-_NEAR_KW = rf"(?i:(?:{_STRONG}|{_WEAK}|key){_DECOR})"
+# Its keywords are the assignment rule's; a bare `key` is not one (two thirds of the names that
+# end in a keyword in real diffs end in `key`: `cache_key`, `sort_key`, `key2`, …).
+_NEAR_KW = rf"(?i:(?:{_STRONG}|{_WEAK}){_DECOR})"
 _NAME_END = re.compile(rf"{_NEAR_KW}(?![A-Za-z0-9_])", _A)
 _NAME_END_RE2 = rf"{_NEAR_KW}(?:[^A-Za-z0-9_]|$)"
+_NAME_TAIL = 48
 
 
 def _secret_name_at(text: str, start: int, lo: int) -> bool:
-    """Does a secret-ish name end at the keyword at `start` (not `bypass`, `next_token`, `oauth`)?"""
+    """Does a secret-ish name end at the keyword at `start` (not `bypass`, `next_token`, `oauth`)?
+    Only the name's last `_NAME_TAIL` characters are looked at (a minified chain of names is long)."""
     match = _NAME_END.match(text, start)
     if match is None:
         return False
-    name_start = start
-    while name_start > lo and text[name_start - 1] in _NAME_CHARS:
+    name_start, floor = start, max(lo, start - _NAME_TAIL)
+    while name_start > floor and text[name_start - 1] in _NAME_CHARS:
         name_start -= 1
     name = text[name_start : match.end()]
-    if _PASS_WORDS.search(name) or name.lower().endswith("oauth"):
-        return False
+    if name == "pass" or _PASS_WORDS.search(name) or name.lower().endswith("oauth"):
+        return False  # `pass`: Python's statement
     return _NOT_SECRET_NAMES.search(name) is None
 
 
