@@ -195,10 +195,10 @@ def test_a_high_entropy_token_on_a_keywords_line_or_the_next_is_redacted(text: s
         'api_key_id = "3f2b8c1e-9d4a-4e7b-8a6f-1c2d3e4f5a6b"',
         '"integrity": "sha512-Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznBq4bI5sKqzLq0iWq0hGk1xYv3Pz8u9T1cZ2wDnA==",',
         "golang.org/x/oauth2 v0.21.0 h1:tsimM75w1tF/uws5rbeHzIWxEqElMehnc+iW793zsZs=",
-        'src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQ" alt="key"',
+        'src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42" alt="auth"',
         "secret = workInProgress2.memoizedState || fallbackState2",
         'token_path = "src/auth/providers/oauth2_token_store_v2.py"',
-        'url = "https://files.example.test/packages/94/a5/38c21d0e731bb716cffcf987bd9a3555cb95877ab4b6/google_auth.tar.gz"',
+        'url = "https://files.example.test/94/a5/38c21d0e731bb716cffcf987bd9a3555cb95877ab4b6/google_auth.tgz"',
     ],
 )
 def test_look_alikes_next_to_a_keyword_are_kept(text: str) -> None:
