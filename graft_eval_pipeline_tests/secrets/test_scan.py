@@ -74,7 +74,7 @@ def test_a_secret_in_the_middle_of_a_long_minified_non_ascii_line_is_redacted() 
 
 
 def test_a_token_longer_than_the_window_is_redacted_to_its_end() -> None:
-    jwt = "eyJ" + "h" * 12 + ".eyJ" + "p" * 12 + "." + "s1" * (secret_scan.WINDOW_AFTER * 2)
+    jwt = "eyJ" + "hA1" * 4 + ".eyJ" + "pQ2" * 4 + "." + "s1" * (secret_scan.WINDOW_AFTER * 2)
     counts: Counter[str] = Counter()
     out = redact_text("x = f(" + jwt + ") + g", RedactOptions(), counts)
     assert out == "x = f([REDACTED:jwt]) + g" and counts == Counter({"jwt": 1})
