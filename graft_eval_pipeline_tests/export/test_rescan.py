@@ -285,15 +285,17 @@ def test_rescan_reports_a_gitleaks_only_kind_and_a_high_entropy_token_by_kind_an
     key = generate_key()
     monkeypatch.setenv("GRAFT_EVAL_KEY", key)
     cs = make_pilot_set(tmp_path / SET_ID, key=parse_key(key))
-    patch = f"@@ -1,1 +1,3 @@\n import os\n+sonar.token={SONAR}\n+# staging API token (rotate monthly)\n+{NEAR}"
-    leaky = make_inputs([make_file("ci/sonar.properties", patch=patch, additions=2)], pr={"number": 101})
+    added = [f"sonar.token={SONAR}", "# staging API token (rotate monthly)", NEAR]
+    patch = "@@ -1,1 +1,4 @@\n import os\n" + "\n".join("+" + line for line in added)
+    leaky = make_inputs([make_file("ci/sonar.properties", patch=patch, additions=3)], pr={"number": 101})
     write_case(cs, make_pilot_case(SET_ID, 101, inputs=leaky))
 
     result = rescan_set(cs)
     assert result.found_by_kind == {"gl_sonar_api_token": 1, "high_entropy": 1}
     assert main(["rescan", "--set", str(cs.dir)]) == 1
     out = capsys.readouterr().out
-    assert f"  gl_sonar_api_token: 1 in 1 case(s): {OLD}" in out and f"  high_entropy: 1 in 1 case(s): {OLD}" in out
+    assert f"  gl_sonar_api_token: 1 in 1 case(s): {OLD}" in out
+    assert f"  high_entropy: 1 in 1 case(s): {OLD}" in out
     assert SONAR not in out and NEAR not in out
 
     assert main(["rescan", "--set", str(cs.dir), "--apply"]) == 0
