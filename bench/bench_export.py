@@ -16,6 +16,7 @@ from pathlib import Path
 
 from graft_eval_pipeline.evalset.export.candidates import collect_candidates
 from graft_eval_pipeline.evalset.export.cases import export_sampled
+from graft_eval_pipeline.evalset.export.options import CandidateSettings, SampleSettings
 from graft_eval_pipeline.evalset.export.redact import RedactOptions
 from graft_eval_pipeline.evalset.export.sample import choose_sample
 from graft_eval_pipeline.evalset.sets.case_schema import FloorConfig
@@ -84,9 +85,11 @@ def main() -> None:
             now=datetime.now(UTC),
         )
         started = time.perf_counter()
-        collected = collect_candidates(gh, REPO, FROM, TO, author="any", max_candidates=400)
+        collected = collect_candidates(
+            gh, CandidateSettings(REPO, FROM, TO, author="any", max_candidates=400)
+        )
         stage1_s = time.perf_counter() - started
-        sample = choose_sample(collected.candidates, 40, 2, seed=1)
+        sample = choose_sample(collected.candidates, SampleSettings(40, 2, seed=1))
         started = time.perf_counter()
         result = export_sampled(gh, cs, sample.picks, redact=RedactOptions(), now=lambda: datetime.now(UTC))
         stage2_s = time.perf_counter() - started

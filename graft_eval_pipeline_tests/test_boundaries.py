@@ -82,6 +82,12 @@ STAGES = {
 EVALSET = "graft_eval_pipeline.evalset"
 
 
+@cache
+def _tree(path: Path) -> ast.Module:
+    """Each source parsed once for all the rules below (the suite's default lane stays short)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(tree: ast.AST) -> list[str]:
     names: list[str] = []
     for node in ast.walk(tree):
@@ -102,7 +108,7 @@ def test_U_BND_1_layers_import_only_the_layers_above_them() -> None:
     offences = []
     for layer, forbidden in FORBIDDEN.items():
         for path in _sources(layer):
-            for name in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            for name in _imports(_tree(path)):
                 if any(name == f or name.startswith(f + ".") for f in forbidden):
                     offences.append(f"{path.relative_to(PACKAGE)} imports {name}")
     assert offences == []
@@ -160,7 +166,7 @@ def test_stages_import_only_the_stages_below_them_and_only_through_their_public_
     assert set(STAGES) == {p.name for p in (PACKAGE / "evalset").iterdir() if (p / "__init__.py").is_file()}
     offences = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        imports = _evalset_imports(ast.parse(path.read_text(encoding="utf-8")))
+        imports = _evalset_imports(_tree(path))
         offences += _stage_offences(path.relative_to(PACKAGE).as_posix(), _stage_of(path), imports)
     assert offences == []
 
@@ -187,7 +193,7 @@ def _public_names(stage: str) -> set[str]:
 
 
 def _all_of(init: Path) -> set[str]:
-    tree = ast.parse(init.read_text(encoding="utf-8"))
+    tree = _tree(init)
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
             return set(ast.literal_eval(node.value))
@@ -197,7 +203,7 @@ def _all_of(init: Path) -> set[str]:
 def test_each_stage_exports_exactly_what_the_others_use() -> None:
     used: dict[str, set[str]] = {stage: set() for stage in STAGES}
     for path in sorted(PACKAGE.rglob("*.py")):
-        for module, names in _evalset_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for module, names in _evalset_imports(_tree(path)):
             parts = module.split(".")
             if len(parts) == 3 and parts[2] in STAGES and _stage_of(path) != parts[2]:
                 used[parts[2]].update(names)
@@ -222,7 +228,7 @@ def _secrets_imports(tree: ast.AST) -> list[tuple[str, list[str]]]:
 
 
 def _package_all(init: Path) -> set[str]:
-    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+    for node in _tree(init).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
             return set(ast.literal_eval(node.value))
     raise AssertionError(f"{init} has no __all__")
@@ -247,7 +253,7 @@ def test_the_secrets_package_is_used_only_through_its_public_surface_which_is_wh
         rel = path.relative_to(PACKAGE)
         if rel.parts[0] == "secrets":
             continue
-        imports = _secrets_imports(ast.parse(path.read_text(encoding="utf-8")))
+        imports = _secrets_imports(_tree(path))
         offences += _secrets_offences(rel.as_posix(), imports, public)
         used.update(name for _, names in imports for name in names)
     assert offences == []
@@ -299,7 +305,7 @@ def test_U_BND_2_no_output_call_outside_the_human_views_mentions_case_content() 
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.relative_to(PACKAGE).as_posix() in CONTENT_ALLOWED:
             continue
-        for line, ident in _content_in_sink_calls(ast.parse(path.read_text(encoding="utf-8"))):
+        for line, ident in _content_in_sink_calls(_tree(path)):
             offences.append(f"{path.relative_to(PACKAGE)}:{line} prints {ident}")
     assert offences == []
 
@@ -416,7 +422,7 @@ def _loads(module: str) -> frozenset[str]:
             continue
         todo.extend(p for p in _parents(name) if p in MODULES)
         if name in MODULES:
-            todo.extend(_top_level_imports(ast.parse(MODULES[name].read_text(encoding="utf-8"))))
+            todo.extend(_top_level_imports(_tree(MODULES[name])))
     return frozenset(seen)
 
 
@@ -487,9 +493,7 @@ def _declared_importer_offences(module: str, imports: list[str]) -> list[str]:
 def test_each_heavy_module_is_imported_only_by_the_modules_heavy_py_names() -> None:
     offences = []
     for name, path in sorted(MODULES.items()):
-        offences += _declared_importer_offences(
-            name, _all_imports(ast.parse(path.read_text(encoding="utf-8")))
-        )
+        offences += _declared_importer_offences(name, _all_imports(_tree(path)))
     assert offences == []
 
 
@@ -511,7 +515,7 @@ def test_a_function_local_import_in_cli_loads_a_heavy_module() -> None:
     offences = [
         f"{path.relative_to(PACKAGE)}:{line} imports {module} inside a function, which loads nothing heavy"
         for path in sorted((PACKAGE / "cli").glob("*.py"))
-        for line, module in _function_local_imports(ast.parse(path.read_text(encoding="utf-8")))
+        for line, module in _function_local_imports(_tree(path))
         if not heavy(module)
     ]
     assert offences == []
@@ -569,7 +573,7 @@ def test_other_packages_import_card_only_through_its_public_surface() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
         if not rel.startswith("card/"):
-            offences += _card_offences(rel, _card_imports(ast.parse(path.read_text(encoding="utf-8"))))
+            offences += _card_offences(rel, _card_imports(_tree(path)))
     assert offences == []
 
 
@@ -577,7 +581,7 @@ def test_card_exports_exactly_what_the_other_packages_use() -> None:
     used: set[str] = set()
     for path in sorted(PACKAGE.rglob("*.py")):
         if not path.relative_to(PACKAGE).as_posix().startswith("card/"):
-            for module, names in _card_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            for module, names in _card_imports(_tree(path)):
                 if module == CARD:
                     used.update(names)
     assert _all_of(PACKAGE / "card" / "__init__.py") == used

@@ -134,27 +134,32 @@ def export_command(
     """Export merged agent PRs from GitHub into unlabeled, encrypted cases of a pilot set."""
     # the GitHub client, httpx and the secret rules: this command only (graft_eval_pipeline/heavy.py)
     from graft_eval_pipeline.evalset.export.client import github_client
-    from graft_eval_pipeline.evalset.export.options import ExportOptions, check_repository, merge_bound
+    from graft_eval_pipeline.evalset.export.options import (
+        CandidateSettings,
+        ExportSettings,
+        SampleSettings,
+        WindowNames,
+    )
     from graft_eval_pipeline.evalset.export.redact import RedactOptions
     from graft_eval_pipeline.evalset.export.run import run_export
     from graft_eval_pipeline.github.rate_limit import RateLimitOptions
 
     env = eval_env()
-    options = ExportOptions(
-        repo=check_repository(repo),
-        merged_from=merge_bound(merged_from, "--from", end_of_day=False),
-        merged_to=merge_bound(merged_to, "--to", end_of_day=True),
-        author=author,
-        agent_logins=tuple(comma_list(agent_logins)) if agent_logins is not None else env.agent_logins,
-        agent_coauthor_emails=(
-            tuple(comma_list(agent_coauthor_emails))
-            if agent_coauthor_emails is not None
-            else env.agent_coauthor_emails
+    settings = ExportSettings(
+        candidates=CandidateSettings.from_text(
+            WindowNames(merged_from="--from", merged_to="--to"),
+            env,
+            repo=repo,
+            merged_from=merged_from,
+            merged_to=merged_to,
+            author=author,
+            agent_logins=comma_list(agent_logins) if agent_logins is not None else None,
+            agent_coauthor_emails=(
+                comma_list(agent_coauthor_emails) if agent_coauthor_emails is not None else None
+            ),
+            max_candidates=max_candidates,
         ),
-        sample=sample_size,
-        min_per_stratum=min_per_stratum,
-        max_candidates=max_candidates,
-        seed=seed,
+        sample=SampleSettings(size=sample_size, min_per_stratum=min_per_stratum, seed=seed),
         redact=RedactOptions(emails="emails" in redact_kinds, hosts=redact_host, patterns=redact_pattern),
         dry_run=dry_run,
     )
@@ -170,7 +175,7 @@ def export_command(
         github_client(env, auth=auth_mode, installation_id=installation_id, limits=limits) as gh,
     ):
         try:
-            run_export(gh, cs, options, now=lambda: datetime.now(UTC), emit=echo_safe, progress=progress)
+            run_export(gh, cs, settings, now=lambda: datetime.now(UTC), emit=echo_safe, progress=progress)
         except GraftEvalError:  # a rate-limit abort (3) as much as a bad answer (2)
             stats = gh.limiter.stats
             click.echo(

@@ -85,6 +85,11 @@ def test_export_usage_errors_exit_2_before_any_request(
     assert main(export_args(pilot)) == 2
     err = capsys.readouterr().err
     assert "--installation-id" in err and "GRAFT_EVAL_GITHUB_TOKEN" in err
+    monkeypatch.setenv("GRAFT_EVAL_GITHUB_TOKEN", "test-token")
+    assert main([*export_args(pilot)[:-2], "--from", "2026-07-01"]) == 2  # after --to 2026-06-30
+    assert "the export window ends before it starts" in capsys.readouterr().err
+    assert main([*export_args(pilot)[:-2], "--from", "July"]) == 2
+    assert "--from 'July' is not a date" in capsys.readouterr().err
 
 
 def test_export_rate_limit_wait_over_max_wait_exits_3_and_reports_requests(

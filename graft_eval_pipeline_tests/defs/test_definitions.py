@@ -179,6 +179,36 @@ def test_export_assets_refuse_the_synthetic_partition(tmp_path: Path, instance_w
     assert error is not None and "not a pilot set" in error.to_string()
 
 
+def test_export_candidates_names_a_bad_window_by_its_config_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    """The same rule as `graft-eval export --from/--to`, in the words of the asset's config."""
+    key = generate_key()
+    monkeypatch.setenv("GRAFT_EVAL_KEY", key)
+    make_pilot_set(tmp_path / "pilots" / "pilot-acme", key=parse_key(key))
+    sets = CaseSetsResource(
+        eval_dir=str(tmp_path / "pilots"),
+        synthetic_dir=str(tmp_path / "none"),
+        eval_key=dg.EnvVar("GRAFT_EVAL_KEY"),
+    )
+    errors = []
+    for window in ({"merged_from": "2026-07-01"}, {"merged_to": "end of June"}):
+        result = dg.materialize(
+            [export_candidates],
+            partition_key="pilot-acme",
+            instance=instance_with("pilot-acme"),
+            resources=resources(sets, fake_github_resource(FakeGitHub("fictional-org/shop-demo"))),
+            run_config={"ops": {"export_candidates": {"config": {**EXPORT_WINDOW, **window}}}},
+            raise_on_error=False,
+        )
+        assert not result.success
+        error = next(e for e in result.all_events if e.is_step_failure).step_failure_data.error
+        assert error is not None
+        errors.append(error.to_string())
+    assert "the export window ends before it starts" in errors[0]
+    assert "merged_to 'end of June' is not a date" in errors[1]
+
+
 def fake_github_resource(fake: FakeGitHub) -> GitHubResource:
     """The export's GitHub access wired to the in-process fake API (credentials unused)."""
 

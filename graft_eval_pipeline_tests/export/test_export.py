@@ -14,12 +14,20 @@ from jsonschema import Draft202012Validator
 import graft_eval_pipeline.evalset.export.cases as export_cases
 from graft_eval_pipeline.evalset.export.candidates import CandidateList, collect_candidates
 from graft_eval_pipeline.evalset.export.cases import build_case, export_sampled
-from graft_eval_pipeline.evalset.export.options import ExportOptions, check_repository, merge_bound
+from graft_eval_pipeline.evalset.export.options import (
+    CandidateSettings,
+    ExportSettings,
+    SampleSettings,
+    WindowNames,
+    check_repository,
+    merge_bound,
+)
 from graft_eval_pipeline.evalset.export.redact import RedactOptions
 from graft_eval_pipeline.evalset.export.run import ExportSummary, run_export
 from graft_eval_pipeline.evalset.export.sample import choose_sample
 from graft_eval_pipeline.evalset.sets.case_schema import PilotSource
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
+from graft_eval_pipeline.evalset.sets.env import EvalEnv
 from graft_eval_pipeline.evalset.sets.errors import EvalAbort, EvalError
 from graft_eval_pipeline.evalset.sets.paths import SCHEMA_DIR
 from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, open_set, read_case
@@ -70,12 +78,16 @@ class Env:
         over.setdefault("title", f"Secret title {n}")
         return self.fake.add_pull(FakePull(n, updated_at=at, merged_at=at, **over))
 
-    def run(self, **over: Any) -> ExportSummary:
-        options = ExportOptions(repo=REPO, merged_from=FROM, merged_to=TO, **over)
-        return run_export(self.gh, self.cs, options, now=lambda: NOW, emit=self.lines.append)
+    def run(
+        self, *, redact: RedactOptions | None = None, dry_run: bool = False, **sample: Any
+    ) -> ExportSummary:
+        settings = ExportSettings(
+            CandidateSettings(REPO, FROM, TO), SampleSettings(**sample), redact or RedactOptions(), dry_run
+        )
+        return run_export(self.gh, self.cs, settings, now=lambda: NOW, emit=self.lines.append)
 
     def collect(self, **over: Any) -> CandidateList:
-        return collect_candidates(self.gh, REPO, FROM, TO, **over)
+        return collect_candidates(self.gh, CandidateSettings(REPO, FROM, TO, **over))
 
 
 def files_requests(fake: FakeGitHub) -> list[int]:
@@ -162,7 +174,7 @@ def test_U_EXP_3_stage_two_only_for_sampled_prs_and_stage_one_keeps_no_patch(
     stage_one_log = len(env.fake.log)
     dumped = collected.model_dump_json()
     assert "PATCH-TEXT" not in dumped and "Secret title" not in dumped and "src/m" not in dumped
-    sample = choose_sample(collected.candidates, 2, 1, seed=1)
+    sample = choose_sample(collected.candidates, SampleSettings(2, 1, seed=1))
     export_sampled(env.gh, env.cs, sample.picks, redact=RedactOptions(), now=lambda: NOW)
     sampled = {c.pr_number for c in sample.picks}
     stage_two = [p.split("?")[0] for _, p in env.fake.log[stage_one_log:]]
@@ -180,7 +192,7 @@ def test_U_EXP_4_written_case_is_sealed_valid_unlabeled_with_source_from_the_api
         files=[FakeFile("services/billing/invoice.py", additions=60, deletions=2)],
     )
     env.fake.add_issue(FakeIssue(5, title="Task five", body="Do the thing."))
-    env.run(sample=5)
+    env.run(size=5)
     case_id = f"{SET_ID}--shop-demo-7"
     assert list_case_ids(env.cs) == [case_id]
     sealed = (env.cs.dir / "cases" / f"{case_id}.case.enc").read_text(encoding="utf-8")
@@ -214,11 +226,11 @@ def test_U_EXP_5_rerun_writes_nothing_new_and_makes_no_stage_two_request(tmp_pat
     env = Env(tmp_path)
     for n in range(1, 5):
         env.agent_pull(n)
-    env.run(sample=3)
+    env.run(size=3)
     ids = list_case_ids(env.cs)
     mtimes = {p.name: p.stat().st_mtime_ns for p in (env.cs.dir / "cases").iterdir()}
     env.fake.log.clear()
-    summary = env.run(sample=3)
+    summary = env.run(size=3)
     assert list_case_ids(env.cs) == ids and len(ids) == 3
     assert {p.name: p.stat().st_mtime_ns for p in (env.cs.dir / "cases").iterdir()} == mtimes
     assert summary.result is not None and summary.result.skipped_existing == ids
@@ -237,7 +249,9 @@ def test_U_EXP_6_empty_consent_ref_is_refused_before_any_request(tmp_path: Path)
         open_set(env.cs.dir, env.key)
     hand_made = CaseSet(env.cs.dir, env.cs.meta.model_copy(update={"consent_ref": " "}), env.key)
     with pytest.raises(EvalError, match="consent"):
-        run_export(env.gh, hand_made, ExportOptions(REPO, FROM, TO), now=lambda: NOW, emit=print)
+        run_export(
+            env.gh, hand_made, ExportSettings(CandidateSettings(REPO, FROM, TO)), now=lambda: NOW, emit=print
+        )
     assert env.fake.log == []
 
 
@@ -246,7 +260,7 @@ def test_U_EXP_7_a_404_on_one_pr_is_skipped_and_counted(tmp_path: Path) -> None:
     for n in range(1, 4):
         env.agent_pull(n)
     env.fake.fail(rf"/repos/{REPO}/pulls/2", 404, times=None)
-    summary = env.run(sample=10)
+    summary = env.run(size=10)
     assert summary.missing == [2]
     assert list_case_ids(env.cs) == [f"{SET_ID}--shop-demo-1", f"{SET_ID}--shop-demo-3"]
     assert any("gone (404/410): 1" in line for line in env.lines)
@@ -283,7 +297,7 @@ def test_U_EXP_8_rate_limit_at_zero_sleeps_until_reset_and_completes(tmp_path: P
     env = Env(tmp_path, budget=RateBudget(limit=5000, remaining=0, reset=start + 100))
     for n in range(1, 3):
         env.agent_pull(n)
-    summary = env.run(sample=5)
+    summary = env.run(size=5)
     assert env.clock.sleeps == [101.0]
     assert len(list_case_ids(env.cs)) == 2
     assert summary.rate_limit_waits == 1
@@ -306,7 +320,7 @@ def test_U_EXP_9_dry_run_writes_nothing_and_stays_in_stage_one(tmp_path: Path) -
     for n in range(1, 6):
         env.agent_pull(n, body=f"Fixes #{n + 100}")
     before = sorted(str(p) for p in env.cs.dir.rglob("*"))
-    summary = env.run(sample=2, min_per_stratum=1, dry_run=True)
+    summary = env.run(size=2, min_per_stratum=1, dry_run=True)
     assert sorted(str(p) for p in env.cs.dir.rglob("*")) == before
     assert sorted(files_requests(env.fake)) == [1, 2, 3, 4, 5]  # one stage-1 page each
     assert env.fake.paths(r".*/issues/\d+") == []
@@ -336,7 +350,7 @@ def test_sample_metadata_records_strata_populations_and_is_saved_sealed(tmp_path
     for n in range(1, 9):
         files = [FakeFile(".github/workflows/ci.yml")] if n <= 2 else [FakeFile(f"src/f{n}.py")]
         env.agent_pull(n, files=files)
-    summary = env.run(sample=4, min_per_stratum=2)
+    summary = env.run(size=4, min_per_stratum=2)
     assert {k: (v.population, v.sampled) for k, v in summary.sample.strata.items()} == {
         "S/sensitive": (2, 2),
         "S/source": (6, 2),
@@ -363,7 +377,7 @@ def test_progress_is_reported_per_stage(tmp_path: Path) -> None:
     run_export(
         env.gh,
         env.cs,
-        ExportOptions(REPO, FROM, TO),
+        ExportSettings(CandidateSettings(REPO, FROM, TO)),
         now=lambda: NOW,
         emit=env.lines.append,
         progress=progress,
@@ -385,6 +399,41 @@ def test_export_window_takes_whole_days_or_iso_times_and_names_a_bad_bound() -> 
     assert check_repository("fictional-org/shop-demo") == "fictional-org/shop-demo"
     with pytest.raises(EvalError, match="is not owner/name"):
         check_repository("shop-demo")
+
+
+def test_export_settings_hold_each_rule_once_in_the_words_of_the_shell() -> None:
+    env = EvalEnv(
+        eval_dir=Path("/nonexistent"),
+        agent_logins=("agent-bot",),
+        agent_coauthor_emails=("agent@example.test",),
+    )
+    config_names = WindowNames(merged_from="merged_from", merged_to="merged_to")
+    window = CandidateSettings.from_text(
+        config_names, env, repo=REPO, merged_from="2026-06-01", merged_to="2026-06-30"
+    )
+    assert (window.merged_from, window.merged_to) == (
+        FROM,
+        datetime(2026, 6, 30, 23, 59, 59, 999999, tzinfo=UTC),
+    )
+    assert (window.agent_logins, window.agent_coauthor_emails) == (("agent-bot",), ("agent@example.test",))
+    given = CandidateSettings.from_text(
+        config_names, env, repo=REPO, merged_from="2026-06-01", merged_to="2026-06-30", agent_logins=[]
+    )
+    assert given.agent_logins == ()  # given (even empty) wins over the environment
+    with pytest.raises(EvalError, match="merged_to '30 June' is not a date"):
+        CandidateSettings.from_text(
+            config_names, env, repo=REPO, merged_from="2026-06-01", merged_to="30 June"
+        )
+    with pytest.raises(EvalError, match="ends before it starts"):
+        CandidateSettings(REPO, TO, FROM)
+    with pytest.raises(EvalError, match="is not owner/name"):
+        CandidateSettings("shop-demo", FROM, TO)
+    with pytest.raises(EvalError, match="max candidates is 0"):
+        CandidateSettings(REPO, FROM, TO, max_candidates=0)
+    with pytest.raises(EvalError, match="sample size is 0"):
+        SampleSettings(size=0)
+    with pytest.raises(EvalError, match="min per stratum is -1"):
+        SampleSettings(min_per_stratum=-1)
 
 
 # --- GitHub as it really answers (issue 10, item 4) ----------------------------------------------
@@ -432,7 +481,7 @@ def test_a_renamed_repository_and_a_transferred_issue_are_followed(tmp_path: Pat
     env.fake.renamed_from.add(old)
     env.agent_pull(1, body="Fixes #5")
     env.fake.transfer_issue(5, FakeIssue(9, title="Moved issue"), to_repo_id=700002)
-    options = ExportOptions(repo=old, merged_from=FROM, merged_to=TO)
+    options = ExportSettings(CandidateSettings(repo=old, merged_from=FROM, merged_to=TO))
     run_export(env.gh, env.cs, options, now=lambda: NOW, emit=env.lines.append)
     case = read_case(env.cs, f"{SET_ID}--shop-demo-old-1")
     assert case.inputs.repository_full_name == REPO

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from scipy.stats import beta
 
-from graft_eval_pipeline.evalset.export.options import ExportOptions
+from graft_eval_pipeline.evalset.export.options import CandidateSettings, ExportSettings, SampleSettings
 from graft_eval_pipeline.evalset.export.run import run_export
 from graft_eval_pipeline.evalset.report.publish import build_report
 from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
@@ -195,7 +195,10 @@ def test_export_records_each_case_stratum_with_its_population_and_picks(tmp_path
         base_url="https://github.fake",
         transport=fake.transport(),
     )
-    options = ExportOptions(repo=repo, merged_from=start, merged_to=start + timedelta(days=30), sample=4)
+    options = ExportSettings(
+        CandidateSettings(repo=repo, merged_from=start, merged_to=start + timedelta(days=30)),
+        SampleSettings(size=4),
+    )
     summary = run_export(gh, cs, options, now=lambda: datetime(2026, 7, 1, tzinfo=UTC), emit=lambda _: None)
     assert summary.sample.frame == f"{repo} merged 2026-06-02..2026-06-09 seed 1"
     recorded = {}

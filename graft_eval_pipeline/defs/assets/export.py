@@ -26,36 +26,56 @@ from graft_eval_pipeline.evalset.export import (
 )
 from graft_eval_pipeline.evalset.export.candidates import CandidateList, collect_candidates
 from graft_eval_pipeline.evalset.export.cases import ExportResult, check_export_allowed, export_sampled
-from graft_eval_pipeline.evalset.export.options import check_repository, merge_bound
+from graft_eval_pipeline.evalset.export.options import CandidateSettings, SampleSettings, WindowNames
 from graft_eval_pipeline.evalset.export.redact import RedactOptions
 from graft_eval_pipeline.evalset.export.rescan import RescanResult, rescan_set
 from graft_eval_pipeline.evalset.export.sample import ExportSample, choose_sample
 
 
 class CandidatesConfig(dg.Config):
-    """The `graft-eval export` flags that choose the candidates."""
+    """The `graft-eval export` flags that choose the candidates (`CandidateSettings`)."""
 
-    repo: str
-    merged_from: str  # YYYY-MM-DD or an ISO time, as --from
-    merged_to: str  # YYYY-MM-DD (the whole day) or an ISO time, as --to
-    author: Literal["agent", "bot", "any"] = "agent"
-    agent_logins: list[str] = Field(default_factory=list)
-    agent_coauthor_emails: list[str] = Field(default_factory=list)
-    max_candidates: int = DEFAULT_MAX_CANDIDATES
+    repo: str = Field(description="owner/name of the pilot repository (--repo).")
+    merged_from: str = Field(description="Merged on or after: YYYY-MM-DD or an ISO time (--from).")
+    merged_to: str = Field(
+        description="Merged on or before: YYYY-MM-DD (the whole day) or an ISO time (--to)."
+    )
+    author: Literal["agent", "bot", "any"] = Field(
+        default="agent", description="Who counts as the author (--author)."
+    )
+    agent_logins: list[str] = Field(
+        default_factory=list, description="Agent accounts; empty: GRAFT_AGENT_LOGINS (--agent-logins)."
+    )
+    agent_coauthor_emails: list[str] = Field(
+        default_factory=list,
+        description="Agent co-author e-mails; empty: GRAFT_AGENT_COAUTHOR_EMAILS (--agent-coauthor-emails).",
+    )
+    max_candidates: int = Field(
+        default=DEFAULT_MAX_CANDIDATES, description="At most this many PRs (--max-candidates)."
+    )
 
 
 class SampleConfig(dg.Config):
-    sample: int = DEFAULT_SAMPLE
-    min_per_stratum: int = DEFAULT_MIN_PER_STRATUM
-    seed: int = DEFAULT_SAMPLE_SEED
+    """The stratified sample (`SampleSettings`): export's --sample, --min-per-stratum and --seed."""
+
+    sample: int = Field(default=DEFAULT_SAMPLE, description="PRs in the sample (--sample).")
+    min_per_stratum: int = Field(
+        default=DEFAULT_MIN_PER_STRATUM,
+        description="At least this many from each stratum (--min-per-stratum).",
+    )
+    seed: int = Field(default=DEFAULT_SAMPLE_SEED, description="Seed of the stratified sample (--seed).")
 
 
 class RedactConfig(dg.Config):
-    """Secrets are always redacted; these add e-mails, hosts and custom patterns."""
+    """Secrets are always redacted; these add e-mails, hosts and custom patterns (`RedactOptions`)."""
 
-    redact_emails: bool = False
-    redact_hosts: list[str] = Field(default_factory=list)
-    redact_patterns: list[str] = Field(default_factory=list)
+    redact_emails: bool = Field(default=False, description="Also redact e-mails (--redact emails).")
+    redact_hosts: list[str] = Field(
+        default_factory=list, description="Redact these hosts and their subdomains (--redact-host)."
+    )
+    redact_patterns: list[str] = Field(
+        default_factory=list, description="Redact these regular expressions, RE2 syntax (--redact-pattern)."
+    )
 
 
 def _redactions_by_kind(result: ExportResult) -> dict[str, int]:
@@ -76,19 +96,21 @@ def export_candidates(
     """Stage 1: merged PRs in the window, classified, with paths and counts only."""
     cs = case_sets.open_for_run(context)
     check_export_allowed(cs)
-    merged_from = merge_bound(config.merged_from, "merged_from", end_of_day=False)
-    merged_to = merge_bound(config.merged_to, "merged_to", end_of_day=True)
-    env = github.env()
+    settings = CandidateSettings.from_text(
+        WindowNames(merged_from="merged_from", merged_to="merged_to"),
+        github.env(),
+        repo=config.repo,
+        merged_from=config.merged_from,
+        merged_to=config.merged_to,
+        author=config.author,
+        agent_logins=config.agent_logins or None,  # empty: GRAFT_AGENT_LOGINS
+        agent_coauthor_emails=config.agent_coauthor_emails or None,
+        max_candidates=config.max_candidates,
+    )
     with github.client() as gh:
         result = collect_candidates(
             gh,
-            check_repository(config.repo),
-            merged_from,
-            merged_to,
-            author=config.author,
-            agent_logins=tuple(config.agent_logins or env.agent_logins),
-            agent_coauthor_emails=tuple(config.agent_coauthor_emails or env.agent_coauthor_emails),
-            max_candidates=config.max_candidates,
+            settings,
             extra_sensitive_globs=tuple(cs.meta.default_floor_config.extra_sensitive_globs),
         )
     return dg.Output(
@@ -107,7 +129,10 @@ def export_candidates(
 @dg.asset(partitions_def=case_set_partitions, group_name=EXPORT_GROUP)
 def export_sample(config: SampleConfig, export_candidates: CandidateList) -> dg.Output[ExportSample]:
     """Stratified, seeded sample; records each stratum's population for reweighting."""
-    sample = choose_sample(export_candidates.candidates, config.sample, config.min_per_stratum, config.seed)
+    sample = choose_sample(
+        export_candidates.candidates,
+        SampleSettings(size=config.sample, min_per_stratum=config.min_per_stratum, seed=config.seed),
+    )
     strata = [
         dg.TableRecord({"stratum": key, "population": c.population, "sampled": c.sampled})
         for key, c in sample.strata.items()

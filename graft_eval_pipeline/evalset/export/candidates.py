@@ -13,8 +13,7 @@ from typing import Any
 
 from graft_eval_pipeline.card import CamelModel
 from graft_eval_pipeline.evalset.export.client import github_errors
-from graft_eval_pipeline.evalset.export.defaults import DEFAULT_MAX_CANDIDATES
-from graft_eval_pipeline.evalset.export.options import AuthorFilter, Progress
+from graft_eval_pipeline.evalset.export.options import AuthorFilter, CandidateSettings, Progress
 from graft_eval_pipeline.evalset.sets import PathStratum, SizeStratum, path_stratum, size_stratum, stratum_key
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.errors import GitHubError
@@ -63,29 +62,24 @@ def _login_is_bot(pr: Mapping[str, Any], agent_logins: frozenset[str]) -> bool:
 
 def collect_candidates(
     gh: GitHubClient,
-    repo: str,
-    merged_from: datetime,
-    merged_to: datetime,
+    settings: CandidateSettings,
     *,
-    author: AuthorFilter = "agent",
-    agent_logins: tuple[str, ...] = (),
-    agent_coauthor_emails: tuple[str, ...] = (),
-    max_candidates: int = DEFAULT_MAX_CANDIDATES,
     extra_sensitive_globs: tuple[str, ...] = (),
     progress: Progress | None = None,
 ) -> CandidateList:
     """List, filter by merge date (and bot author), cap, then stage 1 for each candidate."""
+    repo, author, agent_logins = settings.repo, settings.author, settings.agent_logins
     start_requests = gh.limiter.stats.requests
     logins = frozenset(login.lower() for login in agent_logins)
     listed: list[Mapping[str, Any]] = []
     merged_in_range = 0
     with github_errors():
-        for pr in list_merged_pulls(gh, repo, merged_from, merged_to):
+        for pr in list_merged_pulls(gh, repo, settings.merged_from, settings.merged_to):
             merged_in_range += 1
             if author == "bot" and not _login_is_bot(pr, logins):
                 continue
             listed.append(pr)
-            if len(listed) >= max_candidates:
+            if len(listed) >= settings.max_candidates:
                 break
         candidates: list[Candidate] = []
         missing: list[int] = []
@@ -97,7 +91,7 @@ def collect_candidates(
                 summary["number"],
                 author,
                 agent_logins,
-                agent_coauthor_emails,
+                settings.agent_coauthor_emails,
                 extra_sensitive_globs,
             )
             if candidate is None:

@@ -20,7 +20,7 @@ from graft_eval_pipeline.evalset.export.cases import (
     check_export_allowed,
     export_sampled,
 )
-from graft_eval_pipeline.evalset.export.options import AuthorFilter, ExportOptions, Progress
+from graft_eval_pipeline.evalset.export.options import AuthorFilter, ExportSettings, Progress
 from graft_eval_pipeline.evalset.export.sample import ExportSample, choose_sample
 from graft_eval_pipeline.evalset.sets import EXPORTS_DIR, CaseSet, write_private
 from graft_eval_pipeline.github.client import GitHubClient
@@ -79,7 +79,7 @@ def summary_lines(summary: ExportSummary) -> list[str]:
 def run_export(
     gh: GitHubClient,
     cs: CaseSet,
-    options: ExportOptions,
+    settings: ExportSettings,
     *,
     now: Callable[[], datetime],
     emit: Callable[[str], None],
@@ -87,27 +87,22 @@ def run_export(
 ) -> ExportSummary:
     """Consent gate, stage 1, sample, stage 2 (unless a dry run); prints per case and at the end."""
     check_export_allowed(cs)
-    case_id_for(cs.set_id, options.repo, 1)
+    window = settings.candidates
+    case_id_for(cs.set_id, window.repo, 1)
     collected = collect_candidates(
         gh,
-        options.repo,
-        options.merged_from,
-        options.merged_to,
-        author=options.author,
-        agent_logins=options.agent_logins,
-        agent_coauthor_emails=options.agent_coauthor_emails,
-        max_candidates=options.max_candidates,
+        window,
         extra_sensitive_globs=tuple(cs.meta.default_floor_config.extra_sensitive_globs),
         progress=progress,
     )
-    sample = choose_sample(collected.candidates, options.sample, options.min_per_stratum, options.seed)
+    sample = choose_sample(collected.candidates, settings.sample)
     result = None
-    if not options.dry_run:
+    if not settings.dry_run:
         result = export_sampled(
             gh,
             cs,
             sample.picks,
-            redact=options.redact,
+            redact=settings.redact,
             now=now,
             sample=sample,
             on_exported=lambda item: emit(exported_line(item)),
@@ -115,11 +110,11 @@ def run_export(
         )
     stats = gh.limiter.stats
     summary = ExportSummary(
-        repository=options.repo,
-        merged_from=options.merged_from,
-        merged_to=options.merged_to,
-        author=options.author,
-        dry_run=options.dry_run,
+        repository=window.repo,
+        merged_from=window.merged_from,
+        merged_to=window.merged_to,
+        author=window.author,
+        dry_run=settings.dry_run,
         listed=collected.listed,
         candidates=len(collected.candidates),
         dropped_by_author=collected.dropped_by_author,
@@ -132,7 +127,7 @@ def run_export(
         rate_limit_waits=stats.waits,
         rate_limit_wait_s=stats.waited_s,
     )
-    if not options.dry_run:
+    if not settings.dry_run:
         stamp = now().strftime("%Y%m%dT%H%M%S%fZ")
         write_private(cs, f"{EXPORTS_DIR}/{stamp}.json", summary.model_dump_json(by_alias=True, indent=2))
     for line in summary_lines(summary):

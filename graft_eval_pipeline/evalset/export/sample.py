@@ -10,6 +10,7 @@ from datetime import UTC
 
 from graft_eval_pipeline.card import CamelModel
 from graft_eval_pipeline.evalset.export.candidates import Candidate
+from graft_eval_pipeline.evalset.export.options import SampleSettings
 from graft_eval_pipeline.evalset.sets import CaseStratum, draw_sample
 
 
@@ -53,13 +54,14 @@ def sample_frame(candidates: list[Candidate], seed: int) -> str:
     return f"{repos} merged {first:%Y-%m-%d}..{last:%Y-%m-%d} seed {seed}"[:200]
 
 
-def choose_sample(candidates: list[Candidate], size: int, min_per_stratum: int, seed: int) -> ExportSample:
-    sample = draw_sample(candidates, size, min_per_stratum, seed)
+def choose_sample(candidates: list[Candidate], settings: SampleSettings) -> ExportSample:
+    """The seeded stratified sample of `candidates`, with each stratum's population and count."""
+    sample = draw_sample(candidates, settings.size, settings.min_per_stratum, settings.seed)
     return ExportSample(
-        frame=sample_frame(candidates, seed),
-        seed=seed,
-        size=size,
-        min_per_stratum=min_per_stratum,
+        frame=sample_frame(candidates, settings.seed),
+        seed=settings.seed,
+        size=settings.size,
+        min_per_stratum=settings.min_per_stratum,
         strata={
             key: StratumCount(population=count, sampled=sample.allocation[key])
             for key, count in sample.population.items()
