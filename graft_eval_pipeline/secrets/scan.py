@@ -154,9 +154,10 @@ def _secret_name_at(text: str, start: int, lo: int) -> bool:
     while name_start > floor and text[name_start - 1] in _NAME_CHARS:
         name_start -= 1
     name = text[name_start : match.end()]
-    if name == "pass" or _PASS_WORDS.search(name) or name.lower().endswith("oauth"):
-        return False  # `pass`: Python's statement
-    return _NOT_SECRET_NAMES.search(name) is None
+    if name == "pass":
+        return False  # Python's statement
+    tail = name[-24:]  # enough for the two patterns below, which match at the name's end
+    return not (_PASS_WORDS.search(tail) or tail.lower().endswith("oauth") or _NOT_SECRET_NAMES.search(tail))
 
 
 def _near_keyword(text: str, lo: int, hi: int, done: int, is_patch: bool, add: AddSpan) -> int:
