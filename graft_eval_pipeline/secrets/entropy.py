@@ -15,7 +15,6 @@ is examined at most once by this rule, however many keywords a line holds.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections.abc import Callable
@@ -32,7 +31,7 @@ SHA-256 digest, the commonest hex in code."""
 _DIGEST_LENGTHS = frozenset((40, 64))
 MIN_SWITCH_RATE = 0.3
 """Changes of character class (lower, upper, digit, other) per character: random base64 has
-about 0.6, hex 0.47; identifiers (`getAccessTokenFromCache2`) about 0.2."""
+about 0.6, hex 0.47; words, `ALL_CAPS` and `snake_case` names far less."""
 MIN_BASE32_SWITCH_RATE = 0.15
 """The same for a run of one case of base32 (letters and the digits 2-7 only, about 0.3 when
 random), where an identifier would hold an underscore."""
@@ -40,8 +39,13 @@ ENTROPY_SHARE = 0.8
 """The least Shannon entropy of a run, as a share of the most its length and alphabet allow:
 random runs sit at 0.85-0.95 of it, repeated or patterned ones below."""
 
-_RUN = re.compile(r"[A-Za-z0-9+/_\-.]{20,}={0,2}", _A)
-_SEGMENT = re.compile(r"[A-Za-z0-9+_\-.]{20,}={0,2}", _A)  # a URL's path segment
+# A run starts only where the previous character is none of its own (so a short run is not tried
+# again from each of its characters: linear).
+_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-.])[A-Za-z0-9+/_\-.]{20,}={0,2}", _A)
+_SEGMENT = re.compile(r"(?<![A-Za-z0-9+_\-.])[A-Za-z0-9+_\-.]{20,}={0,2}", _A)  # a URL's path segment
+_DIGIT = re.compile(r"[0-9]", _A)
+_LETTER = re.compile(r"[A-Za-z]", _A)
+_CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]+", _A)
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+", _A)
 _BASE32 = re.compile(r"[A-Z2-7]+=*|[a-z2-7]+=*", _A)
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", _A)
@@ -60,16 +64,11 @@ _INTEGRITY = re.compile(r"(?:sha1|sha256|sha384|sha512|md5)-", _A | re.IGNORECAS
 AddSpan = Callable[[int, int, str], None]
 
 
-def _class(char: str) -> int:
-    return 0 if char.islower() else 1 if char.isupper() else 2 if char.isdigit() else 3
-
-
 def switch_rate(value: str) -> float:
-    """Changes of character class between neighbours, per character."""
+    """Changes of character class (lower, upper, digit, other) between neighbours, per character."""
     if len(value) < 2:
         return 0.0
-    classes = [_class(c) for c in value]
-    return sum(a != b for a, b in itertools.pairwise(classes)) / (len(value) - 1)
+    return (len(_CLASS_RUNS.findall(value)) - 1) / (len(value) - 1)
 
 
 def _alphabet(value: str) -> int:
@@ -97,7 +96,7 @@ def lookalike_context(value: str, before: str) -> bool:
 def is_high_entropy_token(value: str) -> bool:
     """Is `value` (a run of base64/hex/base32 characters) random enough to be a secret, and no
     digest, identifier, path or placeholder?"""
-    if len(value) < MIN_LENGTH or not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+    if len(value) < MIN_LENGTH or _DIGIT.search(value) is None or _LETTER.search(value) is None:
         return False
     alphabet = _alphabet(value)
     if alphabet == 16 and (len(value) < MIN_HEX_LENGTH or len(value) in _DIGEST_LENGTHS):

@@ -125,7 +125,8 @@ _PASS_WORDS = re.compile(
     _A | re.IGNORECASE,
 )
 _BLOCK_SCALAR = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-$@")
+_NAME_CHAR_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-$@"
+_NAME_CHARS = frozenset(_NAME_CHAR_STR)
 # Names that end like a secret but hold something else.
 _NOT_SECRET_NAMES = re.compile(
     r"(?:page|next|prev|previous|cancel|cancellation|continuation|csrf|xsrf|sync|resume|pagination|"
@@ -150,10 +151,8 @@ def _secret_name_at(text: str, start: int, lo: int) -> bool:
     match = _NAME_END.match(text, start)
     if match is None:
         return False
-    name_start, floor = start, max(lo, start - _NAME_TAIL)
-    while name_start > floor and text[name_start - 1] in _NAME_CHARS:
-        name_start -= 1
-    name = text[name_start : match.end()]
+    before = text[max(lo, start - _NAME_TAIL) : start]
+    name = before[len(before.rstrip(_NAME_CHAR_STR)) :] + text[start : match.end()]
     if name == "pass":
         return False  # Python's statement
     tail = name[-24:]  # enough for the two patterns below, which match at the name's end
