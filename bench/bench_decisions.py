@@ -165,8 +165,11 @@ def run_trials(
 def simulate(
     rng: random.Random, cell: Cell, regress: float, one_case: bool, seed: int
 ) -> tuple[Outcome, float]:
-    """One comparison, each case that can regress doing so with probability `regress` (or one
-    sensitive case, `one_case`); also returns the true difference of the population under-rate."""
+    """One simulated comparison, with the true difference of the population under-rate.
+
+    One comparison, each case that can regress doing so with probability `regress` (or one sensitive
+    case, `one_case`); also returns the true difference of the population under-rate.
+    """
     cases = [draw_case(rng, i) for i in range(cell.n)]
     base_modal = {c.id: c.modal for c in cases}
     new_modal = dict(base_modal)

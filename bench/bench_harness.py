@@ -1,6 +1,8 @@
-"""Fake-mode harness: throughput and memory at 1,000 and 10,000 cases of a generated set and of
-real-sized diffs, the whole-process start-up of `graft-eval run`, and the synthetic
-`dagster asset materialize`.
+"""Fake-mode harness benchmark: throughput, memory, start-up and the synthetic materialization.
+
+Fake-mode harness: throughput and memory at 1,000 and 10,000 cases of a generated set and of
+real-sized diffs, the whole-process start-up of `graft-eval run`, and the synthetic `dagster asset
+materialize`.
 
 Run: .venv/bin/python bench/bench_harness.py [--skip-materialize] [--sizes 1000,10000]
      [--only generated|real|startup] [--before 722182c [--pairs 2]]
@@ -220,8 +222,10 @@ def remove(path: Path) -> None:
 
 
 def startup_seconds() -> tuple[float, float]:
-    """Whole-process wall time of `graft-eval run --set eval/synthetic` (report to a temp folder):
-    best and median of STARTUP_RUNS runs, after one warm-up run."""
+    """Whole-process wall time of `graft-eval run --set eval/synthetic` (report to a temp folder).
+
+    Best and median of STARTUP_RUNS runs, after one warm-up run.
+    """
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ}
@@ -305,9 +309,12 @@ print(json.dumps({"run_s": time.perf_counter() - started}))
 
 
 def run_eval_seconds(set_dir: Path, code_dir: Path) -> float:
-    """`run_eval` alone over the set, in a child process importing the package from `code_dir`
-    (a checkout of another commit, or this one): the like-for-like figure of a before/after pair.
-    Both versions' `run_eval(RunOptions(set=..., now=..., git=...))` have this signature."""
+    """`run_eval` alone over the set, in a child process importing the package from `code_dir`.
+
+    `code_dir` is a checkout of another commit, or this one: the like-for-like figure of a
+    before/after pair. Both versions' `run_eval(RunOptions(set=..., now=..., git=...))` have this
+    signature.
+    """
     os.sync()
     done = subprocess.run(
         [sys.executable, "-c", BEFORE_SCRIPT, str(set_dir)],
@@ -323,8 +330,11 @@ def run_eval_seconds(set_dir: Path, code_dir: Path) -> float:
 
 
 def before_after(set_dir: Path, size: int, before: str, pairs: int) -> None:
-    """Back-to-back pairs of `run_eval` on the same set: the commit `before` (checked out in a
-    temporary git worktree), then this code; prints each pair and the speed-ups."""
+    """Back-to-back pairs of `run_eval` on the same set.
+
+    The commit `before` (checked out in a temporary git worktree), then this code; prints each pair
+    and the speed-ups.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "before"
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), before], cwd=REPO, check=True)

@@ -1,5 +1,6 @@
-"""Coverage of the report's clustered and agreement intervals, seeded: every cell against the
-93-97% target of issue 22, each miss named with its figure.
+"""Coverage of the report's clustered and agreement intervals, seeded.
+
+Every cell against the 93-97% target of issue 22, each miss named with its figure.
 
 Run: .venv/bin/python bench/bench_intervals.py [--sets 1000] [--seed 1] [--part trials,kappa,oos]
 
@@ -118,8 +119,11 @@ def labels(table: Sequence[int], k: int) -> tuple[list[int], list[int]]:
 
 
 def fce(a: list[int], b: list[int], k: int) -> tuple[float, float] | None:
-    """The large-sample interval the report used before (Fleiss, Cohen and Everitt 1969, the
-    variance statsmodels' `cohens_kappa` computes), in numpy: statsmodels takes 17 ms a table."""
+    """The large-sample kappa interval the report used before (Fleiss, Cohen and Everitt 1969), in numpy.
+
+    The large-sample interval the report used before (Fleiss, Cohen and Everitt 1969, the variance
+    statsmodels' `cohens_kappa` computes), in numpy: statsmodels takes 17 ms a table.
+    """
     table = np.zeros((k, k))
     np.add.at(table, (a, b), 1)
     n = table.sum()

@@ -106,10 +106,12 @@ def answer_for(tool: str, model: str = "", escalate: bool = False) -> dict[str, 
 
 
 class FakeMessagesApi:
-    """POST /v1/messages: a trivial card or an agreeing verifier after LATENCY_S; GET /calls
-    says how many messages it answered, on how many distinct connections, and how many it
-    throttled. POST /config sets the storm (requests per second) and the escalation; the
-    Message Batches routes answer batches that end BATCH_LATENCY_S after creation."""
+    """POST /v1/messages: a trivial card or an agreeing verifier after LATENCY_S.
+
+    GET /calls says how many messages it answered, on how many distinct connections, and how many it
+    throttled. POST /config sets the storm (requests per second) and the escalation; the Message
+    Batches routes answer batches that end BATCH_LATENCY_S after creation.
+    """
 
     def __init__(self) -> None:
         self.calls = 0
@@ -259,8 +261,11 @@ def serve_api(sock: socket.socket) -> None:
 
 @contextmanager
 def api_process() -> Iterator[str]:
-    """The fake API in its own process, as the real one is remote: its CPU does not compete
-    with the harness for the GIL. Yields the base URL; the process is stopped at the end."""
+    """The fake API in its own process, as the real one is remote.
+
+    Its CPU does not compete with the harness for the GIL. Yields the base URL; the process is
+    stopped at the end.
+    """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
@@ -332,8 +337,11 @@ async def yes(_estimate: Estimate) -> bool:
 def timed_run(
     set_dir: Path, llm_factory: Callable[[], LlmClient], concurrency: int, use_cache: bool
 ) -> tuple[float, float, list[int]]:
-    """Wall time and process CPU of the whole live run (plan, calls, cache writes, report) and
-    the calls of each case that was not cached."""
+    """Wall time and process CPU of the whole live run, and the calls of each uncached case.
+
+    Wall time and process CPU of the whole live run (plan, calls, cache writes, report) and the
+    calls of each case that was not cached.
+    """
     env = EvalEnv.from_environ({"ANTHROPIC_API_KEY": "bench-not-a-key", "GRAFT_LLM_MAX_RETRIES": "0"})
     options = RunOptions(
         set=open_set(set_dir, None),
@@ -466,8 +474,11 @@ def batch(root: Path, base_url: str) -> None:
 
 
 def schedule_bound(case_calls: list[int], concurrency: int) -> float:
-    """The best wall time of the pool with zero overhead: each case's calls run one after the
-    other (writer, then verifier), so the cases pack into `concurrency` lanes, in case order."""
+    """The best wall time of the pool with zero overhead.
+
+    Each case's calls run one after the other (writer, then verifier), so the cases pack into
+    `concurrency` lanes, in case order.
+    """
     lanes = [0.0] * concurrency
     for calls_of_case in case_calls:
         free = heapq.heappop(lanes)

@@ -1,4 +1,6 @@
-"""Redaction: throughput over a generated 50 MB diff corpus and over real diffs (target >= 50 MB/s,
+"""Redaction benchmark: throughput, the scan inside rescan and the pre-send check, and recall.
+
+Redaction: throughput over a generated 50 MB diff corpus and over real diffs (target >= 50 MB/s,
 default options, on both), the same scan inside `rescan` and the live pre-send check, and recall /
 look-alike rate on the committed secret corpus, side by side with detect-secrets.
 
@@ -193,8 +195,11 @@ def case_texts(inputs: dict[str, Any]) -> Texts:
 
 
 def rescan_speed(lines: list[str], repeat: int) -> tuple[float, float, float, int]:
-    """(MB of case files, best wall s, best CPU s, cases affected) of `rescan_set` over a
-    temporary set, run `repeat` times."""
+    """Size, best wall and CPU time, and cases affected of `rescan_set` over a temporary set.
+
+    (MB of case files, best wall s, best CPU s, cases affected) of `rescan_set` over a temporary
+    set, run `repeat` times.
+    """
     from graft_eval_pipeline.evalset.export.rescan import rescan_set
     from graft_eval_pipeline.evalset.sets.store import create_set, open_set
 
@@ -224,8 +229,11 @@ def rescan_speed(lines: list[str], repeat: int) -> tuple[float, float, float, in
 
 
 def generated_cases(patches: list[str], per_case: int = 4) -> list[dict[str, Any]]:
-    """The generated patches as case inputs (`per_case` files a case, a title and a short body),
-    for the pre-send check over the generated corpus."""
+    """The generated patches as case inputs, for the pre-send check over the generated corpus.
+
+    The generated patches as case inputs (`per_case` files a case, a title and a short body), for
+    the pre-send check over the generated corpus.
+    """
     cases = []
     for first in range(0, len(patches), per_case):
         group = patches[first : first + per_case]
@@ -256,9 +264,12 @@ def generated_cases(patches: list[str], per_case: int = 4) -> list[dict[str, Any
 
 
 def presend_speed(inputs: list[dict[str, Any]], repeat: int) -> tuple[float, list[float], int]:
-    """(MB checked, CPU seconds of each timed run, cases with a finding) of the live pre-send
-    check over the cases' prepared prompt inputs (patches and text cut to the prompt limits, as a
-    live run cuts): one untimed run first (compiles the rules, warms the DFA), then `repeat`."""
+    """Size, CPU seconds and cases with a finding of the live pre-send check over prepared prompt inputs.
+
+    (MB checked, CPU seconds of each timed run, cases with a finding) of the live pre-send check
+    over the cases' prepared prompt inputs (patches and text cut to the prompt limits, as a live run
+    cuts): one untimed run first (compiles the rules, warms the DFA), then `repeat`.
+    """
     from graft_eval_pipeline.card.models import CardInputs
     from graft_eval_pipeline.card.options import PrepareOptions
     from graft_eval_pipeline.card.prepare import prepare_card_inputs
@@ -376,8 +387,10 @@ def detect_secrets_speed(texts: Texts, mb: float) -> tuple[float, float, float]:
 
 
 def _speed(name: str, texts: Texts, options: RedactOptions, repeat: int) -> tuple[float, float]:
-    """Print one throughput line (the best of `repeat` runs, and the slowest); returns the best
-    (MB/s wall, MB/s CPU)."""
+    """Print one throughput line (the best of `repeat` runs, and the slowest).
+
+    Returns the best (MB/s wall, MB/s CPU).
+    """
     mb = megabytes(texts)
     measure(texts[: max(1, len(texts) // 20)], options)  # compile the rules, warm the DFA, untimed
     runs = [measure(texts, options) for _ in range(repeat)]

@@ -1,5 +1,7 @@
-"""Store throughput: seal/open MB/s and open_set + read-all cases/s on a 1,000-case pilot set,
-and what the rollback journal adds: per case read and write, and a fresh process's journal load.
+"""Store benchmark: seal/open and read throughput on a pilot set, and the rollback journal's cost.
+
+Store throughput: seal/open MB/s and open_set + read-all cases/s on a 1,000-case pilot set, and what
+the rollback journal adds: per case read and write, and a fresh process's journal load.
 
 Run: .venv/bin/python bench/bench_store.py   (target: read all 1,000 cases in < 2 s)
 """

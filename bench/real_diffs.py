@@ -1,5 +1,7 @@
-"""A corpus of real pull-request-sized diffs: the changes between two released versions of a few
-public Python packages, cut into PR-sized groups of files (for bench_harness.py).
+"""A corpus of real pull-request-sized diffs.
+
+The changes between two released versions of a few public Python packages, cut into PR-sized groups
+of files (for bench_harness.py).
 
 Generated bench cases repeat a few short fictional patches; real diffs are long, varied, partly
 non-ASCII (translations, docs) and hold binary files, which is what makes the floor's

@@ -185,9 +185,11 @@ def run_options(cs: CaseSet, **over: Any) -> RunOptions:
 
 
 def copy_synthetic(tmp_path: Path, *, baseline: bool = False) -> Path:
-    """eval/synthetic copied to `tmp_path/eval/synthetic` without its runs, cache, assets and
-    tools: a set a test may run and write into. With `baseline`, eval/baselines goes beside it,
-    as in the repository (the set's default baseline)."""
+    """eval/synthetic copied to `tmp_path/eval/synthetic` without its runs, cache, assets and tools.
+
+    A set a test may run and write into. With `baseline`, eval/baselines goes beside it, as in the
+    repository (the set's default baseline).
+    """
     root = tmp_path / "eval"
     ignore = shutil.ignore_patterns("runs", "cache", "assets", "tools")
     shutil.copytree(SYNTHETIC_DIR, root / "synthetic", ignore=ignore)
@@ -197,9 +199,12 @@ def copy_synthetic(tmp_path: Path, *, baseline: bool = False) -> Path:
 
 
 def copy_eval_home(tmp_path: Path) -> Path:
-    """The whole eval/ (synthetic set, baselines, thresholds.json, schemas) copied to
-    `tmp_path/eval` without what runs leave in it: a folder to name in GRAFT_EVAL_REPO, so a
-    process that imports the code location afresh (a step subprocess, a code server) writes there."""
+    """The whole eval/ copied to `tmp_path/eval` without what runs leave in it.
+
+    The whole eval/ (synthetic set, baselines, thresholds.json, schemas) copied to `tmp_path/eval`
+    without what runs leave in it: a folder to name in GRAFT_EVAL_REPO, so a process that imports
+    the code location afresh (a step subprocess, a code server) writes there.
+    """
     shutil.copytree(
         EVAL_DIR, tmp_path / "eval", ignore=shutil.ignore_patterns("runs", "cache", "assets", "tools")
     )
@@ -207,8 +212,10 @@ def copy_eval_home(tmp_path: Path) -> Path:
 
 
 def put_sealed(cs: CaseSet, rel: str, envelope: str | bytes) -> None:
-    """Write a sealed file of a pilot set as other code holding the key would, recorded in the
-    set's journal: the readers' checks after the rollback check then see it."""
+    """Write a sealed file of a pilot set as other code holding the key would, recorded in the set's journal.
+
+    The readers' checks after the rollback check then see it.
+    """
     assert cs.key is not None
     data = envelope.encode("ascii") if isinstance(envelope, str) else envelope
     with recording(cs.dir, cs.set_id, cs.key, rel, digest(data)):

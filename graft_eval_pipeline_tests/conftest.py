@@ -1,5 +1,6 @@
-"""Fixtures shared by the stage folders, and the two test lanes; builders and fakes live in the
-modules beside this file.
+"""Fixtures shared by the stage folders, and the two test lanes.
+
+Builders and fakes live in the modules beside this file.
 
 Fixtures here are opt-in (`pytestmark = pytest.mark.usefixtures(...)` in the modules that need
 them): most unit tests want neither a cleaned environment nor a patched transport.

@@ -506,7 +506,8 @@ class FakeGitHub:
 class SyncASGITransport(httpx.BaseTransport):
     """Runs an ASGI app in-process for a synchronous httpx client (httpx's own is async only).
 
-    `before(request)` runs first and may raise an httpx transport error (a dropped connection)."""
+    `before(request)` runs first and may raise an httpx transport error (a dropped connection).
+    """
 
     def __init__(self, app: Any, before: Callable[[httpx.Request], None] | None = None) -> None:
         self._inner = httpx.ASGITransport(app=app)
@@ -581,8 +582,11 @@ def _diff(old: str, new: str) -> str:
 
 
 def demo_github(clock: Callable[[], float] = time.time) -> FakeGitHub:
-    """A fictional repository with six agent PRs (docs, logic, CI, auth, a migration, a linked
-    issue), one bot PR and one human PR, merged in June 2026; answers the token `fake`."""
+    """A fictional repository with eight merged PRs of every provenance; answers the token `fake`.
+
+    A fictional repository with six agent PRs (docs, logic, CI, auth, a migration, a linked issue),
+    one bot PR and one human PR, merged in June 2026; answers the token `fake`.
+    """
     fake = FakeGitHub(DEMO_REPO, clock=clock, token=DEMO_TOKEN)
     agent = [FakeCommit("Apply the change\n\nGraft-Agent: fictional-agent\nGraft-Model: demo-model-1")]
     changes = [

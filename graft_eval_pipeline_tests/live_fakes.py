@@ -37,8 +37,11 @@ Answer = Callable[[LlmRequest], LlmReply | LlmFailure]
 
 
 class NetworkForbidden(BaseException):
-    """Raised on any request that no test transport answers (a BaseException, so neither the SDK's
-    retry loop nor our error mapping can swallow it); see the `no_network` fixture."""
+    """Raised on any request that no test transport answers; see the `no_network` fixture.
+
+    Raised on any request that no test transport answers (a BaseException, so neither the SDK's
+    retry loop nor our error mapping can swallow it); see the `no_network` fixture.
+    """
 
 
 def default_answer(request: LlmRequest) -> LlmReply:
@@ -48,8 +51,11 @@ def default_answer(request: LlmRequest) -> LlmReply:
 
 
 class FakeLive:
-    """An injected live client: records requests, tracks calls in flight, optional delay; counts
-    `aclose` calls (the harness closes a live client's pool on the run's loop)."""
+    """An injected live client.
+
+    Records requests, tracks calls in flight, optional delay; counts `aclose` calls (the harness
+    closes a live client's pool on the run's loop).
+    """
 
     def __init__(self, answer: Answer = default_answer, delay_s: float = 0.0) -> None:
         self.answer = answer
@@ -176,8 +182,11 @@ def message_json(
     content: list[dict[str, Any]] | None = None,
     stop_details: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A real-shaped Messages API reply body: forced use of `tool`, prompt-cache counters, and the
-    dated snapshot of the requested `model`; `content` replaces the one tool_use block."""
+    """A real-shaped Messages API reply body.
+
+    Forced use of `tool`, prompt-cache counters, and the dated snapshot of the requested `model`;
+    `content` replaces the one tool_use block.
+    """
     blocks = [{"type": "tool_use", "id": "toolu_01", "name": tool, "input": tool_input}]
     return {
         "id": "msg_01",

@@ -160,9 +160,12 @@ def _stage_offences(rel: str, own: str | None, imports: list[tuple[str, list[str
 
 
 def test_stages_import_only_the_stages_below_them_and_only_through_their_public_surface() -> None:
-    """A stage imports its own modules directly and other stages only by their package's
-    `__all__`, or a heavy module (graft_eval_pipeline/heavy.py) by its path; anything outside
-    evalset/ (defs/, cli/) and evaluate.py the same way."""
+    """A stage imports its own modules directly and other stages only by their `__all__`.
+
+    A stage imports its own modules directly and other stages only by their package's `__all__`, or
+    a heavy module (graft_eval_pipeline/heavy.py) by its path; anything outside evalset/ (defs/,
+    cli/) and evaluate.py the same way.
+    """
     assert set(STAGES) == {p.name for p in (PACKAGE / "evalset").iterdir() if (p / "__init__.py").is_file()}
     offences = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -244,8 +247,11 @@ def _secrets_offences(rel: str, imports: list[tuple[str, list[str]]], public: se
 
 
 def test_the_secrets_package_is_used_only_through_its_public_surface_which_is_what_others_use() -> None:
-    """Export, rescan and the live pre-send check import `graft_eval_pipeline.secrets` and the
-    names of its `__all__`, never a module inside it; `__all__` holds exactly the names they use."""
+    """The secrets package is used only through its `__all__`, which holds exactly the names used.
+
+    Export, rescan and the live pre-send check import `graft_eval_pipeline.secrets` and the names of
+    its `__all__`, never a module inside it; `__all__` holds exactly the names they use.
+    """
     public = _package_all(PACKAGE / "secrets" / "__init__.py")
     offences: list[str] = []
     used: set[str] = set()
@@ -370,9 +376,11 @@ MODULES = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
 
 
 def _top_level_imports(tree: ast.Module) -> list[str]:
-    """What importing the module imports: module-level statements (into `if` and `try` blocks,
-    not under `if TYPE_CHECKING:`), never a function body. `from a import b` yields `a` and `a.b`
-    (b may be a module)."""
+    """What importing the module imports.
+
+    Module-level statements (into `if` and `try` blocks, not under `if TYPE_CHECKING:`), never a
+    function body. `from a import b` yields `a` and `a.b` (b may be a module).
+    """
     found: list[str] = []
 
     def visit(body: list[ast.stmt]) -> None:
@@ -407,8 +415,10 @@ def _parents(module: str) -> list[str]:
 
 @cache
 def _loads(module: str) -> frozenset[str]:
-    """Every module importing `module` loads: ours followed through their module-level imports,
-    third-party ones by their top-level name."""
+    """Every module importing `module` loads.
+
+    Ours followed through their module-level imports, third-party ones by their top-level name.
+    """
     seen: set[str] = set()
     todo = [module]
     while todo:
@@ -436,9 +446,11 @@ def heavy(module: str) -> list[str]:
 
 
 def _start_up_modules() -> list[str]:
-    """What every command imports before it runs: the package facades (outside defs/), cli/ and
-    evaluate.py. A heavy package's own facade (secrets/) is heavy by its declaration: who may
-    import it is the table's rule, checked below."""
+    """What every command imports before it runs: the package facades (outside defs/), cli/ and evaluate.py.
+
+    A heavy package's own facade (secrets/) is heavy by its declaration: who may import it is the
+    table's rule, checked below.
+    """
     return sorted(
         name
         for name, path in MODULES.items()
@@ -510,8 +522,10 @@ def _function_local_imports(tree: ast.AST) -> list[tuple[int, str]]:
 
 
 def test_a_function_local_import_in_cli_loads_a_heavy_module() -> None:
-    """A function-local import is how a command loads what only it needs; one that loads nothing
-    heavy belongs at the top of its module."""
+    """A function-local import is how a command loads what only it needs.
+
+    One that loads nothing heavy belongs at the top of its module.
+    """
     offences = [
         f"{path.relative_to(PACKAGE)}:{line} imports {module} inside a function, which loads nothing heavy"
         for path in sorted((PACKAGE / "cli").glob("*.py"))
@@ -567,8 +581,11 @@ def _card_offences(rel: str, imports: list[tuple[str, list[str]]]) -> list[str]:
 
 
 def test_other_packages_import_card_only_through_its_public_surface() -> None:
-    """Outside card/, `card` is imported as the package (its `__all__`), or a heavy module of it
-    (the live Anthropic client) by its path; card's own modules import each other directly."""
+    """Outside card/, `card` is imported as the package or a heavy module of it by its path.
+
+    Outside card/, `card` is imported as the package (its `__all__`), or a heavy module of it (the
+    live Anthropic client) by its path; card's own modules import each other directly.
+    """
     offences = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()

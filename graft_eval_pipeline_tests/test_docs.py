@@ -1,7 +1,9 @@
-"""The README and docs/ stay usable: every `graft-eval` command in a fenced bash block parses
-against the CLI (the subcommand exists, its options exist and take the values shown, required
-options are there), every `./run.sh` sub-command and `bench/` script shown exists, and every
-relative link between the pages resolves to a file and, with a `#fragment`, to a heading of it.
+"""The README and docs/ stay usable.
+
+Every `graft-eval` command in a fenced bash block parses against the CLI (the subcommand exists, its
+options exist and take the values shown, required options are there), every `./run.sh` sub-command
+and `bench/` script shown exists, and every relative link between the pages resolves to a file and,
+with a `#fragment`, to a heading of it.
 
 Commands are parsed by click without running them (`make_context` on each level, as `main`
 would before invoking), so the check is fast and touches no set. Placeholders such as `<set>`
@@ -66,8 +68,11 @@ def tokens(line: str) -> list[str]:
 
 
 def commands_in(text: str, program: str) -> list[tuple[str, tuple[str, ...]]]:
-    """Each call of `program` (bare or as a path such as `.venv/bin/graft-eval`, at the start of a
-    command) in the bash blocks, with its arguments up to the next shell separator."""
+    """Each call of `program` in the bash blocks, with its arguments up to the next shell separator.
+
+    Each call of `program` (bare or as a path such as `.venv/bin/graft-eval`, at the start of a
+    command) in the bash blocks, with its arguments up to the next shell separator.
+    """
     found = []
     for block in fenced(text, "bash"):
         for line in block.replace("\\\n", " ").splitlines():
@@ -94,7 +99,9 @@ def shown_commands(program: str) -> list[Command]:
 
 def parse(args: tuple[str, ...], root: click.Group = cli, prog: str = "graft-eval") -> list[str]:
     """Parse `PROG ARGS` level by level as click does before invoking; return the command path.
-    Raises click.UsageError (unknown command or option, bad value, missing option)."""
+
+    Raises click.UsageError (unknown command or option, bad value, missing option).
+    """
     path = [prog]
     ctx = root.make_context(prog, list(args))
     command: click.Command = root
@@ -114,8 +121,11 @@ def parse(args: tuple[str, ...], root: click.Group = cli, prog: str = "graft-eva
 
 
 def slug(heading: str) -> str:
-    """GitHub's anchor for a heading: lower case, code and link marks gone, punctuation dropped
-    (letters, digits, `-`, `_` and spaces kept), spaces as `-`."""
+    """GitHub's anchor for a heading.
+
+    Lower case, code and link marks gone, punctuation dropped (letters, digits, `-`, `_` and spaces
+    kept), spaces as `-`.
+    """
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).replace("`", "").strip().lower()
     kept = "".join(c for c in text if c in "-_ " or unicodedata.category(c)[0] in "LN")
     return kept.replace(" ", "-")

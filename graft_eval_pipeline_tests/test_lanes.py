@@ -1,5 +1,8 @@
-"""The two test lanes (conftest.py): the default lane skips the tests marked slow, --runslow runs
-them, and the commands that promise everything (`./run.sh test`, CI) pass --runslow."""
+"""The two test lanes (conftest.py).
+
+The default lane skips the tests marked slow, --runslow runs them, and the commands that promise
+everything (`./run.sh test`, CI) pass --runslow.
+"""
 
 from __future__ import annotations
 

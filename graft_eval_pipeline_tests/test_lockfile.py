@@ -1,5 +1,8 @@
-"""The dependency lock (tools/lockfile.py): the committed lock fits pyproject.toml, a stale one is
-refused, and `./run.sh lock` keeps or drops pins as asked. No test resolves (that needs the index)."""
+"""The dependency lock (tools/lockfile.py).
+
+The committed lock fits pyproject.toml, a stale one is refused, and `./run.sh lock` keeps or drops
+pins as asked. No test resolves (that needs the index).
+"""
 
 from __future__ import annotations
 
@@ -174,8 +177,11 @@ def test_lock_refuses_another_platform(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_committed_lock_moves_dagster_with_the_integrations_it_pins() -> None:
-    """dagster-postgres, -celery and -k8s each require one dagster release exactly: the lock holds
-    the dagster family at that release (issue 21), which `--upgrade 'dagster*'` moves together."""
+    """dagster-postgres, -celery and -k8s each require one dagster release exactly.
+
+    The lock holds the dagster family at that release (issue 21), which `--upgrade 'dagster*'` moves
+    together.
+    """
     pins = {name: pin.split("==")[1] for name, pin in lockfile.read_pins(ROOT / "constraints.txt").items()}
     core = {
         pins[name]

@@ -94,7 +94,7 @@ def recorded_digest(lock: Path) -> str | None:
 
 
 def read_pins(lock: Path) -> dict[str, str]:
-    """name -> the full pin line (`name==version`) of an existing lock."""
+    """Package name -> the full pin line (`name==version`) of an existing lock."""
     pins: dict[str, str] = {}
     for line in lock.read_text(encoding="utf-8").splitlines():
         line = line.strip()
@@ -181,8 +181,11 @@ def write_lock(pyproject: Path, lock: Path, pins: list[tuple[str, str]]) -> None
 
 
 def upgrades(name: str, patterns: list[str]) -> bool:
-    """Whether `--upgrade` frees the pin of `name`: a pattern is a name or a glob (`'dagster*'`
-    frees dagster and every dagster-* library, which each pin one dagster release exactly)."""
+    """Whether `--upgrade` frees the pin of `name`.
+
+    A pattern is a name or a glob (`'dagster*'` frees dagster and every dagster-* library, which
+    each pin one dagster release exactly).
+    """
     return any(fnmatch.fnmatchcase(name, canonical_name(pattern)) for pattern in patterns)
 
 

@@ -123,15 +123,20 @@ class AnthropicLlm:
         self._max_retries = max_retries
 
     def gated(self, gate: CallGate) -> AnthropicLlm:
-        """The same connection pool, every attempt through `gate`; the SDK retries nothing, this
-        client retries (throttles after the gate's pause, transient errors up to the SDK's former
-        `max_retries`). Closing either client closes the shared pool."""
+        """The same connection pool, every attempt through `gate`.
+
+        The SDK retries nothing, this client retries (throttles after the gate's pause, transient
+        errors up to the SDK's former `max_retries`). Closing either client closes the shared pool.
+        """
         client = self._client.with_options(max_retries=0, open_telemetry=METADATA_ONLY_TRACES)
         return AnthropicLlm(client, self._refusal_fallback, gate=gate, max_retries=self._client.max_retries)
 
     async def aclose(self) -> None:
-        """Close the connection pool on the event loop that opened it (else the SDK tries to
-        when the client is collected, after `asyncio.run` has closed that loop)."""
+        """Close the connection pool on the event loop that opened it.
+
+        Else the SDK tries to when the client is collected, after `asyncio.run` has closed that
+        loop.
+        """
         await self._client.close()
 
     async def complete(self, request: LlmRequest) -> LlmReply | LlmFailure:
@@ -146,9 +151,11 @@ class AnthropicLlm:
         return outcome
 
     async def after_refusal(self, request: LlmRequest, refused: LlmFailure) -> LlmReply | LlmFailure:
-        """A refused request goes once more, interactively, to the fallback model when one is
-        configured (a batch request's refusal too). The outcome's usage holds both calls; it is
-        priced at the standard rate, an upper bound when the refused call was a batch one."""
+        """Send a refused request once more, interactively, to the fallback model when one is configured.
+
+        A batch request's refusal goes too. The outcome's usage holds both calls; it is priced at
+        the standard rate, an upper bound when the refused call was a batch one.
+        """
         fallback = self._refusal_fallback
         if not fallback or fallback == request.model:
             return refused
@@ -229,8 +236,10 @@ class AnthropicLlm:
     # --- the Message Batches API ------------------------------------------------------------
 
     async def submit_batch(self, requests: Sequence[tuple[str, LlmRequest]]) -> str:
-        """Create one batch of `(custom_id, request)`; returns its id. Sends no timeout: a batch
-        answers within 24 hours."""
+        """Create one batch of `(custom_id, request)`; returns its id.
+
+        Sends no timeout: a batch answers within 24 hours.
+        """
         body = [{"custom_id": cid, "params": self._params(r, r.model)} for cid, r in requests]
         batch = await _batch_op("create", self._client.messages.batches.create(requests=body))  # type: ignore[arg-type]
         return batch.id
@@ -280,8 +289,10 @@ class AnthropicLlm:
 
 
 def _transient(signal: RateSignal) -> bool:
-    """No answer, a request timeout or lock (408, 409), or a server error (5xx but 529, which is a
-    throttle): worth another attempt after a backoff."""
+    """No answer, a request timeout or lock (408, 409), or a server error (5xx but 529, which is a throttle).
+
+    Worth another attempt after a backoff.
+    """
     status = signal.status
     return status is None or status in (408, 409) or (status >= 500 and not signal.throttled)
 
@@ -325,9 +336,11 @@ def _server_now(headers: httpx2.Headers) -> datetime:
 
 
 def rate_signal(status: int | None, headers: httpx2.Headers | None) -> RateSignal:
-    """The `anthropic-ratelimit-*` and `retry-after` headers of one answer (values that do not
-    parse count as absent). `reset_after_s` is the latest reset among the limits at 0 remaining,
-    in seconds after the reply's `Date`."""
+    """The rate-limit signal of one answer, from its `anthropic-ratelimit-*` and `retry-after` headers.
+
+    Values that do not parse count as absent. `reset_after_s` is the latest reset among the limits
+    at 0 remaining, in seconds after the reply's `Date`.
+    """
     if headers is None:
         return RateSignal(status=status)
     remaining = {
@@ -356,8 +369,11 @@ def rate_signal(status: int | None, headers: httpx2.Headers | None) -> RateSigna
 
 
 async def _batch_op(what: str, operation: Awaitable[T]) -> T:
-    """A Batches API operation; an error after the SDK's retries is a `BatchApiError` naming the
-    operation and the status, never a request."""
+    """A Batches API operation.
+
+    An error after the SDK's retries is a `BatchApiError` naming the operation and the status, never
+    a request.
+    """
     try:
         return await operation
     except anthropic.APIStatusError as err:
@@ -389,9 +405,11 @@ def _batch_outcome(
 
 
 def _status_failure(err: anthropic.APIStatusError) -> LlmFailure:
-    """An HTTP error after the SDK's retries. 429 is rate_limited, 408 a timeout; anything
-    else (5xx, 529 overloaded, and 4xx such as a bad key or a prompt too long) is unavailable:
-    no card came back, and nothing was billed."""
+    """An HTTP error after the SDK's retries.
+
+    429 is rate_limited, 408 a timeout; anything else (5xx, 529 overloaded, and 4xx such as a bad
+    key or a prompt too long) is unavailable: no card came back, and nothing was billed.
+    """
     detail = f"HTTP {err.status_code} {err.type or 'error'}"
     if err.status_code == 429:
         return LlmFailure(kind="rate_limited", detail=detail)

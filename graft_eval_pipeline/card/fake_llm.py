@@ -17,8 +17,10 @@ FAKE_CHARS_PER_TOKEN = 4
 
 
 class UnscriptedCall(RuntimeError):
-    """The engine called a purpose the case's script has no entry for: a bug in the case or
-    the engine, never an LLM failure."""
+    """The engine called a purpose the case's script has no entry for.
+
+    A bug in the case or the engine, never an LLM failure.
+    """
 
 
 def fake_usage(request: LlmRequest, reply: dict[str, Any]) -> Usage:
@@ -57,8 +59,10 @@ def _reply(request: LlmRequest, json: dict[str, Any]) -> LlmReply:
 
 
 def _copied(value: Any) -> Any:
-    """A deep copy of a JSON value (dicts, lists, scalars): what copy.deepcopy gives, without
-    its memo bookkeeping (a fifth of a fake call)."""
+    """A deep copy of a JSON value (dicts, lists, scalars).
+
+    What copy.deepcopy gives, without its memo bookkeeping (a fifth of a fake call).
+    """
     if type(value) is dict:
         return {key: _copied(item) for key, item in value.items()}
     if type(value) is list:

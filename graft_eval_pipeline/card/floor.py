@@ -72,8 +72,11 @@ _SHRINKABLE = frozenset({"modified", "changed", "renamed"})
 
 @dataclass(frozen=True, slots=True)
 class FloorResult:
-    """`fired_by` names the first path or source ("title", "body", "issue", "pr", "listing")
-    that fired each rule; it is for display in `show`, never for reports (nor for repr)."""
+    """Which rules fired, and the first path or source that fired each (for `show` only).
+
+    `fired_by` names the first path or source ("title", "body", "issue", "pr", "listing") that fired
+    each rule; it is for display in `show`, never for reports (nor for repr).
+    """
 
     risk: RiskClass
     rules: tuple[FloorRuleId, ...]
@@ -160,9 +163,11 @@ _GIVES_NO_LETTER = _GivesNoLetter()
 
 
 def _ascii_view(text: str) -> bytes:
-    """The text's ASCII characters alone, lower-cased, when that provably holds every keyword
-    `normalize_text(text)` holds; otherwise NFKD with every non-ASCII character dropped,
-    lower-cased. Both are C speed, with no per-character work on the ASCII part.
+    """The text's ASCII view for the keyword search, lower-cased, at C speed.
+
+    The text's ASCII characters alone when that provably holds every keyword `normalize_text(text)`
+    holds; otherwise NFKD with every non-ASCII character dropped. Both are C speed, with no
+    per-character work on the ASCII part.
 
     The NFKD view holds every keyword of the normal form: its letters are ASCII letters of
     NFKC(text) with only Cf characters between them; NFKC composes only into non-ASCII

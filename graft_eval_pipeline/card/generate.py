@@ -107,8 +107,11 @@ def combine_risk(
     instructions_in_data: bool,
     unavailable: bool,
 ) -> tuple[RiskClass, list[RaisedBy]]:
-    """final = max(floor, writer, firstPass, verifier), at least logic with instructions in data
-    or an unavailable card. `raisedBy` names every source whose own class is above the floor."""
+    """The final class and the sources that raised it above the floor.
+
+    `final` = max(floor, writer, firstPass, verifier), at least logic with instructions in data or
+    an unavailable card. `raisedBy` names every source whose own class is above the floor.
+    """
     lifts: dict[RaisedBy, RiskClass | None] = {
         "writer": max_risk(writer, first_pass),
         "verifier": verifier,

@@ -163,9 +163,11 @@ class BatchStatus:
 
 @dataclass(frozen=True, slots=True)
 class BatchMiss:
-    """A batch request that brought no answer: errored, expired, canceled, or missing from the
-    results. `failure` is what the call becomes when it is not retried; `retry` says an
-    interactive call may succeed (expired, canceled, missing, or a transient error type)."""
+    """A batch request that brought no answer: errored, expired, canceled, or missing from the results.
+
+    `failure` is what the call becomes when it is not retried; `retry` says an interactive call may
+    succeed (expired, canceled, missing, or a transient error type).
+    """
 
     result: BatchResultType
     failure: LlmFailure
@@ -173,8 +175,10 @@ class BatchMiss:
 
 
 class BatchApiError(Exception):
-    """A Message Batches API operation failed (after the client's retries); the text names the
-    operation, status and error type only, never a request."""
+    """A Message Batches API operation failed (after the client's retries).
+
+    The text names the operation, status and error type only, never a request.
+    """
 
 
 @runtime_checkable

@@ -46,8 +46,10 @@ def quiet_loggers() -> list[logging.Logger]:
 
 @contextmanager
 def llm_logs_quiet() -> Iterator[None]:
-    """For the duration of the block, no record below WARNING of the SDK or its HTTP stack is
-    handled, whatever the environment or the logging configuration say (nestable)."""
+    """Drop the SDK's and its HTTP stack's log records below WARNING for the duration of the block.
+
+    No such record is handled, whatever the environment or the logging configuration say (nestable).
+    """
     import anthropic  # noqa: F401  # the SDK's logging set-up runs now, and its loggers exist
     import httpcore2  # noqa: F401  # the transport's loggers, made when its modules are imported
 

@@ -76,8 +76,11 @@ class PreparedInputs:
 
 
 def _caps(lengths: Sequence[int], budget: int) -> list[int]:
-    """Per-item caps with sum(min(length, cap)) <= budget: short items stay whole, long ones
-    share the rest equally (every file keeps a glimpse instead of the first ones taking all)."""
+    """Per-item caps with sum(min(length, cap)) <= budget.
+
+    Short items stay whole, long ones share the rest equally (every file keeps a glimpse instead of
+    the first ones taking all).
+    """
     caps = list(lengths)
     if sum(lengths) <= budget:
         return caps
@@ -148,9 +151,12 @@ def _settings(options: PrepareOptions) -> dict[str, Any]:
 
 
 def _input_hash(inputs: CardInputs, options: PrepareOptions) -> str:
-    """SHA-256 of canonical JSON. A patch enters as its own SHA-256, which commits to it just as
-    well and spares JSON-escaping up to 120,000 characters per case; a file is the array
-    [path, previousPath, status, additions, deletions, patchSha256 | null]."""
+    """SHA-256 of canonical JSON.
+
+    A patch enters as its own SHA-256, which commits to it just as well and spares JSON-escaping up
+    to 120,000 characters per case; a file is the array [path, previousPath, status, additions,
+    deletions, patchSha256 | null].
+    """
     issue = inputs.issue
     files = [
         [

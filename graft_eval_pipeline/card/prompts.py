@@ -411,8 +411,10 @@ def _verifier_head(inputs: CardInputs, goal: str, behavior_changes: Sequence[str
 
 
 def file_section(inputs: CardInputs, cut_paths: frozenset[str]) -> str:
-    """The rendered file list and diff, the part the writer and verifier prompts share:
-    `generate_card` renders (and escapes) it once per card and passes it to both."""
+    """The rendered file list and diff, the part the writer and verifier prompts share.
+
+    `generate_card` renders (and escapes) it once per card and passes it to both.
+    """
     return render(_file_blocks(inputs, cut_paths))
 
 
@@ -450,8 +452,10 @@ def user_prompt_chars(
     goal: str,
     behavior_changes: Sequence[str],
 ) -> tuple[int, int]:
-    """Lengths of the writer and verifier user prompts before escaping (each escape adds three
-    characters), without building them: the file list and diff are counted once."""
+    """Lengths of the writer and verifier user prompts before escaping, without building them.
+
+    Each escape adds three characters; the file list and diff are counted once.
+    """
     files = _file_chars(inputs, cut_paths)
     writer = rendered_chars(_writer_head(inputs, floor, text_cut)) + files + len(_WRITER_TAIL)
     verifier = rendered_chars(_verifier_head(inputs, goal, behavior_changes)) + files + len(_VERIFIER_TAIL)

@@ -1,5 +1,8 @@
-"""What every command group shares: the `cli` click group, the common options and the helpers
-that open a set the way every command does."""
+"""What every command group shares.
+
+The `cli` click group, the common options and the helpers that open a set the way every command
+does.
+"""
 
 from __future__ import annotations
 
@@ -48,8 +51,11 @@ def open_case_set(folder: Path, strict: bool = False) -> CaseSet:
 
 
 def holder_liveness() -> Callable[[Holder], bool | None]:
-    """Is a hold still in force? A Dagster run's, by the instance in $DAGSTER_HOME when there is
-    one (loaded on the first such hold: Dagster takes a second to import); any other by its process."""
+    """Is a hold still in force?
+
+    A Dagster run's, by the instance in $DAGSTER_HOME when there is one (loaded on the first such
+    hold: Dagster takes a second to import); any other by its process.
+    """
     instance: list[dg.DagsterInstance] = []
 
     def alive(holder: Holder) -> bool | None:
@@ -68,9 +74,11 @@ def holder_liveness() -> Callable[[Holder], bool | None]:
 
 @contextlib.contextmanager
 def writing(target: CaseSet | Path, command: str, no_wait: bool) -> Iterator[SetHold]:
-    """Hold the set (an opened one, or a set folder: purge opens none) while `graft-eval <command>`
-    writes into it: wait (one line on stderr naming the holder) while another command or a Dagster
-    run writes, or with --no-wait exit 3."""
+    """Hold the set while `graft-eval <command>` writes into it, waiting for (or refusing) another writer.
+
+    The target is an opened set, or a set folder (purge opens none). While another command or a
+    Dagster run writes, wait (one line on stderr naming the holder), or with --no-wait exit 3.
+    """
     folder, set_id = (target.dir, target.set_id) if isinstance(target, CaseSet) else (target, None)
     with holding(
         folder,
@@ -108,9 +116,11 @@ STRICT_OPTION = click.option(
 
 
 def echo_safe(text: str, nl: bool = True) -> None:
-    """stdout for text built from files or API answers (reports, run ids, model names): an escape
-    sequence in them shows as `[U+001B]`, it does not act. JSON output needs none: json.dumps
-    escapes every control character."""
+    """Echo text built from files or API answers to stdout, terminal-safe.
+
+    Reports, run ids, model names: an escape sequence in them shows as `[U+001B]`, it does not act.
+    JSON output needs none: json.dumps escapes every control character.
+    """
     click.echo(to_terminal_safe(text), nl=nl)
 
 
@@ -120,6 +130,9 @@ def echo_warning(text: str) -> None:
 
 
 def echo_error(text: str) -> None:
-    """The one way an error reaches stderr: terminal-safe (an escape sequence from a file name or
-    a file shows as `[U+001B]`, it does not act), one line unless it is click's usage block."""
+    """The one way an error reaches stderr.
+
+    Terminal-safe (an escape sequence from a file name or a file shows as `[U+001B]`, it does not
+    act), one line unless it is click's usage block.
+    """
     click.echo(to_terminal_safe(text.rstrip("\n")), err=True)

@@ -200,8 +200,10 @@ def export_command(
 @NO_WAIT_OPTION
 @STRICT_OPTION
 def rescan(set_dir: Path, apply: bool, no_wait: bool, strict: bool) -> None:
-    """Re-run the current secret rules over a set's cases and report, by kind, what earlier rules
-    missed (exit 1 when some remain and --apply is not given)."""
+    """Re-run the current secret rules over a set's cases and report what earlier rules missed.
+
+    The report is by kind; exit 1 when some remain and --apply is not given.
+    """
     from graft_eval_pipeline.evalset.export.rescan import rescan_set  # the secret rules: this command only
 
     cs = open_case_set(set_dir, strict)

@@ -1,5 +1,4 @@
-"""Runs and their reading: run and ci (harness, report, baseline, thresholds), compare and
-calibration."""
+"""Runs and their reading: run and ci (harness, report, baseline, thresholds), compare and calibration."""
 
 from __future__ import annotations
 
@@ -346,9 +345,12 @@ def compare(
     as_json: bool,
     strict: bool,
 ) -> None:
-    """Compare two runs case by case: each headline rate with k/n, the paired difference with a
-    95% interval, discordant cases and McNemar p, a verdict and blockers. Exit 1 when the new run
-    regressed or a blocker fired (a sensitive case newly under-classified or newly unavailable)."""
+    """Compare two runs case by case.
+
+    Each headline rate with k/n, the paired difference with a 95% interval, discordant cases and
+    McNemar p, a verdict and blockers. Exit 1 when the new run regressed or a blocker fired (a
+    sensitive case newly under-classified or newly unavailable).
+    """
     cs = open_case_set(set_dir, strict) if set_dir is not None else None
     base, new = compare_inputs(base_ref, new_ref, cs)
     tuning = {k: v for k, v in {"resamples": resamples, "seed": seed}.items() if v is not None}
@@ -378,8 +380,11 @@ def compare(
 @click.option("--json", "as_json", is_flag=True, help="Print the calibration as JSON.")
 @STRICT_OPTION
 def calibration(run_ref: str | None, set_dir: Path | None, as_json: bool, strict: bool) -> None:
-    """How the verifier does against the human gold labels: true catches, false alarms and missed
-    under-classifications with 95% intervals, kappa against gold, the same for flags, and its cost."""
+    """How the verifier does against the human gold labels.
+
+    True catches, false alarms and missed under-classifications with 95% intervals, kappa against
+    gold, the same for flags, and its cost.
+    """
     cs = open_case_set(set_dir, strict) if set_dir is not None else None
     result = calibrate(chosen_report(run_ref, cs).cases)
     if as_json:

@@ -1,5 +1,8 @@
-"""Reading a set's runs: cases, view, history and summary. Each finds the latest run, or the run
-`--run` names, the one way runs.py of the report stage does, so they all agree."""
+"""Reading a set's runs: cases, view, history and summary.
+
+Each finds the latest run, or the run `--run` names, the one way runs.py of the report stage does,
+so they all agree.
+"""
 
 from __future__ import annotations
 
@@ -104,8 +107,11 @@ def cases(set_dir: Path, run_id: str | None, only: CaseKind | None, as_json: boo
 
 
 def _synthetic_cards(cs: CaseSet, report_llm: str) -> dict[str, CardResult]:
-    """The cards of a synthetic run for its report.html: the fake model's again, or the cached
-    live ones (a case without a cache entry shows its title only)."""
+    """The cards of a synthetic run for its report.html.
+
+    The fake model's again, or the cached live ones (a case without a cache entry shows its title
+    only).
+    """
     env = eval_env()
     models = env.models()
     cards: dict[str, CardResult] = {}
@@ -158,8 +164,11 @@ def view(set_dir: Path, run_id: str | None, rebuild: bool, open_browser: bool | 
 @click.option("--json", "as_json", is_flag=True, help="Print every headline rate of each run as JSON.")
 @STRICT_OPTION
 def history(set_dir: Path, last: int, as_json: bool, strict: bool) -> None:
-    """How the headline rates moved over the set's last runs: run id, mode, k/n and value of each
-    rate (under-classification with its upper bound), the report's verdict. Ids and numbers only."""
+    """How the headline rates moved over the set's last runs.
+
+    Run id, mode, k/n and value of each rate (under-classification with its upper bound), the
+    report's verdict. Ids and numbers only.
+    """
     cs = open_case_set(set_dir, strict)
     found = read_history(cs, last)
     for why in found.skipped:

@@ -1,5 +1,8 @@
-"""Set folders and what is in them: schema, keygen, init, validate, show, purge, `sets journal`
-and `sets sync` (one Dagster partition per set)."""
+"""Set folders and what is in them.
+
+Schema, keygen, init, validate, show, purge, `sets journal` and `sets sync` (one Dagster partition
+per set).
+"""
 
 from __future__ import annotations
 
@@ -146,8 +149,10 @@ FAKE_RESULT_LABEL = "fake card result (the fake model run again: the case's scri
 
 
 def _card_result(cs: CaseSet, case: EvalCase) -> tuple[CardResult, str]:
-    """The cached live card under the current prompts and models when there is one;
-    otherwise the fake run's card, derived again (deterministic, no call, nothing written)."""
+    """The cached live card under the current prompts and models when there is one.
+
+    Otherwise the fake run's card, derived again (deterministic, no call, nothing written).
+    """
     env = eval_env()
     models = env.models()
     cached = cached_result(cs, case.inputs, generate_options(case, models, env.timeout_ms))
@@ -183,8 +188,11 @@ def show(set_dir: Path, case_id: str, with_result: bool, strict: bool) -> None:
 @click.option("--confirm", required=True, help="The set id, typed again.")
 @NO_WAIT_OPTION
 def purge(set_dir: Path, confirm: str, no_wait: bool) -> None:
-    """Delete a pilot set folder and log the deletion; needs no key. Waits while another command
-    or a Dagster run writes into the set (a purge mid-run would leave the run writing nowhere)."""
+    """Delete a pilot set folder and log the deletion; needs no key.
+
+    Waits while another command or a Dagster run writes into the set (a purge mid-run would leave
+    the run writing nowhere).
+    """
     env = eval_env()
     # A folder without set.json is gone already (purge then only finishes an interrupted purge).
     with writing(set_dir, "purge", no_wait) if (set_dir / SET_FILE).is_file() else contextlib.nullcontext():
@@ -215,9 +223,11 @@ def sets() -> None:
 @SET_OPTION
 @NO_WAIT_OPTION
 def sets_journal(set_dir: Path, no_wait: bool) -> None:
-    """Record every sealed file of a pilot set as its current version (a new journal.enc): once for
-    a set made before graft-eval kept a journal, or to accept a change made by hand. Any older copy
-    of a file put back before this is accepted from then on: check the set first."""
+    """Record every sealed file of a pilot set as its current version (a new journal.enc).
+
+    Once for a set made before graft-eval kept a journal, or to accept a change made by hand. Any
+    older copy of a file put back before this is accepted from then on: check the set first.
+    """
     with writing(set_dir, "sets journal", no_wait):
         count = accept_current_state(set_dir, eval_env().optional_key())
     click.echo(f"journal written: {count} sealed file(s) recorded as current")
@@ -231,8 +241,10 @@ def sets_journal(set_dir: Path, no_wait: bool) -> None:
     "names; another machine sharing the instance may hold the others).",
 )
 def sets_sync(prune: bool) -> None:
-    """Register every set on this machine as a case_set partition and forget purged sets (what the
-    registry sensor does)."""
+    """Register every set on this machine as a case_set partition and forget purged sets.
+
+    What the registry sensor does.
+    """
     import dagster as dg
 
     from graft_eval_pipeline.defs.resources import CaseSetsResource

@@ -1,0 +1,1 @@
+"""The Dagster shell: assets, checks, jobs, resources, sensors and schedules over the plain-Python stages."""

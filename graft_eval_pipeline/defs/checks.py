@@ -1,7 +1,9 @@
-"""Every asset check: its name, description and spec (what the UI lists), and the results the
-assets attach (`eval_report`'s three, `labeler_agreement`'s kappa, `rescanned_cases`' secrets;
-`eval_comparison` builds its own from the comparison it shows). A failing check's metadata says
-what failed by metric, value and limit, or by case id, and how to accept an intended change.
+"""Every asset check: its name, description and spec, and the results the assets attach.
+
+The spec is what the UI lists. The assets attach the results: `eval_report`'s three,
+`labeler_agreement`'s kappa, `rescanned_cases`' secrets; `eval_comparison` builds its own from the
+comparison it shows. A failing check's metadata says what failed by metric, value and limit, or by
+case id, and how to accept an intended change.
 """
 
 import warnings
@@ -56,9 +58,11 @@ RESCAN_DESCRIPTION = (
 
 
 def case_set_check(name: str, asset: str, description: str, *, blocking: bool = False) -> dg.AssetCheckSpec:
-    """A check partitioned like its asset, so each set's check status is its own in the UI (an
-    unpartitioned check shows whichever set ran last). Dagster marks a partitioned check spec as
-    a preview feature and warns on each definition; the warning is silenced here, once."""
+    """A check partitioned like its asset, so each set's check status is its own in the UI.
+
+    An unpartitioned check shows whichever set ran last. Dagster marks a partitioned check spec as a
+    preview feature and warns on each definition; the warning is silenced here, once.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dg.PreviewWarning)
         return dg.AssetCheckSpec(
@@ -136,8 +140,11 @@ def thresholds_check(results: list[ThresholdResult], partition: str) -> dg.Asset
 
 
 def baseline_check(published: PublishedRun, match_required: bool, partition: str) -> dg.AssetCheckResult:
-    """The decisions against the baseline: `compared` only when a baseline existed; the verdict
-    by part, what changed, and the command that accepts it."""
+    """The decisions against the baseline.
+
+    `compared` only when a baseline existed; the verdict by part, what changed, and the command that
+    accepts it.
+    """
     checked = published.checked
     details = baseline_check_details(checked.report, checked.diff, checked.accept)
     match = next((r for r in checked.report.thresholds if r.name == "matchBaseline"), None)
@@ -176,8 +183,10 @@ def accept_markdown(command: str) -> dg.MarkdownMetadataValue:
 
 
 def usage_check(published: PublishedRun, usage_required: bool, partition: str) -> dg.AssetCheckResult:
-    """Tokens, calls and cost against the baseline: reported (a warning) unless thresholds.json
-    makes them blocking."""
+    """Tokens, calls and cost against the baseline.
+
+    Reported (a warning) unless thresholds.json makes them blocking.
+    """
     checked = published.checked
     diff = checked.diff
     usage = baseline_check_details(checked.report, diff, None).usage

@@ -49,8 +49,11 @@ class SealedIOManager(dg.ConfigurableIOManager):
     sets: CaseSetsResource
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
-        """The end of the run in the run worker (every asset run has this IO manager): the run's
-        holds go (`defs/isolation.py`; a multiprocess step's child keeps them for the run)."""
+        """The end of the run in the run worker (every asset run has this IO manager).
+
+        The run's holds go (`defs/isolation.py`; a multiprocess step's child keeps them for the
+        run).
+        """
         release_run_holds(context.run.run_id if context.run is not None else None)
 
     def _open(self, partition_key: str) -> CaseSet:

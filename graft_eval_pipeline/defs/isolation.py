@@ -37,8 +37,11 @@ VALUE_SHA256 = "value_sha256"  # output metadata: SHA-256 of the stored value's 
 
 
 def run_worker_pid() -> int:
-    """The pid of the process that runs the whole Dagster run on this host: this one, or for a step
-    in a multiprocess executor's child process (started by `multiprocessing`), its parent."""
+    """The pid of the process that runs the whole Dagster run on this host.
+
+    This one, or for a step in a multiprocess executor's child process (started by
+    `multiprocessing`), its parent.
+    """
     return os.getppid() if multiprocessing.parent_process() is not None else os.getpid()
 
 
@@ -47,8 +50,11 @@ def run_holder(run_id: str) -> Holder:
 
 
 def run_liveness(instance: dg.DagsterInstance) -> Liveness:
-    """`alive(holder)` for holds: a Dagster run's hold ends when the instance records the run as
-    finished, or when its run worker is gone on this host; any other holder by its process."""
+    """`alive(holder)` for holds.
+
+    A Dagster run's hold ends when the instance records the run as finished, or when its run worker
+    is gone on this host; any other holder by its process.
+    """
 
     def alive(holder: Holder) -> bool | None:
         if holder.run_id is not None:
@@ -82,8 +88,10 @@ def hold_for_run(context: dg.AssetExecutionContext | dg.OutputContext, cs: CaseS
 
 
 def release_run_holds(run_id: str | None) -> None:
-    """Release the holds the run worker took for `run_id` (all of them when None); nothing in a
-    step's child process, whose run goes on after the step."""
+    """Release the holds the run worker took for `run_id` (all of them when None).
+
+    Nothing in a step's child process, whose run goes on after the step.
+    """
     if multiprocessing.parent_process() is not None:
         return
     for key in [k for k in _HELD if run_id is None or k[1] == run_id]:
@@ -100,8 +108,10 @@ def _context_parts(
 
 @dataclass(frozen=True)
 class Writer:
-    """The run whose value of an asset (and partition) a step should load, and the value's hash
-    as the materialization recorded it ("" when it recorded none)."""
+    """The run whose value of an asset (and partition) a step should load, and the value's hash.
+
+    The hash is as the materialization recorded it ("" when it recorded none).
+    """
 
     run_id: str
     sha256: str
@@ -110,8 +120,10 @@ class Writer:
 def expected_writer(
     instance: dg.DagsterInstance, run_id: str, asset_key: dg.AssetKey, partition: str
 ) -> Writer | None:
-    """This run's own materialization of the asset and partition if it made one, else the
-    instance's latest; None when the instance records none."""
+    """This run's own materialization of the asset and partition if it made one, else the instance's latest.
+
+    None when the instance records none.
+    """
     own = instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION).records
     for record in reversed(own):
         event = record.event_log_entry.dagster_event
@@ -151,8 +163,10 @@ def check_writer(found_run: str, found_sha: str, expected: Writer | None, what: 
 
 
 def report_inputs(context: dg.AssetExecutionContext) -> dict[str, str]:
-    """The run that wrote each input of the report (report.json `inputs`): the values the IO
-    manager handed over, by the same rule it checked them with."""
+    """The run that wrote each input of the report (report.json `inputs`).
+
+    The values the IO manager handed over, by the same rule it checked them with.
+    """
     found = {}
     for name in REPORT_INPUTS:
         writer = expected_writer(

@@ -1,5 +1,7 @@
-"""Typed metadata of the evaluation assets: numbers as numbers (the UI plots them over runs and
-partitions), tables with a schema, and labels for the model pair and for scripted numbers.
+"""Typed metadata of the evaluation assets.
+
+Numbers as numbers (the UI plots them over runs and partitions), tables with a schema, and labels
+for the model pair and for scripted numbers.
 
 Ids, classes, counts, rates and costs only (E8), never case content.
 """
@@ -94,8 +96,10 @@ METRIC_COLUMNS = dg.TableSchema(
 
 
 def metric_table(metrics: Metrics, llm: str, names: Sequence[str] = SUMMARY_METRICS) -> dg.TableMetadataValue:
-    """Headline metrics with k, n, interval and upper bound; `basis` says "scripted" for a fake
-    run's model-derived numbers."""
+    """Headline metrics with k, n, interval and upper bound.
+
+    `basis` says "scripted" for a fake run's model-derived numbers.
+    """
     stats = metric_stats(metrics)
     records = []
     for name in names:
@@ -123,8 +127,11 @@ FLOAT_RATE_COLUMNS = ("difference", "low", "high", "mcnemar_p", "adjusted_p", "d
 
 
 def rates_table(comparison: Comparison) -> dg.TableMetadataValue:
-    """The comparison's rates as a table; `detectable` is the change each rate could detect with
-    80% power (a number), and the verdict text says it beside "no clear difference"."""
+    """The comparison's rates as a table.
+
+    `detectable` is the change each rate could detect with 80% power (a number), and the verdict
+    text says it beside "no clear difference".
+    """
     columns = [
         "rate",
         "base",

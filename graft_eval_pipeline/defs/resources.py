@@ -48,8 +48,11 @@ class CaseSetsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
         return resolve_set_dir(set_id, Path(self.eval_dir).expanduser(), Path(self.synthetic_dir))
 
     def open(self, set_id: str, *, warn: bool = True) -> CaseSet:
-        """Open the set; its warnings (loose modes) go to the Dagster log unless `warn` is off
-        (the IO manager opens the set again for every value, and the asset has warned already)."""
+        """Open the set, sending its warnings to the Dagster log unless `warn` is off.
+
+        Its warnings are loose modes. The IO manager opens the set again for every value, and the
+        asset has warned already.
+        """
         cs = open_set(self.set_dir(set_id), parse_key(self.eval_key) if self.eval_key else None)
         if warn:
             for warning in cs.warnings:
@@ -57,8 +60,11 @@ class CaseSetsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
         return cs
 
     def open_for_run(self, context: dg.AssetExecutionContext) -> CaseSet:
-        """Open the step's set and take (or re-enter) its hold for this run: every asset of a set
-        starts here, so a run holds its set from its first step to its end (`defs/isolation.py`)."""
+        """Open the step's set and take (or re-enter) its hold for this run.
+
+        Every asset of a set starts here, so a run holds its set from its first step to its end
+        (`defs/isolation.py`).
+        """
         cs = self.open(context.partition_key)
         hold_for_run(context, cs)
         return cs

@@ -1,5 +1,8 @@
-"""Sensors: keep the case_set partitions in step with the sets on disk, and re-evaluate sets
-whose last report was made with other prompts or models."""
+"""Sensors: keep partitions in step with the sets on disk, re-evaluate sets made with other prompts.
+
+The registry sensor keeps the case_set partitions in step with the sets on disk; the prompt-change
+sensor re-evaluates sets whose last report was made with other prompts or models.
+"""
 
 from __future__ import annotations
 
@@ -24,9 +27,11 @@ from graft_eval_pipeline.evalset.sets import LiveRerun, read_live_rerun
 def partition_changes(
     known: Sequence[str], found: Sequence[str], purged: Collection[str], *, prune: bool = False
 ) -> tuple[list[str], list[str]]:
-    """(to add, to delete): new set folders become partitions. A partition whose folder this
-    machine lacks goes only when the purge log says the set was purged (or with `prune`): the
-    instance is shared, and another machine may hold the set."""
+    """(to add, to delete): new set folders become partitions.
+
+    A partition whose folder this machine lacks goes only when the purge log says the set was purged
+    (or with `prune`): the instance is shared, and another machine may hold the set.
+    """
     missing = set(known) - set(found)
     return sorted(set(found) - set(known)), sorted(missing if prune else missing & set(purged))
 
@@ -34,8 +39,11 @@ def partition_changes(
 def sync_case_set_partitions(
     instance: dg.DagsterInstance, sets: CaseSetsResource, *, prune: bool = False
 ) -> tuple[list[str], list[str]]:
-    """What `graft-eval sets sync` does for CI: register every set the instance does not know yet,
-    and forget the purged ones (with `prune`, every set this machine lacks)."""
+    """What `graft-eval sets sync` does for CI.
+
+    Register every set the instance does not know yet, and forget the purged ones (with `prune`,
+    every set this machine lacks).
+    """
     added, deleted = partition_changes(
         instance.get_dynamic_partitions(CASE_SET_PARTITIONS), sets.discover(), sets.purged(), prune=prune
     )
@@ -120,10 +128,12 @@ def rerun_request(set_id: str, signature: dict[str, str], live: LiveRerun | None
     "its live-rerun.json).",
 )
 def prompt_change_sensor(context: dg.SensorEvaluationContext, case_sets: CaseSetsResource) -> dg.SensorResult:
-    """Re-evaluates every set whose last report was made with another prompt fingerprint,
-    prompt version, engine fingerprint (the card engine's code) or model pair: fake mode, or live
-    with its cap where `live-rerun.json` opts in.
-    Sets never reported are left alone."""
+    """Re-evaluate every set whose last report was made with other prompts, engine code or models.
+
+    Other means another prompt fingerprint, prompt version, engine fingerprint (the card engine's
+    code) or model pair. The re-run is in fake mode, or live with its cap where `live-rerun.json`
+    opts in. Sets never reported are left alone.
+    """
     signature = current_signature(case_sets.env().models())
     requests = []
     for set_id in context.instance.get_dynamic_partitions(CASE_SET_PARTITIONS):

@@ -1,0 +1,1 @@
+"""The evaluation stages in plain Python (no Dagster), one package per stage."""

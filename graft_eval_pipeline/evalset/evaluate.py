@@ -52,8 +52,10 @@ def report_agreement(report: AgreementReport) -> LabelAgreement:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The report, and for the synthetic set each case's title and card as report.html shows
-    them (model prose: only that file shows it); None for any other set."""
+    """The report, and for the synthetic set each case's title and card as report.html shows them.
+
+    Model prose: only that file shows it. None for any other set.
+    """
 
     report: EvalReport
     details: dict[str, CaseDetail] | None
@@ -71,12 +73,15 @@ def _spent(rows: list[CaseRow]) -> tuple[float, int]:
 
 
 def confirm_blockers(options: RunOptions, report: EvalReport, baseline: EvalReport | None) -> EvalReport:
-    """The live gate's second look: re-run the cases whose blocker event showed in this run
-    without reproducing enough to decide (`Comparison.unconfirmed`), up to the trials the rule
-    asks for, within what is left of the run's caps; their rows go to `report.confirmation`.
+    """The live gate's second look.
+
+    Re-run the cases whose blocker event showed in this run without reproducing enough to decide
+    (`Comparison.unconfirmed`), up to the trials the rule asks for, within what is left of the run's
+    caps; their rows go to `report.confirmation`.
 
     Each trial has its own cache entry, so a second evaluation re-runs nothing. Fake runs are
-    scripted (one trial decides), and without a baseline there is nothing to confirm."""
+    scripted (one trial decides), and without a baseline there is nothing to confirm.
+    """
     if baseline is None or options.mode != "live":
         return report
     try:
@@ -118,9 +123,10 @@ def evaluate(options: RunOptions, baseline: EvalReport | None = None) -> Evaluat
 
 
 def evaluate_then(options: RunOptions, baseline: EvalReport | None, then: Callable[[Evaluation], T]) -> T:
-    """Harness, metrics and report, then `then` (what `graft-eval run` writes of them), all under
-    the run's collector policy (`collector_policy`: a fake run keeps the collector paused through
-    its report files too); returns what `then` returns.
+    """Harness, metrics and report, then `then`, all under the run's collector policy.
+
+    `then` is what `graft-eval run` writes of them; the policy is `collector_policy` (a fake run
+    keeps the collector paused through its report files too). Returns what `then` returns.
 
     The harness streams its cases; the first pass shows each case here once, and only its label
     data is kept for labeler agreement (every case of the set, as `agreement` over the whole set

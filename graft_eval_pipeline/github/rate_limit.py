@@ -109,8 +109,10 @@ def transient_wait_s(attempt: int, rand: float, retry_after: float | None = None
 
 
 class RateLimiter:
-    """Wraps a `send()` callable: budget pause, 403/429 retries, 5xx / connection-error retries,
-    wait and request caps."""
+    """Wraps a `send()` callable.
+
+    Budget pause, 403/429 retries, 5xx / connection-error retries, wait and request caps.
+    """
 
     def __init__(
         self,
@@ -169,8 +171,11 @@ class RateLimiter:
         return wait
 
     def call(self, send: Callable[[], httpx.Response]) -> httpx.Response:
-        """Send with retries. The last rate-limited or 5xx response is returned for the caller to
-        raise; the last retryable connection error is re-raised."""
+        """Send with retries.
+
+        The last rate-limited or 5xx response is returned for the caller to raise; the last
+        retryable connection error is re-raised.
+        """
         attempt = 0
         transient_attempt = self.last_transient_retries = 0
         transient_waited = 0.0

@@ -80,8 +80,11 @@ def _b64_jwt(value: str) -> bool:
 
 @dataclass(frozen=True)
 class Token:
-    """One provider format. `body` follows one of `prefixes`; `back` > 0 means the anchor (the
-    distinctive literal) sits inside the token and `pattern` is the whole token."""
+    """One provider format.
+
+    `body` follows one of `prefixes`; `back` > 0 means the anchor (the distinctive literal) sits
+    inside the token and `pattern` is the whole token.
+    """
 
     name: str
     kind: str

@@ -80,22 +80,28 @@ def _alphabet(value: str) -> int:
 
 
 def _name_like(value: str) -> bool:
-    """Words joined by separators (`test_user_2_permissions_view`, `com.example.AuthProvider`,
-    `src/auth/token_store.py`): words make up at least half of its characters."""
+    """Words joined by separators: words make up at least half of its characters.
+
+    `test_user_2_permissions_view`, `com.example.AuthProvider`, `src/auth/token_store.py`.
+    """
     parts = [p for p in _SEPARATORS.split(value) if p]
     words = sum(len(p) for p in parts if len(p) > 1 and _WORD.fullmatch(p.rstrip("0123456789")))
     return 2 * words >= len(value)
 
 
 def lookalike_context(value: str, before: str) -> bool:
-    """A digest, an id or a payload by what precedes it (`sha256:`, `h1:`, `commit `,
-    `integrity sha512-`, `data:image/png;base64,`), or a UUID."""
+    """A digest, an id or a payload by what precedes it, or a UUID.
+
+    What precedes it: `sha256:`, `h1:`, `commit `, `integrity sha512-`, `data:image/png;base64,`.
+    """
     return bool(_LOOKALIKE_BEFORE.search(before) or _INTEGRITY.match(value) or _UUID.search(value))
 
 
 def is_high_entropy_token(value: str) -> bool:
-    """Is `value` (a run of base64/hex/base32 characters) random enough to be a secret, and no
-    digest, identifier, path or placeholder?"""
+    """Is `value` (a run of base64/hex/base32 characters) random enough to be a secret?
+
+    And no digest, identifier, path or placeholder.
+    """
     if len(value) < MIN_LENGTH or _DIGIT.search(value) is None or _LETTER.search(value) is None:
         return False
     alphabet = _alphabet(value)
@@ -111,9 +117,11 @@ def is_high_entropy_token(value: str) -> bool:
 
 
 def tokens_near_keyword(text: str, lo: int, hi: int, is_patch: bool, add: AddSpan) -> None:
-    """Report every high-entropy run of `text[lo:hi]` (a keyword's region, less what an earlier
-    region covered) as a `high_entropy` span. A run cut by the region's edge is judged on the
-    part inside: a region is bounded, so the scan stays linear."""
+    """Report every high-entropy run of `text[lo:hi]` as a `high_entropy` span.
+
+    `text[lo:hi]` is a keyword's region, less what an earlier region covered. A run cut by the
+    region's edge is judged on the part inside: a region is bounded, so the scan stays linear.
+    """
     for match in _RUN.finditer(text, lo, hi):
         start, end = match.span()
         if is_patch and (start == 0 or text[start - 1] == "\n"):

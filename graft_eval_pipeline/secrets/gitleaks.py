@@ -56,7 +56,7 @@ DROPPED: dict[str, str] = {
 
 
 def kind_of(rule_id: str) -> str:
-    """The redaction kind of a gitleaks rule: `gl_` and the id with `_` for `-` (a `\\w+` word)."""
+    r"""The redaction kind of a gitleaks rule: `gl_` and the id with `_` for `-` (a `\w+` word)."""
     return "gl_" + rule_id.replace("-", "_").replace(".", "_")
 
 
@@ -75,8 +75,11 @@ class _Allow:
 
 
 def without_groups(regex: str) -> str:
-    """`regex` with every capture group made non-capturing: RE2 answers "is there a match" with
-    its DFA alone, where capture groups need its much slower NFA."""
+    """`regex` with every capture group made non-capturing.
+
+    RE2 answers "is there a match" with its DFA alone, where capture groups need its much slower
+    NFA.
+    """
     out: list[str] = []
     i, in_class = 0, False
     while i < len(regex):
@@ -197,9 +200,11 @@ def first_keyword(data: bytes, pos: int = 0) -> int | None:
 def gitleaks_spans(
     data: bytes, add: AddSpan, taken: Callable[[int, int], bool] | None = None, first: int = 0
 ) -> None:
-    """Report, in byte offsets of `data`, the secrets the running gitleaks rules find; a match
-    for which `taken(start, end)` holds (inside a secret found otherwise) is not looked at.
-    `first`: a byte offset before which no keyword occurs (the search starts there)."""
+    """Report, in byte offsets of `data`, the secrets the running gitleaks rules find.
+
+    A match for which `taken(start, end)` holds (inside a secret found otherwise) is not looked at.
+    `first`: a byte offset before which no keyword occurs (the search starts there).
+    """
     index = _index()
     prefilter, by_head, size = index.prefilter, index.by_head, len(data)
     covered: dict[str, int] = {}  # rule id -> end of the last window it ran over

@@ -50,10 +50,12 @@ def secret_spans(
     first: int | None = 0,
     first_theirs: int | None = 0,
 ) -> int:
-    """Report every secret span of `text` through `add` (key-block lines through `add_block_line`);
-    returns the number of private-key blocks found. `data` (the text's UTF-8 bytes), `first` and
+    """Report every secret span of `text` through `add` (key-block lines through `add_block_line`).
+
+    Returns the number of private-key blocks found. `data` (the text's UTF-8 bytes), `first` and
     `first_theirs` (byte offsets before which no anchor of ours, or no gitleaks keyword, occurs;
-    None: none occurs at all, so that pass is skipped) come from a caller that has already searched."""
+    None: none occurs at all, so that pass is skipped) come from a caller that has already searched.
+    """
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     ours: list[tuple[int, int]] = []  # our token and structured spans: where we have the format
@@ -112,8 +114,10 @@ def secret_spans(
 
 
 def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:
-    """The spans a redaction replaces: leftmost first, ties by priority; one that overlaps an
-    earlier kept span is dropped."""
+    """The spans a redaction replaces.
+
+    Leftmost first, ties by priority; one that overlaps an earlier kept span is dropped.
+    """
     pos = 0
     for span in sorted(spans):
         if span[0] < pos:
@@ -130,9 +134,11 @@ def secret_kinds(
     first: int | None = 0,
     first_theirs: int | None = 0,
 ) -> Counter[str]:
-    """Kind -> count of the secrets in `text`, counted as a redaction would count them, without
-    rewriting anything: for a rescan report or the last look at a prompt before it is sent.
-    `data`, `first` and `first_theirs` as for `secret_spans`."""
+    """Kind -> count of the secrets in `text`, counted as a redaction would, without rewriting anything.
+
+    For a rescan report or the last look at a prompt before it is sent. `data`, `first` and
+    `first_theirs` as for `secret_spans`.
+    """
     spans: list[Span] = []
 
     def add(start: int, end: int, kind: str) -> None:
@@ -155,8 +161,9 @@ def secret_kinds(
 
 
 def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
-    """Kind -> count summed over `(text, is_patch)` pairs, each counted on its own as
-    `secret_kinds` counts it.
+    """Kind -> count summed over `(text, is_patch)` pairs.
+
+    Each pair is counted on its own as `secret_kinds` counts it.
 
     Why one prefilter pass: a prompt is many short fields (title, paths, cut patches), and RE2's
     fixed price per call costs more than their length. The texts are joined by newlines and the

@@ -1,4 +1,4 @@
-"""Finds secrets in one text: catalogue tokens, structured secrets and secret-named assignments.
+r"""Finds secrets in one text: catalogue tokens, structured secrets and secret-named assignments.
 
 Why one prefilter: 150+ rules run one after the other would each scan the whole text; instead
 every rule contributes an *anchor* (its literal prefix and the start of its body, or a keyword
@@ -147,7 +147,9 @@ _NAME_TAIL = 48
 
 def _secret_name_at(text: str, start: int, lo: int) -> bool:
     """Does a secret-ish name end at the keyword at `start` (not `bypass`, `next_token`, `oauth`)?
-    Only the name's last `_NAME_TAIL` characters are looked at (a minified chain of names is long)."""
+
+    Only the name's last `_NAME_TAIL` characters are looked at (a minified chain of names is long).
+    """
     match = _NAME_END.match(text, start)
     if match is None:
         return False
@@ -160,8 +162,10 @@ def _secret_name_at(text: str, start: int, lo: int) -> bool:
 
 
 def _near_keyword(text: str, lo: int, hi: int, done: int, is_patch: bool, add: AddSpan) -> int:
-    """Run the high-entropy rule over the keyword's region (its line and the next, each within
-    its window) less what was examined before `done`; returns the region's end."""
+    """Run the high-entropy rule over the keyword's region less what was examined before `done`.
+
+    The region is the keyword's line and the next, each within its window. Returns its end.
+    """
     end = hi
     if not _cut(text, hi) and hi < len(text):
         end = _window(text, hi + 1, before=0)[1]
@@ -215,9 +219,11 @@ _TOKEN_TAIL = re.compile(r"[A-Za-z0-9+/=_.~\-]*", _A)
 
 
 def _body_start(body: str) -> str:
-    """The body's leading `[class]{m…}` as `[class]{min(m, 12)}`, or nothing: the anchor only
-    needs the start of the token (the validator checks the rest), and long counters would blow
-    up the DFA."""
+    """The body's leading `[class]{m…}` as `[class]{min(m, 12)}`, or nothing.
+
+    The anchor only needs the start of the token (the validator checks the rest), and long counters
+    would blow up the DFA.
+    """
     match = _LEADING_CLASS.match(body)
     if match is None:
         return ""
@@ -251,7 +257,7 @@ def _token_rule(token: Token) -> _TokenRule:
 
 
 def _token_anchor(token: Token) -> str:
-    """The token's part of the prefilter (RE2 syntax, no look-around).
+    r"""The token's part of the prefilter (RE2 syntax, no look-around).
 
     `\b` stands for the rule's left boundary. A prefix shorter than four characters is common in
     ordinary text (`s.` in every minified bundle, `00`, `SK`), so its anchor is the whole format
@@ -303,9 +309,11 @@ def _token_handler(rule: _TokenRule) -> Handler:
 
 
 def _add_token(text: str, start: int, end: int, hi: int, token: Token, add: AddSpan) -> int:
-    """Report a token span; one that reaches the window's edge inside a line runs on past it (a
-    token longer than the window), so it is redacted to the end of its run of token characters,
-    which the scan then skips: each character is looked at once."""
+    """Report a token span, running on past the window's edge for a token longer than the window.
+
+    One that reaches the window's edge inside a line is redacted to the end of its run of token
+    characters, which the scan then skips: each character is looked at once.
+    """
     if end == hi and _cut(text, hi):
         end = _TOKEN_TAIL.match(text, hi).end()  # type: ignore[union-attr]  # `*` always matches
     add(start, end, token.kind)
@@ -518,8 +526,10 @@ _URL_PLACEHOLDERS = frozenset(
 
 
 def _url_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
-    """Any password in `scheme://user:password@host` except a template (`${PW}`, `<pw>`, `{{…}}`):
-    even `password` there is redacted, as scanners' test data expect."""
+    """Any password in `scheme://user:password@host` except a template (`${PW}`, `<pw>`, `{{…}}`).
+
+    Even `password` there is redacted, as scanners' test data expect.
+    """
     match = _URL_CREDS.match(text, start, hi)
     if match is None:
         return None
@@ -626,9 +636,12 @@ def _netrc(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan
 
 @dataclass(frozen=True)
 class _Scanner:
-    """One RE2 alternation without groups (a DFA scan, cheap per hit); a hit is dispatched on its
-    first two characters to the rules that can start there, then to the rules without a
-    literal head (keyword assignments, a few formats whose anchor starts with a class)."""
+    """One RE2 alternation without groups (a DFA scan, cheap per hit).
+
+    A hit is dispatched on its first two characters to the rules that can start there, then to the
+    rules without a literal head (keyword assignments, a few formats whose anchor starts with a
+    class).
+    """
 
     match: _Match
     """The alternation's `RE2::Match` itself: (anchor, bytes, pos, endpos) -> [(start, end)], or
@@ -657,8 +670,10 @@ def _handler_of(token: Token) -> Handler:
 
 
 def _gated(rules: list[tuple[str, Handler]]) -> Handler:
-    """The handlers of tokens found from inside, behind one `re` match of all their anchors: a
-    keyword hit that no assignment rule takes is not handed to each of them in turn."""
+    """The handlers of tokens found from inside, behind one `re` match of all their anchors.
+
+    A keyword hit that no assignment rule takes is not handed to each of them in turn.
+    """
     gate = re.compile("|".join(f"(?:{anchor})" for anchor, _ in rules), _A)
     handlers = tuple(handler for _, handler in rules)
 
@@ -680,8 +695,11 @@ def _scanner() -> _Scanner:
 
 
 def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
-    """The scanner of `tokens` beside the structured and keyword rules (the corpus test builds
-    one without a provider's formats, to measure what the rest finds of that provider)."""
+    """The scanner of `tokens` beside the structured and keyword rules.
+
+    The corpus test builds one without a provider's formats, to measure what the rest finds of that
+    provider.
+    """
     anchors: list[str] = []
     by_head: dict[str, list[Handler]] = {}
     by_head_ci: dict[str, list[Handler]] = {}
@@ -752,11 +770,14 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
 
 
 def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, first: int = 0) -> bool:
-    """Report every secret span of `text` (private-key blocks excepted); return whether the text
-    holds a private-key marker (`KEY_HINTS`), for `key_blocks`. One pass of the prefilter.
+    """Report every secret span of `text` (private-key blocks excepted).
+
+    Return whether the text holds a private-key marker (`KEY_HINTS`), for `key_blocks`. One pass of
+    the prefilter.
 
     `data` is the text's UTF-8 form when the caller has it; `first` a byte offset before which
-    the caller's own search found no anchor (the scan starts there)."""
+    the caller's own search found no anchor (the scan starts there).
+    """
     scanner = _scanner()
     # RE2 runs on bytes: it would encode a `str` again at every call.
     if data is None:
@@ -802,16 +823,17 @@ def first_anchor(data: bytes, pos: int = 0) -> int | None:
 
     None means `scan` and `key_blocks` find nothing there; an anchor that matches in a text alone
     matches where it lies in texts joined by newlines (a newline is no word character and no
-    token's), so many short texts take one RE2 pass (`rules.secret_kinds_in`)."""
+    token's), so many short texts take one RE2 pass (`rules.secret_kinds_in`).
+    """
     start = _scanner().match(_UNANCHORED, data, pos, len(data))[0][0]
     return None if start < 0 else start
 
 
 def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:
-    """Private-key blocks (PEM, OpenSSH, PGP, SSH2, PuTTY), one span per line; returns the count.
+    r"""Private-key blocks (PEM, OpenSSH, PGP, SSH2, PuTTY), one span per line; returns the count.
 
     A BEGIN marker counts only when key material follows (base64 on the next line, PEM or PuTTY
-    headers, or a `\\n`-escaped body on the same line as in a service-account JSON), so code that
+    headers, or a `\n`-escaped body on the same line as in a service-account JSON), so code that
     merely mentions the marker stays. A block without END runs to the end of its hunk (a patch)
     or of the text.
     """

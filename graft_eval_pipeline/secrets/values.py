@@ -284,10 +284,12 @@ _SHAPE_MARKS = ("${", "{{", "<", ">")
 
 
 def placeholder_shape(value: str) -> bool:
-    """A stand-in by its shape (`xxxx…`, `YOUR_…`, `<…>`, `${…}`, `example`, `changeme`,
-    `redacted`): a token of a known format is kept only then. Words such as `fake`, `dummy` or
-    `test` inside a format-valid token do not make it one: for an evaluation set a redacted
-    placeholder costs nothing, a kept secret is a leak."""
+    """A stand-in by its shape (`xxxx…`, `YOUR_…`, `<…>`, `${…}`, `example`, `changeme`, `redacted`).
+
+    A token of a known format is kept only then. Words such as `fake`, `dummy` or `test` inside a
+    format-valid token do not make it one: for an evaluation set a redacted placeholder costs
+    nothing, a kept secret is a leak.
+    """
     lower = value.lower()
     return (
         lower.startswith("your")
@@ -360,8 +362,10 @@ _PROSE_START = re.compile(
 
 
 def short_password(value: str) -> bool:
-    """A password-named value of 6 or 7 characters that has a letter and a digit or a symbol
-    (`hunter2`) and is no word, placeholder or reference."""
+    """A short password-named value that looks like a password (`hunter2`).
+
+    6 or 7 characters with a letter and a digit or a symbol, and no word, placeholder or reference.
+    """
     if not MIN_PASSWORD_LENGTH <= len(value) < MIN_LENGTH or " " in value or is_placeholder(value):
         return False
     has_letter = any(c.isalpha() for c in value)
@@ -371,8 +375,11 @@ def short_password(value: str) -> bool:
 
 
 def passphrase(value: str) -> bool:
-    """A quoted password of words (`"value with quotes and spaces"`): two to eight words, no
-    prose (a label or message starts with `enter`, `your`, `invalid`, …, or ends a sentence)."""
+    """A quoted password of words (`"value with quotes and spaces"`).
+
+    Two to eight words, no prose (a label or message starts with `enter`, `your`, `invalid`, …, or
+    ends a sentence).
+    """
     words = value.split()
     if not 2 <= len(words) <= 8 or len(value) > 80 or "\n" in value:
         return False
@@ -382,8 +389,10 @@ def passphrase(value: str) -> bool:
 
 
 def connection_password(value: str) -> bool:
-    """The password of a `;`-separated connection string (`…;Password=myPassword;`): any value
-    of 6 or more characters that is no reference or template (an identifier counts here)."""
+    """The password of a `;`-separated connection string (`…;Password=myPassword;`).
+
+    Any value of 6 or more characters that is no reference or template (an identifier counts here).
+    """
     if len(value) < MIN_PASSWORD_LENGTH or value.startswith(("$", "%", "{", "<", "(", "@")):
         return False
     return not placeholder_shape(value) and value.lower() not in _WORDS

@@ -1,0 +1,1 @@
+"""Tests of the card engine: risk floor, input preparation, generation, prompts and LLM clients."""

@@ -1,6 +1,9 @@
-"""The fast paths of issue 16 give exactly what the plain definitions give: R15's keyword
-prefilter on non-ASCII text, the case hash through orjson, and cases.parquet built column by
-column. Seeded random texts stand in for property tests (no hypothesis in the environment)."""
+"""The fast paths of issue 16 give exactly what the plain definitions give.
+
+R15's keyword prefilter on non-ASCII text, the case hash through orjson, and cases.parquet built
+column by column. Seeded random texts stand in for property tests (no hypothesis in the
+environment).
+"""
 
 from __future__ import annotations
 
@@ -207,7 +210,7 @@ def test_case_hash_equals_the_json_definition_on_random_text() -> None:
 
 
 def test_no_hashed_field_is_a_float() -> None:
-    """orjson and json spell some floats differently (1e16 vs 1e+16); the hash relies on none."""
+    """`orjson` and `json` spell some floats differently (1e16 vs 1e+16); the hash relies on none."""
 
     def types(schema: object) -> set[str]:
         if isinstance(schema, list):
@@ -270,8 +273,10 @@ def test_parquet_built_by_columns_equals_from_pylist() -> None:
 
 
 def test_no_canonical_composition_takes_an_ascii_character_second() -> None:
-    """What `_ascii_view`'s argument rests on: composing never swallows an ASCII letter that
-    follows, and never yields an ASCII character."""
+    """What `_ascii_view`'s argument rests on.
+
+    Composing never swallows an ASCII letter that follows, and never yields an ASCII character.
+    """
     for code_point in range(0x80, 0x110000):
         parts = unicodedata.decomposition(chr(code_point)).split()
         if parts and not parts[0].startswith("<"):  # a canonical decomposition
@@ -294,8 +299,10 @@ def test_the_view_holds_every_keyword_of_the_normal_form() -> None:
 
 
 def test_per_character_caches_stop_growing_and_still_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A hostile text of every code point must not keep its characters cached for the process's
-    life; past the cap each character is classified again, with the same answers."""
+    """A hostile text of every code point must not keep its characters cached for the process's life.
+
+    Past the cap each character is classified again, with the same answers.
+    """
     monkeypatch.setattr(floor, "_MAX_CACHED_CHARACTERS", 50)
     monkeypatch.setattr(floor, "_FORMAT_CHARS", floor._FormatChars())
     monkeypatch.setattr(floor, "_GIVES_NO_LETTER", floor._GivesNoLetter())

@@ -205,8 +205,11 @@ def _regex(glob: str) -> str:
 
 
 def reference_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
-    """Slow and plain: each expanded glob is one fullmatch on the path (or, without `/`, on
-    the file name), lower-cased unless the glob has an upper-case letter."""
+    """The reference glob match: slow and plain.
+
+    Slow and plain: each expanded glob is one fullmatch on the path (or, without `/`, on the file
+    name), lower-cased unless the glob has an upper-case letter.
+    """
     compiled = []
     for glob in globs:
         for pattern in _expand(glob.lstrip("/")):

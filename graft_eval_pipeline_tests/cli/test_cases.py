@@ -1,5 +1,7 @@
-"""Per-case results (issue 15 §1): `graft-eval cases`, report.md's "Cases to look at" and
-`show --with-result` in fake mode."""
+"""Per-case results (issue 15 §1).
+
+`graft-eval cases`, report.md's "Cases to look at" and `show --with-result` in fake mode.
+"""
 
 from __future__ import annotations
 

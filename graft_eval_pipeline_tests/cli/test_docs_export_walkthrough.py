@@ -1,7 +1,10 @@
-"""docs/case-sets.md "Trying export offline" runs as written: the fake GitHub demo server from the first
-block (`python -m graft_eval_pipeline_tests.fake_github --serve`, on a free port instead of 8765),
-then the second block in bash (init, export, validate, show, run), then the export again (it
-resumes: every case present, no stage-2 request). Loopback only, a temporary set folder."""
+"""docs/case-sets.md "Trying export offline" runs as written.
+
+The fake GitHub demo server from the first block (`python -m graft_eval_pipeline_tests.fake_github
+--serve`, on a free port instead of 8765), then the second block in bash (init, export, validate,
+show, run), then the export again (it resumes: every case present, no stage-2 request). Loopback
+only, a temporary set folder.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""`graft-eval history` (issue 15, "done when"): how the headline rates moved over a set's last
-runs, from the CLI: run id, mode, k/n and value (under-classification with its upper bound),
-the verdict; ids and numbers only."""
+"""`graft-eval history` (issue 15, "done when").
+
+How the headline rates moved over a set's last runs, from the CLI: run id, mode, k/n and value
+(under-classification with its upper bound), the verdict; ids and numbers only.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""`graft-eval run --live` (U-CLI-1, U-CLI-2) and `show --with-result`, end to end through the
-real Anthropic client on an `httpx2.MockTransport` (real-shaped tool_use replies, no network)."""
+"""`graft-eval run --live` and `show --with-result`, end to end through the real Anthropic client.
+
+`graft-eval run --live` (U-CLI-1, U-CLI-2) and `show --with-result`, end to end through the real
+Anthropic client on an `httpx2.MockTransport` (real-shaped tool_use replies, no network).
+"""
 
 from __future__ import annotations
 

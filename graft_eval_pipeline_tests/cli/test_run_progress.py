@@ -1,5 +1,7 @@
-"""`graft-eval run`'s progress on stderr (issue 15 §4): a bar on a terminal, summary lines
-otherwise, nothing with --quiet; ids and classes only."""
+"""`graft-eval run`'s progress on stderr (issue 15 §4).
+
+A bar on a terminal, summary lines otherwise, nothing with --quiet; ids and classes only.
+"""
 
 from __future__ import annotations
 

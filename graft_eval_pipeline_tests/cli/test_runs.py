@@ -1,6 +1,8 @@
-"""The latest run is one run for every command that reads runs (evalset/report/runs.py): `cases`,
-`view`, `history`, `summary`, `compare` and `calibration` agree, also for two runs started in the
-same second, and say the same thing of a set without a run."""
+"""The latest run is one run for every command that reads runs (evalset/report/runs.py).
+
+`cases`, `view`, `history`, `summary`, `compare` and `calibration` agree, also for two runs started
+in the same second, and say the same thing of a set without a run.
+"""
 
 from __future__ import annotations
 

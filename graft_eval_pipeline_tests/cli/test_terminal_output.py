@@ -1,6 +1,8 @@
-"""Strings read from files or API answers reach the terminal terminal-safe (issue 23, item 3):
-an escape sequence in a run id (history), a model name (compare) or a model id as the API
-answered it (the refusal-fallback warning) shows as `[U+001B]`, it does not act."""
+"""Strings read from files or API answers reach the terminal terminal-safe (issue 23, item 3).
+
+An escape sequence in a run id (history), a model name (compare) or a model id as the API answered
+it (the refusal-fallback warning) shows as `[U+001B]`, it does not act.
+"""
 
 from __future__ import annotations
 

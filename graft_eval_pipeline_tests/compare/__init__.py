@@ -1,0 +1,1 @@
+"""Tests of the comparison stage: paired comparison, statistics, rendering and calibration."""

@@ -1,5 +1,8 @@
-"""Per-case blockers that must reproduce: the binomial rule against scipy, the decisions, and the
-rule's false-alarm and detection rates by simulation."""
+"""Per-case blockers that must reproduce.
+
+The binomial rule against scipy, the decisions, and the rule's false-alarm and detection rates by
+simulation.
+"""
 
 from __future__ import annotations
 
@@ -89,8 +92,11 @@ def test_a_reproduced_case_blocks_and_a_case_shown_in_few_trials_is_flaky() -> N
 
 
 def test_a_live_base_with_one_trial_cannot_show_the_case_is_new() -> None:
-    """A case under-classified in most runs that happened to be right in the baseline's one
-    trial would block whenever it reproduces: the base needs BASE_TRIALS clean trials."""
+    """The base needs BASE_TRIALS clean trials before a case can block.
+
+    A case under-classified in most runs that happened to be right in the baseline's one trial would
+    block whenever it reproduces: the base needs BASE_TRIALS clean trials.
+    """
     trials = confirm_trials(1)
     decision = decide_blockers(runs({"a": [False]}), runs({"a": [True] * trials}), ["a"], deterministic=False)
     assert decision.blockers == []
@@ -126,8 +132,11 @@ def test_unavailable_with_a_sensitive_floor_must_reproduce_too() -> None:
 
 
 def _simulate(rng: random.Random, cases: int, flip: float, regressed: set[int]) -> tuple[set[str], set[str]]:
-    """One comparison with confirmation: every case flips at `flip`; `regressed` ones are now
-    under-classified in 1 - flip of trials. Returns the ids that block and the candidates."""
+    """One comparison with confirmation.
+
+    Every case flips at `flip`; `regressed` ones are now under-classified in 1 - flip of trials.
+    Returns the ids that block and the candidates.
+    """
     ids = [f"s-{i:03d}" for i in range(cases)]
     base = {i: [sensitive(i, rng.random() < flip, t) for t in range(BASE_TRIALS)] for i in ids}
 
@@ -145,10 +154,13 @@ def _simulate(rng: random.Random, cases: int, flip: float, regressed: set[int]) 
 
 @pytest.mark.slow  # a simulation of the rule's error rates
 def test_the_rule_false_alarms_under_its_bound_and_catches_a_regressed_case_by_simulation() -> None:
-    """100 sensitive cases flipping at the tolerated rate, nothing changed: a blocker in at most
-    BLOCKER_ALPHA of 600 comparisons (+ 2 standard errors). One regressed case (now shown in 90%
-    of runs): once it is a candidate, blocked with CONFIRM_POWER (at least 80% of them); overall
-    about 0.9 x 0.9^3 x that, since it must show in the first trial and in no base trial."""
+    """100 sensitive cases flipping at the tolerated rate, nothing changed.
+
+    A blocker in at most BLOCKER_ALPHA of 600 comparisons (+ 2 standard errors). One regressed case
+    (now shown in 90% of runs): once it is a candidate, blocked with CONFIRM_POWER (at least 80% of
+    them); overall about 0.9 x 0.9^3 x that, since it must show in the first trial and in no base
+    trial.
+    """
     rng = random.Random(22)
     null = [bool(_simulate(rng, 100, FLIP_TOLERANCE, set())[0]) for _ in range(600)]
     assert sum(null) / len(null) <= BLOCKER_ALPHA + 2 * (BLOCKER_ALPHA * (1 - BLOCKER_ALPHA) / 600) ** 0.5

@@ -61,9 +61,11 @@ ROWS = [
 
 
 def test_a_lift_caused_by_the_verifiers_report_of_instructions_is_the_verifiers_catch() -> None:
-    """Gold logic, floor, writer and verifier trivial; the final logic comes from instructions
-    in the data. Reported by the verifier: a true catch of the verifier. By the writer: the
-    class was at gold without the verifier. Rows that do not say who: the combined flag."""
+    """Gold logic, floor, writer and verifier trivial; the final logic comes from instructions in the data.
+
+    Reported by the verifier: a true catch of the verifier. By the writer: the class was at gold
+    without the verifier. Rows that do not say who: the combined flag.
+    """
     by_verifier = row(
         "v", "logic", "trivial", "trivial", "trivial", instructions_in_data=True,
         instructions_in_data_from=["verifier"],

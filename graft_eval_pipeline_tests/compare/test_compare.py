@@ -30,7 +30,7 @@ def rate(comparison: Comparison, name: str) -> dict[str, object]:
 
 
 def logic_rows(n: int, under: frozenset[int] | set[int] = frozenset(), prefix: str = "c") -> list[CaseRow]:
-    """n logic-gold cases; those in `under` come out trivial (under-classified)."""
+    """`n` logic-gold cases; those in `under` come out trivial (under-classified)."""
     return [
         make_row(
             f"{prefix}-{i:03d}", gold="logic", floor="trivial", model="trivial" if i in under else "logic"
@@ -402,9 +402,11 @@ def test_non_inferiority_margins_are_parsed_and_checked() -> None:
 
 @pytest.mark.slow  # a simulation of the rule's error rates
 def test_the_margin_rule_rarely_calls_a_rise_of_the_margin_not_worse() -> None:
-    """Simulation of the rule with its own code (bench/bench_margins.py has the full grid): a true
-    rise of exactly the margin is called "not worse" at about the one-sided 2.5% of the interval,
-    and no change is never called "worse"."""
+    """Simulation of the rule with its own code (bench/bench_margins.py has the full grid).
+
+    A true rise of exactly the margin is called "not worse" at about the one-sided 2.5% of the
+    interval, and no change is never called "worse".
+    """
     import numpy as np
 
     from graft_eval_pipeline.evalset.compare.paired_stats import paired_rate_differences, percentile_interval
@@ -428,8 +430,11 @@ def test_the_margin_rule_rarely_calls_a_rise_of_the_margin_not_worse() -> None:
 
 
 def test_compare_counts_every_trial_of_both_runs_clustered_by_case() -> None:
-    """Rates over case-trials; the bootstrap draws cases with all their trials, so trials that
-    repeat trial 0 exactly give the one-trial interval, while the exact test gains from them."""
+    """Rates over case-trials.
+
+    The bootstrap draws cases with all their trials, so trials that repeat trial 0 exactly give the
+    one-trial interval, while the exact test gains from them.
+    """
     one = compare_reports(make_report(logic_rows(60)), make_report(logic_rows(60, under=set(range(10)))))
     base = with_trials(make_report(logic_rows(60)), 3)
     new = with_trials(make_report(logic_rows(60, under=set(range(10)))), 3)

@@ -55,7 +55,7 @@ def test_mcnemar_exact_p_edges() -> None:
 
 
 def simulate_pairs(rng: np.random.Generator, n: int, joint: tuple[float, float, float, float]) -> np.ndarray:
-    """n cases with (base outcome, new outcome) drawn from P(1,1), P(1,0), P(0,1), P(0,0)."""
+    """`n` cases with (base outcome, new outcome) drawn from P(1,1), P(1,0), P(0,1), P(0,0)."""
     cells = rng.choice(4, size=n, p=joint)
     base = np.isin(cells, (0, 1)).astype(float)
     new = np.isin(cells, (0, 2)).astype(float)
@@ -75,8 +75,11 @@ def _interval_for(pairs: np.ndarray, seed: int) -> tuple[float, float]:
 
 
 def test_paired_bootstrap_interval_covers_the_true_difference_about_95_percent_of_the_time() -> None:
-    """400 simulated pairs of runs, each one column of one call (the columns share the resampled
-    case ids, as the rates of one comparison do; the data sets themselves are independent)."""
+    """400 simulated pairs of runs, each one column of one call.
+
+    The columns share the resampled case ids, as the rates of one comparison do; the data sets
+    themselves are independent.
+    """
     rng = np.random.default_rng(2026)
     trials, n = 400, 150
     data = [simulate_pairs(rng, n, JOINT) for _ in range(trials)]
@@ -170,8 +173,11 @@ def test_mcnemar_critical_is_the_fewest_new_only_cases_the_exact_test_rejects(al
 def test_mcnemar_power_is_the_exact_sum_over_the_discordant_counts(
     n: int, base_only: float, new_only: float, alpha: float
 ) -> None:
-    """The oracle: scipy's binomial pmf and the exact McNemar test on every (base-only,
-    new-only) split, summed over the multinomial of the three cells."""
+    """The oracle of the McNemar power, from scipy's binomial pmf and the exact McNemar test.
+
+    The oracle: scipy's binomial pmf and the exact McNemar test on every (base-only, new-only)
+    split, summed over the multinomial of the three cells.
+    """
     from scipy.stats import multinomial
 
     rest = max(0.0, 1 - base_only - new_only)
@@ -204,8 +210,11 @@ def test_min_detectable_difference_edges() -> None:
 
 
 def test_power_at_the_stated_detectable_difference_holds_in_simulation() -> None:
-    """The rule as a decision: simulated paired data at the stated rise are called worse by the
-    exact McNemar test in about 80% of data sets (at least 75% of 2,000)."""
+    """The rule as a decision.
+
+    Simulated paired data at the stated rise are called worse by the exact McNemar test in about 80%
+    of data sets (at least 75% of 2,000).
+    """
     rng = np.random.default_rng(5)
     n, discordance, alpha = 120, 0.1, 0.05 / 6
     rise = min_detectable_difference(n, discordance, alpha)
@@ -265,8 +274,11 @@ def test_the_trials_exact_p_is_one_without_information_and_refuses_bad_tables() 
 
 
 def test_the_trials_exact_p_holds_its_level_with_unequal_trials_where_a_sign_test_does_not() -> None:
-    """No change, the base with 3 trials and the new run with 1: the exact test rejects in at
-    most 5% of simulated comparisons; the sign test on per-case shares rejects far more often."""
+    """No change, the base with 3 trials and the new run with 1.
+
+    The exact test rejects in at most 5% of simulated comparisons; the sign test on per-case shares
+    rejects far more often.
+    """
     rng = np.random.default_rng(3)
     exact = sign = 0
     sims = 400

@@ -1,0 +1,1 @@
+"""Tests of the Dagster definitions: assets, sensors, the executor, the IO manager, run isolation, the UI."""

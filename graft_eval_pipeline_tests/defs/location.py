@@ -1,6 +1,9 @@
-"""The project's code location with its set folders taken from the environment, for tests that
-run `dagster asset materialize -m graft_eval_pipeline_tests.defs.location` in a subprocess on a
-copy of the synthetic set (the shipped location reads the committed eval/synthetic)."""
+"""The project's code location with its set folders taken from the environment, for subprocess tests.
+
+The project's code location with its set folders taken from the environment, for tests that run
+`dagster asset materialize -m graft_eval_pipeline_tests.defs.location` in a subprocess on a copy of
+the synthetic set (the shipped location reads the committed eval/synthetic).
+"""
 
 from __future__ import annotations
 

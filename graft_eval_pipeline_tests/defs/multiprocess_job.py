@@ -1,6 +1,8 @@
-"""The project's own evaluation job from `graft_eval_pipeline.definitions`, for
-`dagster.reconstructable`: each step subprocess imports this module afresh, so it finds eval/ and
-the pilot sets where the test's environment says (GRAFT_EVAL_REPO, GRAFT_EVAL_DIR)."""
+"""The project's own evaluation job from `graft_eval_pipeline.definitions`, for `dagster.reconstructable`.
+
+Each step subprocess imports this module afresh, so it finds eval/ and the pilot sets where the
+test's environment says (GRAFT_EVAL_REPO, GRAFT_EVAL_DIR).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""A Dagster UI that explains itself (issue 15 §3): what the instance records for the evaluation
-(numeric rates, check results that say what failed, report paths), descriptions, the nightly
-schedule, the export dependency and progress logging."""
+"""A Dagster UI that explains itself (issue 15 §3).
+
+What the instance records for the evaluation (numeric rates, check results that say what failed,
+report paths), descriptions, the nightly schedule, the export dependency and progress logging.
+"""
 
 from __future__ import annotations
 
@@ -196,8 +198,10 @@ def test_checks_sensors_schedules_and_jobs_have_descriptions_and_the_schedule_is
 
 
 def test_the_evaluation_waits_on_no_materializable_asset_outside_it() -> None:
-    """A set filled by `graft-eval export` or committed (synthetic) has no exported_cases
-    materialization: the UI must not call that missing upstream data."""
+    """A set filled by `graft-eval export` or committed (synthetic) has no exported_cases materialization.
+
+    The UI must not call that missing upstream data.
+    """
     graph = defs.resolve_asset_graph()
     evaluation = {k for k in graph.get_all_asset_keys() if graph.get(k).group_name == EVALUATION_GROUP}
     outside = {p for k in evaluation for p in graph.get(k).parent_keys if p not in evaluation}

@@ -116,8 +116,11 @@ def test_synthetic_partition_materializes_and_every_check_passes(
 
 
 def test_check_executions_are_recorded_per_case_set(tmp_path: Path, instance_with: InstanceWith) -> None:
-    """Each set's check status is its own in the UI: the instance stores every check execution
-    with the partition it ran for (they all had none when the checks were unpartitioned)."""
+    """Each set's check status is its own in the UI.
+
+    The instance stores every check execution with the partition it ran for (they all had none when
+    the checks were unpartitioned).
+    """
     synthetic = copy_synthetic(tmp_path, baseline=True)
     instance = instance_with("synthetic")
     result = materialize_synthetic(synthetic, tmp_path, instance)
@@ -280,8 +283,10 @@ def _registry_requests(instance: dg.DagsterInstance, sets: CaseSetsResource) -> 
 def test_registry_sensor_adds_new_sets_and_forgets_only_purged_ones(
     tmp_path: Path, instance_with: InstanceWith
 ) -> None:
-    """A set this machine lacks may live on another machine that shares the instance: only a set
-    the purge log names stops being a partition."""
+    """A set this machine lacks may live on another machine that shares the instance.
+
+    Only a set the purge log names stops being a partition.
+    """
     synthetic = copy_synthetic(tmp_path, baseline=True)
     key = parse_key(generate_key())
     for set_id in ("pilot-a", "pilot-b"):

@@ -1,6 +1,8 @@
-"""The executor is chosen by run config or GRAFT_EVAL_EXECUTOR, with the shipped `definitions.py`
-(issue 21): in-process by default, each step in its own process on `multiprocess` run config
-(as the celery and k8s executors run steps), and the celery / k8s executors by name."""
+"""The executor is chosen by run config or GRAFT_EVAL_EXECUTOR, with the shipped `definitions.py` (issue 21).
+
+In-process by default, each step in its own process on `multiprocess` run config (as the celery and
+k8s executors run steps), and the celery / k8s executors by name.
+"""
 
 from __future__ import annotations
 
@@ -60,8 +62,11 @@ def _step_pids(result: dg.ExecutionResult) -> list[int | None]:
 
 
 def test_shipped_job_runs_in_process_without_run_config() -> None:
-    """No `execution` in run config: the whole run in one process (the test above shows the
-    choice is real; every in-process materialization of the other tests runs this way)."""
+    """No `execution` in run config.
+
+    The whole run in one process (the test above shows the choice is real; every in-process
+    materialization of the other tests runs this way).
+    """
     job = evaluation_job()
     assert job.executor_def.name == DEFAULT_EXECUTOR
     assert list(dg.validate_run_config(job, {})["execution"][DEFAULT_EXECUTOR]) == ["in_process"]
@@ -71,8 +76,11 @@ def test_shipped_job_runs_in_process_without_run_config() -> None:
 def test_multiprocess_run_config_puts_each_step_in_its_own_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """docs/deploying.md's scale-out claim: steps in separate processes share only the set folder and
-    the IO manager's files, as with the k8s or celery executors; the checks come out the same."""
+    """docs/deploying.md's scale-out claim.
+
+    Steps in separate processes share only the set folder and the IO manager's files, as with the
+    k8s or celery executors; the checks come out the same.
+    """
     result = _run(tmp_path, monkeypatch, MULTIPROCESS)
     pids = _step_pids(result)
     assert len(pids) == EVALUATION_STEPS and len(set(pids)) == EVALUATION_STEPS and os.getpid() not in pids

@@ -234,8 +234,11 @@ def _latest_run(instance: dg.DagsterInstance) -> str:
 def test_a_value_of_another_run_is_refused_naming_both_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
 ) -> None:
-    """Two machines share the instance, not the set folder: this folder holds run A's value while
-    the instance's latest materialization is run B's. The step refuses it and names both."""
+    """Two machines share the instance, not the set folder.
+
+    This folder holds run A's value while the instance's latest materialization is run B's. The step
+    refuses it and names both.
+    """
     monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
     folder = _make_set(tmp_path, "synthetic", None)
     instance = instance_with("synthetic")
@@ -255,8 +258,11 @@ def test_a_value_of_another_run_is_refused_naming_both_runs(
 def test_a_run_loads_its_own_value_even_when_another_run_materialized_later(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
 ) -> None:
-    """Within one run, a step expects the value its own run wrote: when a writer that ignored the
-    hold replaced it in between (here a step of the same run plays that writer), it is refused."""
+    """Within one run, a step expects the value its own run wrote.
+
+    When a writer that ignored the hold replaced it in between (here a step of the same run plays
+    that writer), it is refused.
+    """
     monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
     folder = _make_set(tmp_path, "synthetic", None)
     stored = folder / "assets" / "upstream_summary.json"

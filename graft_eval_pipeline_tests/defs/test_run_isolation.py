@@ -1,5 +1,8 @@
-"""One run, one report: overlapping runs of one set (CLI and Dagster, in separate processes)
-each publish a report built from their own run's values only, and a writer waits for a held set."""
+"""One run, one report: overlapping runs of one set each publish a report from their own values.
+
+One run, one report: overlapping runs of one set (CLI and Dagster, in separate processes) each
+publish a report built from their own run's values only, and a writer waits for a held set.
+"""
 
 from __future__ import annotations
 
@@ -61,8 +64,10 @@ def _cli(synthetic: Path, env: dict[str, str], cases: list[str] | None, *extra: 
 
 
 def _materialize_command(cases: list[str] | None) -> list[str]:
-    """`dagster asset materialize` of the evaluation group of the synthetic partition (the project's
-    assets over the test's set copy), with the harness's case selection."""
+    """`dagster asset materialize` of the evaluation group of the synthetic partition.
+
+    The project's assets over the test's set copy, with the harness's case selection.
+    """
     config = {"ops": {"harness_run": {"config": {"cases": cases or []}}}}
     return [
         str(BIN / "dagster"),

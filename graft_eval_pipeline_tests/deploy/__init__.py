@@ -1,0 +1,1 @@
+"""Tests of the deployment files and the Postgres-backed Dagster instance."""

@@ -88,8 +88,11 @@ def pg_database() -> Iterator[PgServer]:
 
 @pytest.fixture
 def deployment(tmp_path: Path, pg_database: PgServer, monkeypatch: pytest.MonkeyPatch) -> PgServer:
-    """This process (and every process it starts) on the test database, with eval/ and the pilot
-    sets in temp folders: what a machine of a shared deployment has."""
+    """This process and its children on the test database, with eval/ and the pilot sets in temp folders.
+
+    This process (and every process it starts) on the test database, with eval/ and the pilot sets
+    in temp folders: what a machine of a shared deployment has.
+    """
     for name, value in pg_database.env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv(EVAL_REPO_VAR, str(copy_eval_home(tmp_path / "repo")))

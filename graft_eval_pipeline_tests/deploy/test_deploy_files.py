@@ -1,7 +1,10 @@
-"""The deployment files say one thing (issue 21 §1-2): one run per case set in every instance
-config (the shipped dagster.yaml as a real instance), a gRPC workspace Dagster accepts, Helm
-values that bring the key and the set volume to the code server and its runs, an image built by
-the script CI runs, a wheel without the tests, and eval/ found outside the checkout."""
+"""The deployment files say one thing (issue 21 §1-2).
+
+One run per case set in every instance config (the shipped dagster.yaml as a real instance), a gRPC
+workspace Dagster accepts, Helm values that bring the key and the set volume to the code server and
+its runs, an image built by the script CI runs, a wheel without the tests, and eval/ found outside
+the checkout.
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
-"""A shared instance on PostgreSQL: the Postgres storage block of docs/deploying.md materializes
-the synthetic partition and the sensors read it back; two launches of one partition through the
-queued run coordinator of deploy/dagster.yaml run one after the other, the second QUEUED while
-the first runs. Each test has a database of its own (conftest.py); skipped without a server,
-failed without one under CI=true."""
+"""A shared instance on PostgreSQL.
+
+The Postgres storage block of docs/deploying.md materializes the synthetic partition and the sensors
+read it back; two launches of one partition through the queued run coordinator of
+deploy/dagster.yaml run one after the other, the second QUEUED while the first runs. Each test has a
+database of its own (conftest.py); skipped without a server, failed without one under CI=true.
+"""
 
 from __future__ import annotations
 

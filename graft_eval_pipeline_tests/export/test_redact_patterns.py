@@ -1,6 +1,8 @@
-"""User `--redact-pattern`s (issue 23, item 4): checked before RE2 sees them, RE2's own logging
-off, one line per error, a length limit. RE2 logs from C++ straight to file descriptor 2, so the
-tests capture at that level (capfd)."""
+"""User `--redact-pattern`s (issue 23, item 4).
+
+Checked before RE2 sees them, RE2's own logging off, one line per error, a length limit. RE2 logs
+from C++ straight to file descriptor 2, so the tests capture at that level (capfd).
+"""
 
 from __future__ import annotations
 

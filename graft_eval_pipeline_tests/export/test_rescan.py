@@ -45,8 +45,11 @@ OLD, CLEAN = f"{SET_ID}--shop-demo-101", f"{SET_ID}--shop-demo-102"
 
 
 def old_format_set(root: Path, key: bytes) -> CaseSet:
-    """Two pilot cases: 101 holds three secrets today's rules find (and had one redaction
-    recorded by its export), 102 holds none."""
+    """Two pilot cases: one with three secrets today's rules find, one with none.
+
+    Two pilot cases: 101 holds three secrets today's rules find (and had one redaction recorded by
+    its export), 102 holds none.
+    """
     cs = make_pilot_set(root / SET_ID, key=key)
     patch = (
         "@@ -1,2 +1,3 @@\n"
@@ -180,9 +183,11 @@ def _corpus_lines() -> list[str]:
 
 
 def test_secret_kinds_counts_what_redaction_counts_and_redacted_text_is_not_found_again() -> None:
-    """Over the committed corpus, as plain text and as an added patch line: the kinds a rescan
-    or the live check reports equal the redaction's counts, and a redacted text is clean (so
-    `--apply` is idempotent)."""
+    """Over the committed corpus, as plain text and as an added patch line.
+
+    The kinds a rescan or the live check reports equal the redaction's counts, and a redacted text
+    is clean (so `--apply` is idempotent).
+    """
     checked = 0
     for line in _corpus_lines():
         for text, is_patch in ((line, False), ("@@ -0,0 +1 @@\n+" + line.replace("\n", "\n+"), True)):

@@ -1,0 +1,1 @@
+"""Tests of the GitHub reads: client, auth, rate limiting, provenance and pull requests."""

@@ -1,0 +1,1 @@
+"""Tests of the labelling stage: labels, sessions, adjudication offers and agreement (kappa)."""

@@ -1,5 +1,8 @@
-"""Adjudication takes a labeler's answer field by field (issue 15 §4): `=1` / `=<handle>` take that
-labeler's answer, `=` the answer every labeler gave; scripted input streams as in the session tests."""
+"""Adjudication takes a labeler's answer field by field (issue 15 §4).
+
+`=1` / `=<handle>` take that labeler's answer, `=` the answer every labeler gave; scripted input
+streams as in the session tests.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ def inputs() -> CardInputs:
 
 
 def split_labels() -> list[LabelSet]:
-    """alice and bob differ on risk, out-of-scope, goal and notes; agree on changes, flag, confidence."""
+    """`alice` and `bob` differ on risk, out-of-scope, goal and notes; agree on changes, flag, confidence."""
     return [
         make_label(
             "alice",

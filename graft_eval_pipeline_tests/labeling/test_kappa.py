@@ -1,5 +1,7 @@
-"""The agreement report of labeler pairs (spec 8.1, U-KAPPA-5); the statistics themselves are
-tested in scoring/test_kappa.py."""
+"""The agreement report of labeler pairs (spec 8.1, U-KAPPA-5).
+
+The statistics themselves are tested in scoring/test_kappa.py.
+"""
 
 from __future__ import annotations
 

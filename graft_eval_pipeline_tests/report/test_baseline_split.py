@@ -1,5 +1,8 @@
-"""The baseline judged by decisions: usage and context are reported apart; live runs are gated by
-the paired comparison (issue 14, item 2)."""
+"""The baseline judged by decisions.
+
+Usage and context are reported apart; live runs are gated by the paired comparison (issue 14, item
+2).
+"""
 
 from __future__ import annotations
 
@@ -166,8 +169,11 @@ def test_a_live_run_is_gated_by_the_paired_comparison_not_by_equality() -> None:
 
 
 def test_trials_against_a_baseline_without_them_are_one_summary_line_not_a_field_dump() -> None:
-    """`--trials 3` against a one-trial baseline (issue 26 item 2): one context line, and no
-    line of the summary or report.md runs long, however many rows the trials block holds."""
+    """`--trials 3` against a one-trial baseline (issue 26 item 2).
+
+    One context line, and no line of the summary or report.md runs long, however many rows the
+    trials block holds.
+    """
     base = make_report(rows(200))
     current = with_trials(make_report(rows(200)), 3)
     diff = diff_reports(base, current)

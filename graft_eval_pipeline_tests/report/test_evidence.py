@@ -1,5 +1,8 @@
-"""Every number with its evidence (issue 13): honest denominators, gates on what is demonstrated,
-label quality, scripted numbers marked, old reports still read as baselines."""
+"""Every number with its evidence (issue 13).
+
+Honest denominators, gates on what is demonstrated, label quality, scripted numbers marked, old
+reports still read as baselines.
+"""
 
 from __future__ import annotations
 
@@ -385,7 +388,7 @@ def test_version_1_baseline_is_compared_by_value(tmp_path: Path) -> None:
 
 
 def wrong(n: int, start: int = 0) -> list[CaseRow]:
-    """n logic-gold cases the pipeline called trivial: under-classified and inaccurate."""
+    """`n` logic-gold cases the pipeline called trivial: under-classified and inaccurate."""
     return [make_row(f"w{start + i:04d}", gold="logic", floor="trivial", model="trivial") for i in range(n)]
 
 
@@ -431,9 +434,11 @@ def test_a_min_limit_gates_on_the_lower_bound_and_fails_once_the_misses_break_it
 
 
 def test_the_lower_bound_gate_passes_a_rate_at_its_limit_at_most_5_percent_of_the_time() -> None:
-    """The decision rule's error rate, summed exactly over every count: at a true accuracy of
-    exactly 0.75 (or 0.6) the `min` gate passes in at most 5% of samples, the point-value gate
-    in about half of them."""
+    """The decision rule's error rate, summed exactly over every count.
+
+    At a true accuracy of exactly 0.75 (or 0.6) the `min` gate passes in at most 5% of samples, the
+    point-value gate in about half of them.
+    """
     from scipy.stats import binom
 
     for limit in (0.75, 0.6):

@@ -1,5 +1,8 @@
-"""report.html (issue 15 §2): one offline file per run, checked as text and in a real browser
-(Debian's Chromium driven by Playwright), and `graft-eval view`."""
+"""report.html (issue 15 §2).
+
+One offline file per run, checked as text and in a real browser (Debian's Chromium driven by
+Playwright), and `graft-eval view`.
+"""
 
 from __future__ import annotations
 
@@ -160,8 +163,11 @@ def test_view_writes_a_missing_report_html_and_leaves_an_existing_one(
 
 @contextmanager
 def chromium() -> Iterator[Any]:
-    """Debian's Chromium under Playwright. Start it only after the runs: Playwright's sync API
-    keeps an event loop running in this thread, and a run starts its own (asyncio.run)."""
+    """Debian's Chromium under Playwright.
+
+    Start it only after the runs: Playwright's sync API keeps an event loop running in this thread,
+    and a run starts its own (asyncio.run).
+    """
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -111,8 +111,11 @@ def three_rows() -> list[CaseRow]:
 
 
 def test_report_json_is_what_json_dumps_indented_would_write_up_to_small_float_spelling() -> None:
-    """dump_report uses pydantic's serializer for speed; the layout, key order and values are
-    those of `json.dumps(indent=2, ensure_ascii=False)`, tiny costs included."""
+    """dump_report uses pydantic's serializer for speed.
+
+    The layout, key order and values are those of `json.dumps(indent=2, ensure_ascii=False)`, tiny
+    costs included.
+    """
     rows = [make_row("syn-901-a", gold="trivial", cost_usd=3e-05), *three_rows()[1:]]
     report = make_report(rows)
     text = dump_report(report)
@@ -450,8 +453,10 @@ def test_save_baseline_refuses_a_pilot_baseline_inside_a_git_tree(tmp_path: Path
 
 
 def test_saving_an_unchanged_result_leaves_the_baseline_file_as_it_is(tmp_path: Path) -> None:
-    """Re-saving after a change that moves no result keeps `git diff` empty; any result change
-    rewrites the file."""
+    """Re-saving after a change that moves no result keeps `git diff` empty.
+
+    Any result change rewrites the file.
+    """
     rows = three_rows()
     path = tmp_path / "baselines" / "synthetic.json"
     assert save_baseline(path, make_report(rows)) is True

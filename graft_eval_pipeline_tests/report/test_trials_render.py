@@ -1,5 +1,8 @@
-"""The "Repeated trials" section of report.md and report.html (`--trials N`): what a person reads
-is what report.json's trials block holds; a single-trial report has no such section."""
+"""The "Repeated trials" section of report.md and report.html (`--trials N`).
+
+What a person reads is what report.json's trials block holds; a single-trial report has no such
+section.
+"""
 
 from __future__ import annotations
 

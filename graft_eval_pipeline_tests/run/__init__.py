@@ -1,0 +1,1 @@
+"""Tests of the run stage: the engine over a set, fake or live, with trials, cache and batch."""

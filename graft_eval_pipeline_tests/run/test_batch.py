@@ -1,6 +1,7 @@
-"""Batch mode (issue 16 item 3) end to end against a mocked Message Batches API: phases built
-from the previous phase's answers, batch prices in the estimate, the caps and the rows, the same
-cache, expired and errored requests, and a stopped run that resumes by polling.
+"""Batch mode (issue 16 item 3) end to end against a mocked Message Batches API.
+
+Phases built from the previous phase's answers, batch prices in the estimate, the caps and the rows,
+the same cache, expired and errored requests, and a stopped run that resumes by polling.
 
 The real Anthropic client runs on an `httpx2.MockTransport` (`BatchesApi`); polling waits in
 virtual time; nothing reaches the network.

@@ -1,5 +1,8 @@
-"""Live mode of the harness with an injected client (U-HAR-2 to -8): estimate, confirmation,
-caps, cache, concurrency and per-model metering. No network: the client is `FakeLive`."""
+"""Live mode of the harness with an injected client (U-HAR-2 to -8).
+
+Estimate, confirmation, caps, cache, concurrency and per-model metering. No network: the client is
+`FakeLive`.
+"""
 
 from __future__ import annotations
 

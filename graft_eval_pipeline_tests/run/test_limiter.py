@@ -382,9 +382,11 @@ def test_limited_wraps_a_fake_client_and_a_rate_limited_failure_lowers_the_limit
 
 
 class BurstApi:
-    """The Messages API behind a rate limit: requests number `burst` answer 429 with retry-after
-    (counted in arrival order); the rest answer like `MessagesApi`. Records the most requests it
-    ever had in flight at once."""
+    """The Messages API behind a rate limit.
+
+    Requests number `burst` answer 429 with retry-after (counted in arrival order); the rest answer
+    like `MessagesApi`. Records the most requests it ever had in flight at once.
+    """
 
     def __init__(self, burst: range, retry_after: str = "2") -> None:
         self.burst = burst

@@ -257,8 +257,10 @@ def unguarded_loggers() -> list[str]:
 
 @pytest.fixture
 def loud_sdk_loggers() -> Iterator[list[logging.Logger]]:
-    """The SDK's, transport's and a lazily made logger at DEBUG with their own handler, as
-    ANTHROPIC_LOG=debug or Dagster's managed loggers set them; put back afterwards."""
+    """The SDK's, transport's and a lazily made logger at DEBUG with their own handler.
+
+    As ANTHROPIC_LOG=debug or Dagster's managed loggers set them; put back afterwards.
+    """
     loggers = [logging.getLogger(n) for n in (*SDK_LOGGERS, "anthropic._base_client", "httpcore2.http2")]
     saved = [(lg.level, lg.propagate) for lg in loggers]
     try:

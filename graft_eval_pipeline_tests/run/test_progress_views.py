@@ -1,6 +1,8 @@
-"""The three views of a run's progress (issue 15 §4): a line per case, summary lines every N
-cases with the failed or skipped cases, and the terminal bar (rich on a fake terminal stream);
-none of them shows case content."""
+"""The three views of a run's progress (issue 15 §4).
+
+A line per case, summary lines every N cases with the failed or skipped cases, and the terminal bar
+(rich on a fake terminal stream); none of them shows case content.
+"""
 
 from __future__ import annotations
 

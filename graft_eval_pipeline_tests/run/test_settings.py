@@ -1,5 +1,8 @@
-"""RunSettings: the one home of the rules between run settings, in the words of each shell, and
-the RunOptions both shells hand to the harness."""
+"""RunSettings: the one home of the rules between run settings, and the RunOptions it builds.
+
+RunSettings: the one home of the rules between run settings, in the words of each shell, and the
+RunOptions both shells hand to the harness.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""The stratum of a sealed pilot case reaches reports only as opaque labels (issue 23, item 5):
-its `frame` (repository owner and name, dates, seed) and a `key` outside the export's fixed
-labels never appear in report.json, report.md, report.html, cases.parquet or Dagster metadata;
-the labels are stable from run to run and pool the same cases."""
+"""The stratum of a sealed pilot case reaches reports only as opaque labels (issue 23, item 5).
+
+Its `frame` (repository owner and name, dates, seed) and a `key` outside the export's fixed labels
+never appear in report.json, report.md, report.html, cases.parquet or Dagster metadata; the labels
+are stable from run to run and pool the same cases.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Issue 16: the harness streams (cases read, run and dropped one at a time), card results are
-written to the set as produced (sealed, count-closed record files), and `graft-eval run` imports
-only what it uses."""
+"""The harness streams, card results are written as produced, and a run imports only what it uses.
+
+Issue 16: the harness streams (cases read, run and dropped one at a time), card results are written
+to the set as produced (sealed, count-closed record files), and `graft-eval run` imports only what
+it uses.
+"""
 
 from __future__ import annotations
 
@@ -317,7 +320,7 @@ def test_a_live_run_streams_its_fresh_and_then_its_cached_results(tmp_path: Path
 
 
 def test_agreement_comes_from_every_case_of_the_first_pass_even_unselected(tmp_path: Path) -> None:
-    """labelAgreement equals agreement over the whole set, though --cases runs two cases only."""
+    """`labelAgreement` equals agreement over the whole set, though --cases runs two cases only."""
     cs = make_synthetic_set(tmp_path / "set")
     risks = ["trivial", "logic", "sensitive", "trivial", "logic", "sensitive"]
     for i, risk in enumerate(risks):

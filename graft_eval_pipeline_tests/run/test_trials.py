@@ -1,5 +1,7 @@
-"""--trials N through the live mock transport (answers that vary per call) and in fake mode:
-each trial cached on its own, flaky cases, the worst-case view and the estimate times N."""
+"""--trials N through the live mock transport (answers that vary per call) and in fake mode.
+
+Each trial cached on its own, flaky cases, the worst-case view and the estimate times N.
+"""
 
 from __future__ import annotations
 
@@ -30,8 +32,11 @@ from graft_eval_pipeline_tests.live_fakes import (
 
 
 class FlipsCaseZero:
-    """Case 0's writer answers trivial, logic, trivial, ... on its successive calls; every other
-    call gets the default (trivial writer, agreeing verifier)."""
+    """Case 0's writer answers alternate between trivial and logic on its successive calls.
+
+    Case 0's writer answers trivial, logic, trivial, ... on its successive calls; every other call
+    gets the default (trivial writer, agreeing verifier).
+    """
 
     def __init__(self) -> None:
         self.writer_calls: Counter[str] = Counter()

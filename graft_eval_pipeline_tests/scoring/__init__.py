@@ -1,0 +1,1 @@
+"""Tests of the scoring stage: report schema, rows, metrics and kappa."""

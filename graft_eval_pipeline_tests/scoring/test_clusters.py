@@ -1,5 +1,8 @@
-"""Safety rates clustered by repository: the interval against numpy + statsmodels, its coverage
-when repositories differ, and opaque repository labels only."""
+"""Safety rates clustered by repository.
+
+The interval against numpy + statsmodels, its coverage when repositories differ, and opaque
+repository labels only.
+"""
 
 from __future__ import annotations
 
@@ -54,9 +57,12 @@ def test_one_repository_or_a_designed_set_has_nothing_to_cluster() -> None:
 
 @pytest.mark.slow  # a coverage simulation
 def test_coverage_when_repositories_differ() -> None:
-    """8 repositories x 25 cases, each repository's error share drawn around 0.08 (intraclass
+    """The clustered interval covers the mean share when repositories differ; the naive one does not.
+
+    8 repositories x 25 cases, each repository's error share drawn around 0.08 (intraclass
     correlation 0.1): the clustered interval covers the mean share in at least 93% of 500 seeded
-    sets; the interval that treats the 200 cases as independent covers less."""
+    sets; the interval that treats the 200 cases as independent covers less.
+    """
     rng = np.random.default_rng(5)
     rate, icc, sets = 0.08, 0.1, 500
     total = (1 - icc) / icc
@@ -90,8 +96,11 @@ def test_rows_carry_an_opaque_repository_label_and_report_md_shows_the_clustered
 
 @pytest.mark.parametrize("seed", range(5))
 def test_out_of_scope_precision_and_recall_are_clustered_by_case_against_the_oracle(seed: int) -> None:
-    """Each case's files are one cluster: the interval is the trials' oracle over per-file outcomes
-    grouped by case (numpy CR1 design effect, Korn-Graubard, statsmodels' exact interval)."""
+    """Each case's files are one cluster.
+
+    The interval is the trials' oracle over per-file outcomes grouped by case (numpy CR1 design
+    effect, Korn-Graubard, statsmodels' exact interval).
+    """
     rng = np.random.default_rng(seed)
     cases = int(rng.integers(2, 40))
     counts = [

@@ -39,8 +39,11 @@ def test_clopper_pearson_matches_statsmodels_beta(seed: int) -> None:
 
 
 def random_shapes(seed: int, draws: int = 400) -> list[tuple[float, float, float]]:
-    """Random (a, b, q): shapes below 1 (non-integer counts), small, large and huge integers,
-    quantiles at the interval ends, uniform ones and far tails."""
+    """Random (a, b, q) of every shape.
+
+    Random (a, b, q): shapes below 1 (non-integer counts), small, large and huge integers, quantiles
+    at the interval ends, uniform ones and far tails.
+    """
     rng = random.Random(seed)
 
     def shape() -> float:

@@ -1,6 +1,8 @@
-"""Cohen's kappa and linear-weighted kappa with their intervals (spec 8.1, U-KAPPA-1 to 4): values
-against statsmodels and scikit-learn, intervals against an independent numpy/scipy/statsmodels
-implementation, degenerate tables, and a seeded coverage check."""
+"""Cohen's kappa and linear-weighted kappa with their intervals (spec 8.1, U-KAPPA-1 to 4).
+
+Values against statsmodels and scikit-learn, intervals against an independent
+numpy/scipy/statsmodels implementation, degenerate tables, and a seeded coverage check.
+"""
 
 from __future__ import annotations
 
@@ -102,8 +104,11 @@ def _table(a: Sequence[str], b: Sequence[str]) -> Any:
 
 
 def _random_pairs(rng: random.Random, n: int) -> tuple[list[RiskClass], list[RiskClass]]:
-    """Random label pairs of every shape: agreement from none to total, margins from one class to
-    all three, so degenerate tables (one class only, p_o = p_e) come up too."""
+    """Random label pairs of every shape.
+
+    Agreement from none to total, margins from one class to all three, so degenerate tables (one
+    class only, p_o = p_e) come up too.
+    """
     agree = rng.random()
     classes = rng.sample(RISK_CLASSES, rng.randint(1, 3))
     a = [rng.choice(classes) for _ in range(n)]
@@ -132,8 +137,10 @@ def test_kappa_and_weighted_kappa_match_statsmodels_and_scikit_learn_on_random_p
 
 
 def _numeric_gradient(shares: Any, statistic: Any) -> Any:
-    """d statistic / d share of each cell, by central differences (independent of kappa.py's
-    analytic influence)."""
+    """The derivative d statistic / d share of each cell, by central differences.
+
+    Independent of kappa.py's analytic influence.
+    """
     gradient = np.zeros_like(shares)
     for index in np.ndindex(shares.shape):
         step = np.zeros_like(shares)
@@ -143,10 +150,13 @@ def _numeric_gradient(shares: Any, statistic: Any) -> Any:
 
 
 def _oracle_interval(a: Sequence[RiskClass], b: Sequence[RiskClass], weights: Any, groups: Any = None) -> Any:
-    """The documented interval, built with numpy, scipy and statsmodels: the multinomial delta-method
-    variance of kappa on the smoothed table (numeric gradient), Jeffreys' interval (scipy's beta)
-    at A(1 - A) / var on the A scale, for clusters the design effect of statsmodels' cluster-robust
-    against its HC1 variance of the per-item influence, Korn-Graubard's t factor."""
+    """The documented interval, built with numpy, scipy and statsmodels.
+
+    The multinomial delta-method variance of kappa on the smoothed table (numeric gradient),
+    Jeffreys' interval (scipy's beta) at A(1 - A) / var on the A scale, for clusters the design
+    effect of statsmodels' cluster-robust against its HC1 variance of the per-item influence,
+    Korn-Graubard's t factor.
+    """
     credit = 1 - weights
     table = _table(a, b)
     n = table.sum()
@@ -268,8 +278,10 @@ def test_textbook_kappa_0_4_interval() -> None:
 def test_kappa_interval_coverage_at_20_cases_is_near_nominal(
     margins: tuple[float, ...], kappa: float
 ) -> None:
-    """Seeded: 400 tables of 20 cases (the labeling guide's double-labelled count); the full grid
-    is bench/bench_intervals.py."""
+    """Seeded: 400 tables of 20 cases (the labeling guide's double-labelled count).
+
+    The full grid is bench/bench_intervals.py.
+    """
     rng = np.random.default_rng(5)
     m = np.asarray(margins)
     p = (1 - kappa) * np.outer(m, m) + kappa * np.diag(m)

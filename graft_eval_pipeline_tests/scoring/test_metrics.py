@@ -10,7 +10,7 @@ from graft_eval_pipeline_tests.row_builders import make_row
 
 
 def six_rows() -> list[CaseRow]:
-    """gold / floor / model / final, chosen so every metric differs between the three predictors."""
+    """Six rows (gold / floor / model / final) chosen so every metric differs between the three predictors."""
     return [
         make_row("c1", gold="trivial", floor="trivial", model="trivial", final="trivial"),
         make_row("c2", gold="logic", floor="trivial", model="logic", final="logic"),

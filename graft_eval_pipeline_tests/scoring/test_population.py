@@ -65,8 +65,10 @@ def rows_of(key: str, population: int, outcomes: list[bool], **over: Any) -> lis
 
 
 def reference(strata: list[tuple[int, list[bool]]]) -> tuple[float, float, float]:
-    """Post-stratified share, its stratified variance (fpc) and the effective n, by the textbook
-    formulas for a stratified mean: Σ W_h p_h and Σ W_h² (1 − f_h) s²_h / m_h."""
+    """Post-stratified share, its stratified variance (fpc) and the effective n, by the textbook formulas.
+
+    For a stratified mean: Σ W_h p_h and Σ W_h² (1 − f_h) s²_h / m_h.
+    """
     total = sum(size for size, _ in strata)
     p = sum(size / total * sum(o) / len(o) for size, o in strata)
     variance = 0.0
@@ -103,8 +105,11 @@ def test_post_stratified_rate_weighs_each_stratum_by_its_population() -> None:
 
 
 def test_no_error_in_any_stratum_uses_the_kish_effective_n_of_the_weights() -> None:
-    """A rate of 0 has no variance to measure: the weights say what the cases are worth, Kish's
-    (Σw)²/Σw², all 30 cases under equal weights, fewer under unequal ones."""
+    """A rate of 0 has no variance to measure.
+
+    The weights say what the cases are worth, Kish's (Σw)²/Σw², all 30 cases under equal weights,
+    fewer under unequal ones.
+    """
     equal = rows_of("S/source", 400, [False] * 20) + rows_of("M/tests", 200, [False] * 10)
     uc = compute_metrics(equal).population.under_classification_final
     assert uc is not None and (uc.value, uc.effective_n, uc.n) == (0.0, 30.0, 30)
@@ -250,8 +255,11 @@ def test_report_shows_weighted_next_to_unweighted_and_the_strata_table() -> None
 
 
 def _coverage(design: list[tuple[int, int, float]], sets: int, seed: int) -> float:
-    """Share of seeded data sets whose post-stratified 95% interval holds the population's true
-    under-classification rate; `design`: (population, sampled cases, true rate) per stratum."""
+    """Share of seeded data sets whose post-stratified 95% interval holds the true rate.
+
+    Share of seeded data sets whose post-stratified 95% interval holds the population's true
+    under-classification rate; `design`: (population, sampled cases, true rate) per stratum.
+    """
     import random
 
     rng = random.Random(seed)
@@ -278,8 +286,11 @@ def _coverage(design: list[tuple[int, int, float]], sets: int, seed: int) -> flo
     ],
 )
 def test_singleton_and_constant_strata_keep_the_interval_honest(design: list[tuple[int, int, float]]) -> None:
-    """Such strata added no variance (coverage 0.00 and 0.42 in these designs); with the spread of
-    their Jeffreys share they cover the population rate at least nominally (400 seeded sets)."""
+    """Such strata added no variance (coverage 0.00 and 0.42 in these designs).
+
+    With the spread of their Jeffreys share they cover the population rate at least nominally (400
+    seeded sets).
+    """
     assert _coverage(design, sets=400, seed=len(design)) >= 0.95
 
 

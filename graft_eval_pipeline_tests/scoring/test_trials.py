@@ -1,5 +1,8 @@
-"""The case-clustered interval of a rate over trials: Clopper-Pearson at the effective sample size
-of the cluster-robust variance (Korn-Graubard), against numpy and statsmodels, and its coverage."""
+"""The case-clustered interval of a rate over trials.
+
+Clopper-Pearson at the effective sample size of the cluster-robust variance (Korn-Graubard), against
+numpy and statsmodels, and its coverage.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +16,11 @@ from graft_eval_pipeline.evalset.scoring.trials import cluster_interval, effecti
 
 
 def oracle(outcomes: list[list[int]]) -> tuple[float, float]:
-    """The same interval built independently: CR1 sandwich variance of the pooled mean (numpy),
-    the design effect over the binomial variance, statsmodels' beta (exact) interval."""
+    """The same interval built independently.
+
+    CR1 sandwich variance of the pooled mean (numpy), the design effect over the binomial variance,
+    statsmodels' beta (exact) interval.
+    """
     y = np.concatenate([np.asarray(o, float) for o in outcomes])
     groups = np.repeat(np.arange(len(outcomes)), [len(o) for o in outcomes])
     g, n, p = len(outcomes), len(y), y.mean()
@@ -41,8 +47,11 @@ def test_cluster_interval_matches_the_oracle_on_random_trials(seed: int) -> None
 
 
 def test_trials_that_always_agree_are_never_tighter_than_one_runs_exact_interval() -> None:
-    """1 of 29 cases under-classified in all of 3 trials: the information of one run of 29 cases,
-    so the interval holds that run's exact one (a normal interval said [0, 0.102], the exact 0.178)."""
+    """1 of 29 cases under-classified in all of 3 trials.
+
+    The information of one run of 29 cases, so the interval holds that run's exact one (a normal
+    interval said [0, 0.102], the exact 0.178).
+    """
     counts, sizes = [3] + [0] * 28, [3] * 29
     one_run = clopper_pearson(1, 29)
     got = cluster_interval(counts, sizes)
@@ -69,9 +78,12 @@ def test_independent_trials_count_as_more_information_than_the_cases() -> None:
     ("rate", "correlation"), [(0.03, 0.0), (0.03, 0.8), (0.1, 0.5), (0.3, 0.0), (0.3, 1.0)]
 )
 def test_coverage_over_simulated_trials_is_at_least_nominal(rate: float, correlation: float) -> None:
-    """Seeded: 60 cases x 3 trials; each case draws a latent share (a beta with the intraclass
-    correlation asked for, mean `rate`) and its trials from it. The 95% interval covers `rate`
-    in at least 93% of 600 data sets (exact intervals run above 95% at rare rates)."""
+    """Seeded: 60 cases x 3 trials.
+
+    Each case draws a latent share (a beta with the intraclass correlation asked for, mean `rate`)
+    and its trials from it. The 95% interval covers `rate` in at least 93% of 600 data sets (exact
+    intervals run above 95% at rare rates).
+    """
     rng = np.random.default_rng(int(rate * 1000) + int(correlation * 10))
     cases, trials, sets = 60, 3, 600
     covered = 0

@@ -1,0 +1,1 @@
+"""Tests of the secret rules: scanning, the gitleaks rules and the detection corpus."""

@@ -107,11 +107,14 @@ before (`<value>…</value>`, `Client("…")`, `# rotated 2026-03-01: …`)."""
 def test_leave_one_provider_out_recall(
     true_positives: list[dict[str, object]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each provider of the catalogue is a fold: its entries are redacted with the scanner built
-    without that provider's formats (a rule written for its examples does not count for it), so
-    only the other rules (keyword assignments, structured rules, gitleaks' rules, other formats)
-    can find them. Entries of kinds no catalogue format has (assignments, URLs, key blocks)
-    count as they are. Reports the figure beside the whole-corpus recall."""
+    """Each provider of the catalogue is a fold.
+
+    Its entries are redacted with the scanner built without that provider's formats (a rule written
+    for its examples does not count for it), so only the other rules (keyword assignments,
+    structured rules, gitleaks' rules, other formats) can find them. Entries of kinds no catalogue
+    format has (assignments, URLs, key blocks) count as they are. Reports the figure beside the
+    whole-corpus recall.
+    """
     folds: dict[str, list[dict[str, object]]] = {}
     for entry in true_positives:
         folds.setdefault(str(entry["kind"]), []).append(entry)

@@ -1,5 +1,8 @@
-"""gitleaks' vendored rules (issue 25): provenance, every running rule compiles, and they find the
-formats our catalogue lacks, under their rule ids. Every value is made up at run time."""
+"""gitleaks' vendored rules (issue 25).
+
+Provenance, every running rule compiles, and they find the formats our catalogue lacks, under their
+rule ids. Every value is made up at run time.
+"""
 
 from __future__ import annotations
 

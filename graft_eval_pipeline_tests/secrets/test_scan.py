@@ -16,6 +16,7 @@ import pytest
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
 from graft_eval_pipeline.secrets import scan as secret_scan
+from graft_eval_pipeline.secrets.entropy import tokens_near_keyword
 from graft_eval_pipeline.secrets.rules import secret_kinds, secret_kinds_in
 
 # One segment of "minified JavaScript" in which several rules' anchors match and are rejected:
@@ -213,10 +214,12 @@ def test_a_rule_that_names_the_format_wins_over_the_high_entropy_rule() -> None:
 def test_the_high_entropy_rule_examines_each_character_once_however_many_keywords(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Keywords every few characters on one long line: the rule's regions, summed, stay within
-    the line's length (each region starts where the last one ended)."""
+    """Keywords every few characters on one long line: the rule's regions stay within the line.
+
+    Summed, they are at most the line's length (each region starts where the last one ended).
+    """
     examined: list[int] = []
-    real = secret_scan.tokens_near_keyword
+    real = tokens_near_keyword
 
     def counting(text: str, lo: int, hi: int, is_patch: bool, add: secret_scan.AddSpan) -> None:
         examined.append(hi - lo)

@@ -1,6 +1,8 @@
-"""Hostile and damaged files (issue 10, section 2): every error names the file relative to the set,
-bad input never crashes (exit 1 or a traceback), and no error echoes content, key names or ids
-read from the file, nor raw terminal escapes."""
+"""Hostile and damaged files (issue 10, section 2).
+
+Every error names the file relative to the set, bad input never crashes (exit 1 or a traceback), and
+no error echoes content, key names or ids read from the file, nor raw terminal escapes.
+"""
 
 from __future__ import annotations
 
@@ -58,8 +60,10 @@ def no_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def _owner_only_umask() -> Iterator[None]:
-    """Files these tests tamper with are written owner-only, as the store writes them, so the
-    mode warning of an open set does not join the output under test."""
+    """Files these tests tamper with are written owner-only, as the store writes them.
+
+    So the mode warning of an open set does not join the output under test.
+    """
     old = os.umask(0o077)
     yield
     os.umask(old)
@@ -467,9 +471,12 @@ def test_an_unreadable_inbox_file_is_named_and_left_in_place(
 
 
 def test_randomly_damaged_case_files_give_a_case_or_one_line_naming_the_file() -> None:
-    """Seeded byte damage (flips, cuts, insertions of JSON's own characters) to a case whose
-    content and keys hold the marker: parse_case either reads a valid case or raises one line
-    that names the file and quotes nothing from it, whichever parser path the bytes take."""
+    """Seeded byte damage to a case gives a valid case or one line naming the file and quoting nothing.
+
+    Seeded byte damage (flips, cuts, insertions of JSON's own characters) to a case whose content
+    and keys hold the marker: parse_case either reads a valid case or raises one line that names the
+    file and quotes nothing from it, whichever parser path the bytes take.
+    """
     import random
 
     from graft_eval_pipeline.evalset.sets.case_schema import CaseFormatError, parse_case

@@ -350,8 +350,11 @@ def _parsed(text: str) -> Any:
 
 
 def _reference(text: str) -> Any:
-    """Before orjson: pydantic's own JSON parser, and json.loads then validation for what it
-    refuses (an int beyond 64 bits; the mutations hold no surrogate and nest nothing deep)."""
+    """The verdict before orjson: pydantic's own JSON parser, then json.loads for what it refuses.
+
+    Before orjson: pydantic's own JSON parser, and json.loads then validation for what it refuses
+    (an int beyond 64 bits; the mutations hold no surrogate and nest nothing deep).
+    """
     try:
         return EvalCase.model_validate_json(text).to_json_dict()
     except ValidationError:
@@ -364,8 +367,10 @@ def _reference(text: str) -> Any:
 
 @pytest.mark.slow  # many generated case files
 def test_fast_parse_path_gives_the_verdict_and_values_of_pydantics_json_parser() -> None:
-    """Every field of a few synthetic cases replaced by each mutation: orjson + validation
-    accepts exactly what `model_validate_json` accepts, with the same values."""
+    """Every field of a few synthetic cases replaced by each mutation.
+
+    orjson + validation accepts exactly what `model_validate_json` accepts, with the same values.
+    """
     compared = 0
     for path in synthetic_files()[::6]:
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -396,8 +401,11 @@ def test_a_scripted_reply_nested_past_the_limit_is_refused_on_the_fast_path_too(
 
 
 def test_a_scripted_reply_is_the_only_free_form_json_in_a_case() -> None:
-    """What lets parse_case's fast path measure the depth of `fakeLlm` alone: every other field
-    has a schema, so a deep value there fails validation and takes the json.loads path."""
+    """What lets parse_case's fast path measure the depth of `fakeLlm` alone.
+
+    Every other field has a schema, so a deep value there fails validation and takes the json.loads
+    path.
+    """
     from typing import get_args
 
     from pydantic import BaseModel

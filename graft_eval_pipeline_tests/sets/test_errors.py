@@ -1,5 +1,8 @@
-"""The errors by exit code (spec 7): one base that carries the code, one subclass per code, and
-the CLI's `main` turning each into its code."""
+"""The errors by exit code (spec 7).
+
+One base that carries the code, one subclass per code, and the CLI's `main` turning each into its
+code.
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
-"""Every file the tool reads back is untrusted (issue 23, item 1 and 2): huge integers, bytes that
-are not UTF-8, deep nesting and wrong shapes in cases, label files, the inbox, thresholds.json,
-baselines, past reports and card results give one line naming the file and exit 2, never a
-traceback; `validate` lists a bad case and goes on; a damaged past report is skipped by the
-history with a warning, and a new run (CLI or Dagster) still succeeds."""
+"""Every file the tool reads back is untrusted (issue 23, item 1 and 2).
+
+Huge integers, bytes that are not UTF-8, deep nesting and wrong shapes in cases, label files, the
+inbox, thresholds.json, baselines, past reports and card results give one line naming the file and
+exit 2, never a traceback; `validate` lists a bad case and goes on; a damaged past report is skipped
+by the history with a warning, and a new run (CLI or Dagster) still succeeds.
+"""
 
 from __future__ import annotations
 

@@ -58,8 +58,10 @@ def _fresh_process_view() -> None:
 
 
 def _read_while(cs: CaseSet, case_id: str, writing: threading.Event | subprocess.Popen[bytes]) -> int:
-    """Read the case and the asset until the writer is done (every read must succeed); returns how
-    many versions of the case were seen, which shows the reads overlapped the writes."""
+    """Read the case and the asset until the writer is done (every read must succeed).
+
+    Returns how many versions of the case were seen, which shows the reads overlapped the writes.
+    """
     versions: set[tuple[str, ...]] = set()
 
     def done() -> bool:
@@ -238,8 +240,11 @@ def test_a_journal_cut_short_under_a_running_reader_is_refused(tmp_path: Path, k
 def test_a_set_without_a_journal_is_refused_until_the_one_time_step(
     tmp_path: Path, key: bytes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A set made before the journal (or whose journal was deleted) opens only after
-    `graft-eval sets journal`, which records every sealed file as it is then."""
+    """A set made before the journal opens only after `graft-eval sets journal`.
+
+    A set made before the journal (or whose journal was deleted) opens only after `graft-eval sets
+    journal`, which records every sealed file as it is then.
+    """
     monkeypatch.setenv("GRAFT_EVAL_KEY", base64.b64encode(key).decode())
     cs = _set(tmp_path, key)
     cases = [make_pilot_case(SET_ID, pr_number=n) for n in (1, 2)]

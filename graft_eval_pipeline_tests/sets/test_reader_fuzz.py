@@ -79,8 +79,11 @@ def _put_in(document: Any, path: list[int], value: Any) -> Any:
 
 @st.composite
 def damaged(draw: st.DrawFn, valid: bytes) -> bytes:
-    """Random bytes, random JSON, or the valid document with one node replaced by a value of
-    another type, a huge integer or deep nesting."""
+    """A damaged document: random bytes, random JSON, or the valid one with one node changed.
+
+    Random bytes, random JSON, or the valid document with one node replaced by a value of another
+    type, a huge integer or deep nesting.
+    """
     kind = draw(st.sampled_from(["bytes", "json", "wrong-type", "huge", "deep", "cut"]))
     if kind == "bytes":
         return draw(st.binary(max_size=300))

@@ -1,5 +1,8 @@
-"""The set folder is what it claims to be (issue 10 §3): links, output paths, modes, stray temp
-files, label writes stopped part way, truthful purge messages, and the purge log."""
+"""The set folder is what it claims to be (issue 10 §3).
+
+Links, output paths, modes, stray temp files, label writes stopped part way, truthful purge
+messages, and the purge log.
+"""
 
 from __future__ import annotations
 

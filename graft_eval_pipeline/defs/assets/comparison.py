@@ -1,5 +1,7 @@
-"""The comparison asset: did the change help? This run case by case against the set's baseline
-(or the previous report), beside `eval_report` rather than after it.
+"""The comparison asset: did the change help?
+
+This run case by case against the set's baseline (or the previous report), beside `eval_report`
+rather than after it.
 """
 
 # No `from __future__ import annotations` in asset modules: Dagster reads config and IO types
@@ -81,11 +83,14 @@ def eval_comparison(
     eval_metrics: Metrics,
     case_sets: CaseSetsResource,
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
-    """This run case by case against the set's baseline (or the previous report): each headline
-    rate with k/n, the paired difference with a 95% interval, McNemar p, a verdict and blockers.
+    """This run case by case against the set's baseline (or the previous report).
+
+    Each headline rate with k/n, the paired difference with a 95% interval, McNemar p, a verdict and
+    blockers.
 
     Beside the report rather than after it, so a failing baseline check does not hide the
-    comparison that explains it."""
+    comparison that explains it.
+    """
     cs = case_sets.open_for_run(context)
     new = build_report(
         harness_run, eval_metrics, run_id=report_run_id(context, harness_run), inputs=report_inputs(context)

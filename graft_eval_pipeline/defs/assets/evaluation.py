@@ -81,8 +81,10 @@ from graft_eval_pipeline.evalset.sets import (
 def loaded_case_set(
     context: dg.AssetExecutionContext, case_sets: CaseSetsResource
 ) -> dg.MaterializeResult[Any]:
-    """Every case parsed, validated (and decrypted), one at a time; a malformed case fails naming
-    its file. Only the counts and the set hash are kept."""
+    """Every case parsed, validated (and decrypted), one at a time; a malformed case fails naming its file.
+
+    Only the counts and the set hash are kept.
+    """
     cs = case_sets.open_for_run(context)
     tally = CaseTally()
     for case in iter_cases(cs):
@@ -179,8 +181,11 @@ async def confirmed_by_config(_estimate: Estimate) -> bool:
 def harness_run(
     context: dg.AssetExecutionContext, config: HarnessConfig, case_sets: CaseSetsResource
 ) -> dg.Output[HarnessRun]:
-    """The card engine over every selected case, streamed; each card result is written to the
-    set's assets/harness_run.card-results.<run id>.jsonl as its case ends (sealed in a pilot set)."""
+    """The card engine over every selected case, streamed.
+
+    Each card result is written to the set's assets/harness_run.card-results.<run id>.jsonl as its
+    case ends (sealed in a pilot set).
+    """
     settings = run_settings(config)
     cs = case_sets.open_for_run(context)
     env = case_sets.env()
@@ -225,9 +230,10 @@ def harness_run(
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP)
 def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
-    """Every report metric (under-classification, confusion, precision/recall, cost), from the
-    per-case rows; each headline rate is numeric metadata, so Dagster plots it over runs and
-    partitions."""
+    """Every report metric (under-classification, confusion, precision/recall, cost), from the per-case rows.
+
+    Each headline rate is numeric metadata, so Dagster plots it over runs and partitions.
+    """
     metrics = compute_metrics(harness_run.rows)
     uc = metrics.under_classification_final
     return dg.Output(
@@ -249,16 +255,20 @@ def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
 
 
 def synthetic_cards(cs: CaseSet, harness: HarnessRun) -> dict[str, CardResult] | None:
-    """The cards the synthetic set's report.html shows, read back from the run's card-results
-    file (the designed set: a few dozen cards); None for a pilot set, whose report.html shows none."""
+    """The cards the synthetic set's report.html shows, read back from the run's card-results file.
+
+    The designed set holds a few dozen cards; None for a pilot set, whose report.html shows none.
+    """
     if cs.meta.kind != "synthetic" or harness.card_results is None:
         return None
     return dict(read_card_results(cs, harness.card_results))
 
 
 def set_thresholds() -> dict[str, ThresholdBlock]:
-    """eval/thresholds.json, read when an asset needs it (eval_report's gates, eval_comparison's
-    non-inferiority margins): one file for both."""
+    """eval/thresholds.json, read when an asset needs it: one file for both gates and margins.
+
+    eval_report's gates and eval_comparison's non-inferiority margins both come from it.
+    """
     return load_thresholds(THRESHOLDS_FILE)
 
 
@@ -279,9 +289,11 @@ def eval_report(
     labeler_agreement: AgreementReport,
     case_sets: CaseSetsResource,
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
-    """report.json, report.md, report.html and cases.parquet under the set's runs/, diffed and
-    checked; each is a path in the metadata, beside a one-screen brief of the run and, for
-    repeated trials, the flaky cases and the worst-case share as numbers."""
+    """report.json, report.md, report.html and cases.parquet under the set's runs/, diffed and checked.
+
+    Each is a path in the metadata, beside a one-screen brief of the run and, for repeated trials,
+    the flaky cases and the worst-case share as numbers.
+    """
     cs = case_sets.open_for_run(context)
     thresholds = set_thresholds()
     report = build_report(

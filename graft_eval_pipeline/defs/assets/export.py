@@ -1,5 +1,7 @@
-"""Export assets for pilot partitions: candidates (stage 1) → sample → exported cases (stage 2),
-and the rescan of the stored cases with the current secret rules.
+"""Export assets for pilot partitions.
+
+Candidates (stage 1) → sample → exported cases (stage 2), and the rescan of the stored cases with
+the current secret rules.
 
 Thin shells over `evalset/export/`; the intermediates pass through the sealed IO manager and
 their metadata carries counts, strata and request figures only (never titles or paths).
@@ -227,8 +229,11 @@ def rescan_metadata(result: RescanResult) -> dict[str, Any]:
 def rescanned_cases(
     context: dg.AssetExecutionContext, config: RescanConfig, case_sets: CaseSetsResource
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]  # bare: with check_specs Dagster rejects [Any]
-    """The current secret rules over the stored cases: what earlier rules missed, by kind and case;
-    with `apply`, those cases are rewritten (sealed) and their redaction counts updated."""
+    """The current secret rules over the stored cases.
+
+    What earlier rules missed, by kind and case; with `apply`, those cases are rewritten (sealed)
+    and their redaction counts updated.
+    """
     cs = case_sets.open_for_run(context)
     check_export_allowed(cs)
     result = rescan_set(cs, apply=config.apply)

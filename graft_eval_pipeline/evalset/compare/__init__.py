@@ -1,6 +1,8 @@
-"""Compare: did a change help? Two runs paired case by case (rates with paired intervals and exact
-tests, non-inferiority margins, per-case blockers that must reproduce), rendered for the screen,
-markdown and report.html; and the verifier calibrated against gold.
+"""Compare: did a change help?
+
+Two runs paired case by case (rates with paired intervals and exact tests, non-inferiority margins,
+per-case blockers that must reproduce), rendered for the screen, markdown and report.html; and the
+verifier calibrated against gold.
 
 Below `report/` (which shows a comparison and a calibration in its files), above `scoring/`.
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.

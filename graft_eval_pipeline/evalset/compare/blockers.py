@@ -55,8 +55,10 @@ def binom_sf(k: int, n: int, p: float) -> float:
 
 
 def critical_count(trials: int, tests: int) -> int | None:
-    """The fewest trials out of `trials` showing an event that make it a blocker among `tests`
-    tests; None when even every trial showing it would not be enough."""
+    """The fewest trials out of `trials` showing an event that make it a blocker among `tests` tests.
+
+    None when even every trial showing it would not be enough.
+    """
     level = BLOCKER_ALPHA / max(tests, 1)
     for shown in range(1, trials + 1):
         if binom_sf(shown, trials, FLIP_TOLERANCE) <= level:
@@ -65,8 +67,11 @@ def critical_count(trials: int, tests: int) -> int | None:
 
 
 def confirm_trials(tests: int) -> int:
-    """Trials a candidate needs in all (the one that raised it included): the fewest with which
-    a really regressed case (shown in 1 - FLIP_TOLERANCE of runs) blocks with CONFIRM_POWER."""
+    """Trials a candidate needs in all (the one that raised it included).
+
+    The fewest with which a really regressed case (shown in 1 - FLIP_TOLERANCE of runs) blocks with
+    CONFIRM_POWER.
+    """
     for trials in range(1, MAX_CONFIRM_TRIALS + 1):
         needed = critical_count(trials, tests)
         if needed is not None and binom_sf(needed, trials, 1 - FLIP_TOLERANCE) >= CONFIRM_POWER:
@@ -117,10 +122,12 @@ class Blocker(CamelModel):
 
 
 class Candidate(CamelModel):
-    """A case that showed a blocker's event in the new run without reproducing enough:
+    """A case that showed a blocker's event in the new run without reproducing enough.
+
     `unconfirmed` (more trials could make it block: it needs `needs_trials` in all in the new run,
     or `base_needs_trials` in the base run, which only a baseline saved with `--trials` has) or
-    `flaky` (shown in some trials, not enough)."""
+    `flaky` (shown in some trials, not enough).
+    """
 
     id: str
     kind: BlockerKind
@@ -133,9 +140,12 @@ class Candidate(CamelModel):
 
 
 class BlockerRule(CamelModel):
-    """The rule a comparison's blockers were decided by: `tests` eligible (case, kind) pairs, each
-    at level alpha / tests against flips at `flip_tolerance`; a candidate needs `confirm_trials`
-    trials in all; `deterministic` (scripted runs): one trial decides."""
+    """The rule a comparison's blockers were decided by.
+
+    `tests` eligible (case, kind) pairs, each at level alpha / tests against flips at
+    `flip_tolerance`; a candidate needs `confirm_trials` trials in all; `deterministic` (scripted
+    runs): one trial decides.
+    """
 
     tests: int
     deterministic: bool
@@ -155,9 +165,11 @@ class BlockerDecision:
 
 
 def trials_by_case(report: EvalReport, *, confirmation: bool = True) -> dict[str, list[CaseRow]]:
-    """Every trial's row of each case that ran: trial 0, `--trials` rows and (`confirmation`) the
-    confirmation rows of the live gate. The rates leave the latter out: only the candidates have
-    them, so they would weigh those cases more."""
+    """Every trial's row of each case that ran.
+
+    Trial 0, `--trials` rows and (`confirmation`) the confirmation rows of the live gate. The rates
+    leave the latter out: only the candidates have them, so they would weigh those cases more.
+    """
     rows: dict[str, list[CaseRow]] = defaultdict(list)
     extra: Iterable[CaseRow] = report.trials.rows if report.trials is not None else ()
     confirmed: Iterable[CaseRow] = (
@@ -189,7 +201,8 @@ def decide_blockers(
 ) -> BlockerDecision:
     """The per-case decision over the paired `ids`, from every trial of each run (trial 0 first).
 
-    `deterministic` (both runs scripted): answers repeat exactly, so one trial decides."""
+    `deterministic` (both runs scripted): answers repeat exactly, so one trial decides.
+    """
     eligible = [(spec, i) for i in ids for spec in KINDS if spec.eligible(new[i][0])]
     tests = len(eligible)
     needed_trials = 1 if deterministic else confirm_trials(tests)

@@ -101,10 +101,12 @@ def kappa_of(pairs: list[tuple[int, int]], classes: int) -> Kappa:
 
 
 def without_verifier(row: CaseRow) -> RiskClass | None:
-    """The class the card would have had without the verifier: floor, writer and the writer's own
-    report of instructions in the data. A lift to logic that only the verifier's report of
-    instructions caused is the verifier's (rows that do not say who reported it: the combined
-    flag, as before rows said so)."""
+    """The class the card would have had without the verifier.
+
+    Floor, writer and the writer's own report of instructions in the data. A lift to logic that only
+    the verifier's report of instructions caused is the verifier's (rows that do not say who
+    reported it: the combined flag, as before rows said so).
+    """
     writer_saw = (
         row.instructions_in_data
         if row.instructions_in_data_from is None

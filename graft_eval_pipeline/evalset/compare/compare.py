@@ -177,7 +177,8 @@ class NonInferiority(CamelModel):
     Decided on the paired difference's 95% bootstrap interval [low, high] (new − base, exact
     numbers; shown rounded outwards): `better` when high < 0, `not worse (within margin)` when
     high <= margin, `worse` when low > margin (worse by more than the margin), else
-    `inconclusive at this n`."""
+    `inconclusive at this n`.
+    """
 
     name: str
     margin: float
@@ -206,9 +207,11 @@ class CaseChange(CamelModel):
 
 
 class FlakyCase(CamelModel):
-    """A shared case whose trials answer differently within a run (class, model class or status):
-    its under-classification share in each run, `*_under` of `*_scored` trials. Reported as a
-    flip, never as a changed case."""
+    """A shared case whose trials answer differently within a run (class, model class or status).
+
+    Its under-classification share in each run, `*_under` of `*_scored` trials. Reported as a flip,
+    never as a changed case.
+    """
 
     id: str
     gold: RiskClass | None
@@ -255,8 +258,11 @@ class Comparison(CamelModel):
 
     @property
     def failed(self) -> bool:
-        """Exit 1: a rate of the overall verdict regressed, a safety rate is worse than its
-        margin, or a blocker fired."""
+        """Whether the comparison exits 1: a regression, a safety rate past its margin, or a blocker.
+
+        Exit 1 when a rate of the overall verdict regressed, a safety rate is worse than its margin,
+        or a blocker fired.
+        """
         return (
             self.verdict == "regressed"
             or any(m.verdict == "worse" for m in self.non_inferiority)
@@ -282,8 +288,10 @@ def _rate(k: int, n: int) -> float | None:
 
 
 def _verdict(spec: RateSpec, low: float | None, high: float | None, p: float | None) -> Verdict:
-    """A rate moved when its interval excludes zero and (binary outcome) McNemar agrees, with
-    `p` adjusted for the other rates of the overall verdict."""
+    """Whether a rate moved: its interval excludes zero and (binary outcome) McNemar agrees.
+
+    `p` is adjusted for the other rates of the overall verdict.
+    """
     if low is None or high is None or p is None or p >= ALPHA or low <= 0 <= high:
         return "no clear difference"
     worse = (low > 0) == (spec.better == "lower")
@@ -292,9 +300,12 @@ def _verdict(spec: RateSpec, low: float | None, high: float | None, p: float | N
 
 @dataclass(frozen=True)
 class _Counts:
-    """One rate's paired counts over every trial: each run's k/n (case-trials), the cases where
-    one run's per-case share is higher (`only_base` / `only_new`: with one trial each, the
-    discordant pairs), the cases in both, and the exact p over their trials (`trials_exact_p`)."""
+    """One rate's paired counts over every trial.
+
+    Each run's k/n (case-trials), the cases where one run's per-case share is higher (`only_base` /
+    `only_new`: with one trial each, the discordant pairs), the cases in both, and the exact p over
+    their trials (`trials_exact_p`).
+    """
 
     base_k: int
     base_n: int
@@ -312,12 +323,14 @@ class _Counts:
 
 
 def detectable_difference(counts: _Counts, alpha: float) -> float | None:
-    """The smallest change of the rate that these paired cases, at their observed discordance,
-    detect at `alpha` with DETECT_POWER (the exact McNemar power); None without shared cases.
+    """The smallest change of the rate these paired cases detect at `alpha` with DETECT_POWER.
+
+    At their observed discordance, with the exact McNemar power; None without shared cases.
 
     From trial 0 of each run: more trials only add information, so the runs' trials detect at
     least this (a share-based discordance would count a case under in 1 of 3 trials against 0
-    of 1 as discordant and overstate the noise)."""
+    of 1 as discordant and overstate the noise).
+    """
     if not counts.both:
         return None
     discordance = counts.first_discordant / counts.both
@@ -347,9 +360,11 @@ def _case_sums(cases: Trials, specs: list[RateSpec]) -> FloatArray:
 def _paired(
     base: Trials, new: Trials, specs: list[RateSpec], *, resamples: int, seed: int
 ) -> tuple[list[_Counts], FloatArray]:
-    """Each spec's paired counts over every trial of the paired cases, and the bootstrap
-    replicates of new − base (resamples × specs): one draw over case ids for all of them, each
-    case with all its trials (a cluster bootstrap: the trials of a case are not independent)."""
+    """Each spec's paired counts over every trial, and the case-clustered bootstrap replicates of new − base.
+
+    The replicates are resamples × specs: one draw over case ids for all of them, each case with all
+    its trials (a cluster bootstrap: the trials of a case are not independent).
+    """
     import numpy as np
 
     b, c = _case_sums(base, specs), _case_sums(new, specs)
@@ -391,7 +406,8 @@ def compare_rates(base: Trials, new: Trials, *, resamples: int, seed: int) -> li
     """Every headline rate over the paired cases' trials (same ids, same order).
 
     The exact p of the rates in the overall verdict is Holm-adjusted over them, so the verdict's
-    family-wise error stays at ALPHA; the model-alone rates keep their own p."""
+    family-wise error stays at ALPHA; the model-alone rates keep their own p.
+    """
     counts, replicates = _paired(base, new, list(HEADLINE_RATES), resamples=resamples, seed=seed)
     family = holm_adjusted(
         [k.p if spec.overall else None for k, spec in zip(counts, HEADLINE_RATES, strict=True)]
@@ -477,8 +493,10 @@ def overall_verdict(rates: list[RateComparison]) -> Verdict:
 
 @dataclass(frozen=True)
 class GateDecision:
-    """What the gate decides from paired rows: the rates, the overall verdict, the per-case
-    blockers. `compare_reports` and the decision benchmark (bench/bench_decisions.py) share it."""
+    """What the gate decides from paired rows: the rates, the overall verdict, the per-case blockers.
+
+    `compare_reports` and the decision benchmark (bench/bench_decisions.py) share it.
+    """
 
     rates: list[RateComparison]
     verdict: Verdict
@@ -500,8 +518,11 @@ def decide(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> GateDecision:
-    """The rates on the paired cases' trials `old` / `cur` (trial 0 and `--trials` rows), the
-    blockers on every trial of each run (confirmation rows included)."""
+    """The rates on the paired cases' trials, and the blockers on every trial of each run.
+
+    The rates use `old` / `cur` (trial 0 and `--trials` rows); the blockers include the confirmation
+    rows.
+    """
     rates = compare_rates(old, cur, resamples=resamples, seed=seed)
     per_case = decide_blockers(
         base_trials, new_trials, [rows[0].id for rows in cur], deterministic=deterministic
@@ -632,8 +653,10 @@ def compare_reports(
     margins: dict[str, float] | None = None,
 ) -> Comparison:
     """Pair the runs' rows by case id and compare; EvalError when nothing can be paired.
-    `margins` (thresholds.json's `nonInferiority` for the set's kind) adds a non-inferiority
-    verdict for each safety rate that has one."""
+
+    `margins` (thresholds.json's `nonInferiority` for the set's kind) adds a non-inferiority verdict
+    for each safety rate that has one.
+    """
     if resamples < MIN_RESAMPLES:
         raise EvalError(f"resamples must be at least {MIN_RESAMPLES:,} for a stable 95% interval")
     base_rows = {r.id: r for r in base.cases}

@@ -1,5 +1,6 @@
-"""A comparison as text (the `graft-eval compare` screen), as markdown (report.md and Dagster
-metadata) and as a section of report.html.
+"""A comparison as text, as markdown and as a section of report.html.
+
+The text is the `graft-eval compare` screen; the markdown goes into report.md and Dagster metadata.
 
 Ids, classes, counts and rates only, like the comparison itself.
 """
@@ -65,8 +66,10 @@ def _interval(rate: RateComparison) -> str:
 
 
 def detectable_text(rate: RateComparison) -> str:
-    """What a "no clear difference" can and cannot rule out: the change this comparison would
-    have caught with 80% power (`RateComparison.detectable`)."""
+    """What a "no clear difference" can and cannot rule out.
+
+    The change this comparison would have caught with 80% power (`RateComparison.detectable`).
+    """
     if rate.detectable is None:
         return "too few shared cases to detect any change"
     return f"could detect changes of ≥ {rate.detectable:.4f}"
@@ -201,8 +204,11 @@ MARGIN_RULE = (
 
 
 def margin_text(m: NonInferiority) -> str:
-    """`underClassificationFinal: not worse (within margin) (margin 0.0300): new − base +0.0100
-    [-0.0200, +0.0250] (3/100 → 4/100)`."""
+    """One rate's comparison line, for example.
+
+    `underClassificationFinal: not worse (within margin) (margin 0.0300): new − base +0.0100
+    [-0.0200, +0.0250] (3/100 → 4/100)`.
+    """
     if m.difference is None or m.low is None or m.high is None:
         interval = "n/a"
     else:

@@ -121,8 +121,9 @@ def mcnemar_exact_p(only_base: int, only_new: int) -> float:
 
 
 def trials_exact_p(tables: list[tuple[int, int, int, int]]) -> float:
-    """Two-sided exact p that the new run counts an outcome no more often than the base, from
-    each paired case's trials: `(base_trials, base_k, new_trials, new_k)` per case.
+    """Two-sided exact p that the new run counts an outcome no more often than the base, over paired trials.
+
+    Input: `(base_trials, base_k, new_trials, new_k)` per case.
 
     Under no change a case's trials are exchangeable across the two runs, so given its total
     k = base_k + new_k, new_k is hypergeometric (k events among base_trials + new_trials trials,
@@ -131,7 +132,8 @@ def trials_exact_p(tables: list[tuple[int, int, int, int]]) -> float:
     P(S >= s))). With one trial per run this is the exact McNemar test (`mcnemar_exact_p`): a case
     counted by one run only is a fair coin, the others fixed. Cases with unequal trial counts are
     exact too, where a sign test on per-case shares would not be (a run with more trials shows an
-    event at least once more often)."""
+    event at least once more often).
+    """
     import numpy as np
 
     dist = np.ones(1)
@@ -158,7 +160,8 @@ def holm_adjusted(p_values: list[float | None]) -> list[float | None]:
     """Holm's step-down adjusted p-values (None stays None and is not counted in the family).
 
     Sorted ascending, the i-th of m gets max over j <= i of (m - j) p_(j), capped at 1: rejecting
-    where the adjusted p < alpha keeps the family-wise error at alpha whatever the dependence."""
+    where the adjusted p < alpha keeps the family-wise error at alpha whatever the dependence.
+    """
     present = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
     m = len(present)
     adjusted: list[float | None] = [None] * len(p_values)
@@ -171,9 +174,12 @@ def holm_adjusted(p_values: list[float | None]) -> list[float | None]:
 
 @functools.lru_cache(maxsize=65_536)
 def mcnemar_critical(discordant: int, alpha: float) -> int:
-    """The fewest new-only cases j out of `discordant` = m for which the two-sided exact McNemar
-    p (`mcnemar_exact_p(m - j, j)`) is below `alpha`, in floating point; m + 1 where no split of
-    m reaches it: the smallest j >= m/2 with 2 P(Binomial(m, 1/2) <= m - j) < alpha."""
+    """The fewest new-only discordant cases for which the exact McNemar p is below `alpha`.
+
+    With `discordant` = m: the fewest j for which the two-sided exact McNemar p (`mcnemar_exact_p(m
+    - j, j)`) is below `alpha`, in floating point; m + 1 where no split of m reaches it. That is the
+    smallest j >= m/2 with 2 P(Binomial(m, 1/2) <= m - j) < alpha.
+    """
     import numpy as np
 
     m = discordant
@@ -185,10 +191,12 @@ def mcnemar_critical(discordant: int, alpha: float) -> int:
 
 
 def mcnemar_power(n: int, base_only: float, new_only: float, alpha: float) -> float:
-    """P(the exact McNemar test at `alpha` calls the new run worse) over `n` paired cases, each
-    counted by the base run only with probability `base_only` and by the new run only with
-    `new_only`: the discordant count is Binomial(n, base_only + new_only) and, given m of them, the
-    new-only count Binomial(m, new_only / (base_only + new_only)). An exact sum over every m."""
+    """The power of the exact McNemar test at `alpha` to call the new run worse over `n` paired cases.
+
+    Each case is counted by the base run only with probability `base_only` and by the new run only
+    with `new_only`: the discordant count is Binomial(n, base_only + new_only) and, given m of them,
+    the new-only count Binomial(m, new_only / (base_only + new_only)). An exact sum over every m.
+    """
     import numpy as np
 
     discord = base_only + new_only
@@ -221,11 +229,13 @@ def mcnemar_power(n: int, base_only: float, new_only: float, alpha: float) -> fl
 def min_detectable_difference(
     n: int, discordance: float, alpha: float, power: float = 0.80, step: float = 0.001
 ) -> float | None:
-    """The smallest rise of a rate that the exact McNemar test at `alpha` detects with `power`
-    over `n` paired cases, when the runs already disagree on a share `discordance` of them by
-    noise (half each way) and the change adds new-only cases: base-only discordance / 2, new-only
-    discordance / 2 + the rise. The search is over steps of `step` (rounded up to it); None when
-    even a rise to every case would not do (too few cases)."""
+    """The smallest rise of a rate the exact McNemar test detects with `power` over `n` paired cases.
+
+    The runs already disagree on a share `discordance` of them by noise (half each way) and the
+    change adds new-only cases: base-only discordance / 2, new-only discordance / 2 + the rise. The
+    test is at `alpha`; the search is over steps of `step` (rounded up to it); None when even a rise
+    to every case would not do (too few cases).
+    """
     if n <= 0:
         return None
     noise = max(discordance, 0.0) / 2

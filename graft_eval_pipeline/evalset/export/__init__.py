@@ -1,5 +1,7 @@
-"""Export: merged agent PRs from GitHub to sealed cases, in three steps (candidates.py, sample.py,
-cases.py, chained by run.py for the CLI), with redaction (redact.py) and rescan (rescan.py).
+"""Export: merged agent PRs from GitHub to sealed cases, in three steps, with redaction and rescan.
+
+The steps are candidates.py, sample.py and cases.py, chained by run.py for the CLI; redaction is
+redact.py and rescan rescan.py.
 
 What other stages, `defs/` and `cli/` may use without importing the GitHub client or the secret
 rules: the defaults. Every step calls GitHub or the secret rules, so `graft-eval export`, `rescan`

@@ -80,8 +80,11 @@ def build_case(
     exported_at: datetime,
     stratum: CaseStratum | None = None,
 ) -> EvalCase:
-    """An unlabeled pilot case: source fields from the API, the set's defaultFloorConfig, and the
-    stratum it was drawn in (for the report's population estimates)."""
+    """An unlabeled pilot case.
+
+    Source fields from the API, the set's defaultFloorConfig, and the stratum it was drawn in (for
+    the report's population estimates).
+    """
     return EvalCase(
         schema_version=CASE_SCHEMA_VERSION,
         id=case_id_for(cs.set_id, candidate.repository, candidate.pr_number),

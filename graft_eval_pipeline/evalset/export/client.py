@@ -56,8 +56,11 @@ def github_client(
 
 @contextmanager
 def github_errors() -> Iterator[None]:
-    """GitHub-layer failures as the CLI's errors: rate-limit stops and transient failures that
-    outlasted the retries (5xx, connection errors) exit 3, the rest exit 2."""
+    """GitHub-layer failures as the CLI's errors.
+
+    Rate-limit stops and transient failures that outlasted the retries (5xx, connection errors) exit
+    3, the rest exit 2.
+    """
     try:
         yield
     except GitHubAbort as err:

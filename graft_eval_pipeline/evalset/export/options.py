@@ -1,5 +1,7 @@
-"""What one export is asked to do: `ExportSettings`, built by `graft-eval export` and by the Dagster
-export assets, and the rules between its settings.
+"""What one export is asked to do.
+
+`ExportSettings`, built by `graft-eval export` and by the Dagster export assets, and the rules
+between its settings.
 
 An export has three steps, so its settings have three parts, one per step: `CandidateSettings`
 (which merged PRs are candidates: step 1), `SampleSettings` (the stratified sample) and
@@ -43,9 +45,12 @@ class WindowNames:
 
 @dataclass(frozen=True)
 class CandidateSettings:
-    """Step 1: the repository, the merge window (UTC, both ends included) and who counts as the
-    author (`agent`: provenance says an agent wrote it; `bot`: a bot account or one of
-    `agent_logins` opened it; `any`), at most `max_candidates` PRs."""
+    """Step 1: the repository, the merge window, who counts as the author, and the most PRs to take.
+
+    The merge window is in UTC, both ends included. The author: `agent` (provenance says an agent
+    wrote it), `bot` (a bot account or one of `agent_logins` opened it) or `any`. At most
+    `max_candidates` PRs.
+    """
 
     repo: str
     merged_from: datetime
@@ -79,9 +84,11 @@ class CandidateSettings:
         agent_coauthor_emails: Sequence[str] | None = None,
         max_candidates: int = DEFAULT_MAX_CANDIDATES,
     ) -> CandidateSettings:
-        """What the shells hand over: the window as the user wrote it (a date is the whole UTC
-        day); agent logins and co-author e-mails from GRAFT_AGENT_LOGINS and
-        GRAFT_AGENT_COAUTHOR_EMAILS when not given (None)."""
+        """What the shells hand over.
+
+        The window as the user wrote it (a date is the whole UTC day); agent logins and co-author
+        e-mails from GRAFT_AGENT_LOGINS and GRAFT_AGENT_COAUTHOR_EMAILS when not given (None).
+        """
         return cls(
             repo=check_repository(repo),
             merged_from=merge_bound(merged_from, names.merged_from, end_of_day=False),
@@ -99,8 +106,11 @@ class CandidateSettings:
 
 @dataclass(frozen=True)
 class SampleSettings:
-    """The stratified sample: `size` PRs, at least `min_per_stratum` from each stratum that has
-    them, drawn with `seed` (the same seed and candidates give the same sample)."""
+    """The stratified sample.
+
+    `size` PRs, at least `min_per_stratum` from each stratum that has them, drawn with `seed` (the
+    same seed and candidates give the same sample).
+    """
 
     size: int = DEFAULT_SAMPLE
     min_per_stratum: int = DEFAULT_MIN_PER_STRATUM
@@ -115,8 +125,10 @@ class SampleSettings:
 
 @dataclass(frozen=True)
 class ExportSettings:
-    """A whole `graft-eval export`: the three steps' settings, and `dry_run` (step 1 and the
-    sample only: nothing is written)."""
+    """A whole `graft-eval export`.
+
+    The three steps' settings, and `dry_run` (step 1 and the sample only: nothing is written).
+    """
 
     candidates: CandidateSettings
     sample: SampleSettings = field(default_factory=SampleSettings)

@@ -86,8 +86,10 @@ budget on every search."""
 
 @cache
 def _re2_options() -> object:
-    """RE2 logs every compile error (and a search that overflows its memory) to stderr itself;
-    graft-eval says it in one line instead."""
+    """RE2 logs every compile error (and a search that overflows its memory) to stderr itself.
+
+    graft-eval says it in one line instead.
+    """
     options = re2.Options()
     options.log_errors = False
     return options

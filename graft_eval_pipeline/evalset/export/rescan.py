@@ -80,8 +80,11 @@ class RescanResult(CamelModel):
 
 
 def check_rescan_allowed(cs: CaseSet, apply: bool) -> None:
-    """Only a pilot case records its redactions, and the synthetic cases are committed and
-    fictional (a test keeps them free of secrets), so only a pilot set is rewritten."""
+    """Whether a rescan may rewrite the set: only a pilot set is rewritten.
+
+    Only a pilot case records its redactions, and the synthetic cases are committed and fictional (a
+    test keeps them free of secrets), so only a pilot set is rewritten.
+    """
     if apply and not cs.is_pilot:
         raise EvalError(
             f"set {cs.set_id} is not a pilot set: rescan --apply rewrites only pilot sets "
@@ -111,9 +114,11 @@ def _rewrite(cs: CaseSet, case_id: str) -> None:
 def rescan_set(
     cs: CaseSet, *, apply: bool = False, progress: Callable[[int, int], None] | None = None
 ) -> RescanResult:
-    """Scan every case (in id order) with the current secret rules; rewrite the affected ones when
-    `apply`. A case that cannot be read stops the rescan naming its file (nothing is rewritten
-    before every case has been scanned)."""
+    """Scan every case (in id order) with the current secret rules; rewrite the affected ones when `apply`.
+
+    A case that cannot be read stops the rescan naming its file (nothing is rewritten before every
+    case has been scanned).
+    """
     check_rescan_allowed(cs, apply)
     ids = list_case_ids(cs)
     affected: list[RescannedCase] = []

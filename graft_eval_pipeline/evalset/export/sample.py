@@ -44,8 +44,11 @@ class ExportSample(CamelModel):
 
 
 def sample_frame(candidates: list[Candidate], seed: int) -> str:
-    """`acme/api merged 2026-06-01..2026-09-30 seed 1`: the population a sample was drawn from
-    (repositories and merge dates of its candidates; ids and dates only)."""
+    """`acme/api merged 2026-06-01..2026-09-30 seed 1`.
+
+    The population a sample was drawn from (repositories and merge dates of its candidates; ids and
+    dates only).
+    """
     if not candidates:
         return ""
     repos = ",".join(sorted({c.repository for c in candidates}))

@@ -1,5 +1,6 @@
-"""Labeling: label sets, the blind sessions, --apply and the labels inbox, double labeling and
-labeler agreement (Cohen's kappa).
+"""Labeling: label sets, blind sessions, the labels inbox, double labeling and labeler agreement.
+
+Also --apply, and Cohen's kappa as the agreement statistic.
 
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """

@@ -1,5 +1,7 @@
-"""Inter-labeler agreement (spec 8.1): Cohen's kappa and linear-weighted kappa, each with its 95%
-interval (scoring/kappa.py: near-nominal from 5 shared cases up), and the per-pair report.
+"""Inter-labeler agreement (spec 8.1).
+
+Cohen's kappa and linear-weighted kappa, each with its 95% interval (scoring/kappa.py: near-nominal
+from 5 shared cases up), and the per-pair report.
 
 Only the scored fields (risk, shouldFlag, outOfScope) are compared; free text is not. The report
 carries labeler handles, case ids and numbers only, never case content. When both labelers used
@@ -131,8 +133,11 @@ def _pair_agreement(
 
 @dataclass(frozen=True, slots=True)
 class LabeledCase:
-    """What agreement needs of a case two or more labelers labeled: its id, each labeler's label
-    set and its distinct file paths (for the out-of-scope decisions); not its inputs."""
+    """What agreement needs of a case two or more labelers labeled.
+
+    Its id, each labeler's label set and its distinct file paths (for the out-of-scope decisions);
+    not its inputs.
+    """
 
     id: str
     labels: dict[str, LabelSet]
@@ -140,9 +145,11 @@ class LabeledCase:
 
 
 class AgreementTally:
-    """`agreement` over cases seen one at a time (a streamed run's first pass): it keeps every
-    labeler's handle and a `LabeledCase` of each case that two or more labelers share, never a
-    case's inputs, so it stays the size of the double-labeled label data."""
+    """`agreement` over cases seen one at a time (a streamed run's first pass).
+
+    It keeps every labeler's handle and a `LabeledCase` of each case that two or more labelers
+    share, never a case's inputs, so it stays the size of the double-labeled label data.
+    """
 
     def __init__(self) -> None:
         self._labelers: set[str] = set()
@@ -202,8 +209,10 @@ def _with_interval(value: float | None, bounds: tuple[float, float] | None) -> s
 
 
 def agreement_check(report: AgreementReport) -> tuple[bool, list[str]]:
-    """The risk-kappa check: passes only when some pair was compared and every pair's risk kappa
-    is defined and at least the target. With no pair, agreement is not measured: it fails.
+    """The risk-kappa check.
+
+    Passes only when some pair was compared and every pair's risk kappa is defined and at least the
+    target. With no pair, agreement is not measured: it fails.
 
     Returns (passed, the pairs below target or undefined).
     """

@@ -91,8 +91,10 @@ class LabelWriteStopped(EvalError):
 
 
 def write_labels(cs: CaseSet, labels: Mapping[str, LabelSet]) -> list[EvalCase]:
-    """Write each label set onto a copy of its case read just before the write, so a label saved
-    meanwhile (a `label` session, the nightly import) is kept; returns the cases as written.
+    """Write each label set onto a fresh copy of its case, so a label saved meanwhile is kept.
+
+    The copy is read just before the write, so a label saved meanwhile (a `label` session, the
+    nightly import) is kept; returns the cases as written.
 
     Each case is written atomically; a failure part way raises `LabelWriteStopped` saying how many
     sets were written. Writing the same sets again finishes the job: a labeler's set replaces

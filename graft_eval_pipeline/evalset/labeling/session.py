@@ -180,8 +180,11 @@ CONFIDENCE_ANSWERS: dict[str, Confidence] = {
 
 @dataclass(frozen=True)
 class Offers:
-    """The label sets an adjudicator may take answers from, field by field: `=1` (or `=alice`)
-    takes the first labeler's answer, `=` the answer every labeler gave. Empty when labeling."""
+    """The label sets an adjudicator may take answers from, field by field.
+
+    `=1` (or `=alice`) takes the first labeler's answer, `=` the answer every labeler gave. Empty
+    when labeling.
+    """
 
     labels: Sequence[LabelSet] = ()
 
@@ -276,8 +279,10 @@ def _yes_no(flag: bool) -> str:
 
 
 def ask_answers(console: Console, case: EvalCase, offers: Offers | None = None) -> LabelAnswers:
-    """The questions of spec 7, in order; raises _Quit on q. With `offers` (adjudication) each
-    question can take a labeler's answer instead."""
+    """The questions of spec 7, in order; raises _Quit on q.
+
+    With `offers` (adjudication) each question can take a labeler's answer instead.
+    """
     offers = offers or Offers()
     paths = [f.path for f in case.inputs.files]
 
@@ -393,7 +398,8 @@ def run_label_session(
     """`graft-eval label`: blind questions per case, one label set written per finished case.
 
     `holding()` is held around each write (the CLI's set hold): a session holds the set only
-    while it saves a case, so a person thinking over a case keeps no run waiting."""
+    while it saves a case, so a person thinking over a case keeps no run waiting.
+    """
     check_handle(handle)
     console = Console(inp, out)
     pending = cases_to_label(read_cases(cs), handle=handle, case_id=case_id, double_only=double_only)
@@ -423,8 +429,11 @@ def run_adjudication_session(
     case_id: str | None = None,
     holding: WriteHold = nullcontext,
 ) -> int:
-    """`graft-eval adjudicate`: the case and the label sets side by side (no model output);
-    `holding()` is held around each write, as in `run_label_session`."""
+    """`graft-eval adjudicate`.
+
+    The case and the label sets side by side (no model output); `holding()` is held around each
+    write, as in `run_label_session`.
+    """
     check_handle(handle)
     console = Console(inp, out)
     pending = cases_to_adjudicate(read_cases(cs), case_id=case_id)

@@ -1,5 +1,6 @@
-"""Report: build and publish report.json / .md / cases.parquet, the baseline diff, the thresholds
-and the JSON Schemas.
+"""Report: report files, the baseline diff, the thresholds and the JSON Schemas.
+
+Build and publish report.json / .md / cases.parquet, and everything the report is checked against.
 
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """

@@ -250,7 +250,8 @@ def diff_reports(baseline: EvalReport | ReportV1, current: EvalReport) -> Baseli
 def check_baseline_target(path: Path, kind: str) -> None:
     """E5 for `--save-baseline`: checked before a run too, so a paid live run is not wasted.
 
-    No baseline goes into a set's store-only parts (a sealed case would become a report)."""
+    No baseline goes into a set's store-only parts (a sealed case would become a report).
+    """
     check_output_target(path, "--save-baseline")
     if kind != "pilot":
         return
@@ -264,8 +265,10 @@ def check_baseline_target(path: Path, kind: str) -> None:
 
 
 def holds_same_result(path: Path, report: EvalReport) -> bool:
-    """True when `path` is a report whose comparison with `report` finds no difference (only the
-    run id, time, commit and duration may differ)."""
+    """True when `path` is a report whose comparison with `report` finds no difference.
+
+    Only the run id, time, commit and duration may differ.
+    """
     if not Path(path).is_file():
         return False
     try:

@@ -1,5 +1,6 @@
-"""Which cases of a run to look at, and why: the per-case drill-down of report.md, report.html
-and `graft-eval cases`.
+"""Which cases of a run to look at, and why.
+
+The per-case drill-down of report.md, report.html and `graft-eval cases`.
 
 A case is under- or over-classified when its final class is below or above its gold class,
 unavailable when no card came back, flagged when the verifier disagreed with the card (it raised

@@ -37,16 +37,22 @@ PARQUET_FILE = "cases.parquet"
 
 
 def dump_report(report: EvalReport) -> str:
-    """report.json's text: pydantic's serializer writes what `json.dumps(indent=2,
-    ensure_ascii=False)` of the camelCase dict would (the same layout and values; a float below
-    1e-4 may be spelled differently, 0.00003 for 3e-05), 5-10x faster: the stdlib's indenting
-    encoder is pure Python, a fifth of a 1,000-case run's report step."""
+    """report.json's text, as the stdlib's indenting JSON encoder would write it, 5-10x faster.
+
+    pydantic's serializer writes what `json.dumps(indent=2, ensure_ascii=False)` of the camelCase
+    dict would (the same layout and values; a float below 1e-4 may be spelled differently, 0.00003
+    for 3e-05): the stdlib's indenting encoder is pure Python, a fifth of a 1,000-case run's report
+    step.
+    """
     return report.model_dump_json(by_alias=True, indent=2) + "\n"
 
 
 def load_any_report(path: Path, where: str | None = None) -> EvalReport | ReportV1:
-    """A report of the current schema, or a schemaVersion 1 report (read as a baseline), through
-    the untrusted-file reader; `where` names it in an error (default: the path)."""
+    """A report of the current schema, or a schemaVersion 1 report, through the untrusted-file reader.
+
+    A schemaVersion 1 report is read as a baseline; `where` names it in an error (default: the
+    path).
+    """
     where = where or str(path)
     try:
         raw = read_limited(Path(path), where)
@@ -216,8 +222,10 @@ def cases_parquet(rows: list[CaseRow]) -> bytes:
 def write_run_outputs(
     out_dir: Path, report: EvalReport, markdown: str, html: str | None = None
 ) -> dict[str, Path]:
-    """report.json, report.md, cases.parquet and (when given) report.html, each written
-    atomically (0700 dirs, 0600 files)."""
+    """Write report.json, report.md, cases.parquet and (when given) report.html, each atomically.
+
+    Folders are made 0700, files 0600.
+    """
     files: dict[str, str | bytes] = {
         REPORT_FILE: dump_report(report),
         MARKDOWN_FILE: markdown,

@@ -1,5 +1,7 @@
-"""The headline rates: what report.html shows first, plots over runs, and what Dagster records
-as numeric metadata on `eval_metrics` so it can plot them over runs and partitions.
+"""The headline rates: what report.html shows first and Dagster records as numeric metadata.
+
+report.html plots them over runs; Dagster records them on `eval_metrics` so it can plot them over
+runs and partitions.
 
 Each is a rate of the metrics with its evidence (k of n and the 95% interval); every view
 (HTML, brief, Dagster `<name>`, `<name>_lower` / `<name>_upper`) reads it from here.
@@ -67,8 +69,10 @@ def headline_metrics(metrics: Metrics) -> list[Headline]:
 
 
 def headline_metadata(metrics: Metrics) -> dict[str, float | None]:
-    """Every headline rate as a number (null on an empty denominator) with its bounds: what
-    Dagster plots over runs and partitions."""
+    """Every headline rate as a number (null on an empty denominator) with its bounds.
+
+    What Dagster plots over runs and partitions.
+    """
     values: dict[str, float | None] = {}
     for headline in headline_metrics(metrics):
         key = snake_name(headline.name)

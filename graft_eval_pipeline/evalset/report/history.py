@@ -1,5 +1,7 @@
-"""How the headline rates moved over a set's runs: `runs/<runId>/report.json`, oldest first
-(the HTML report's history charts, and `graft-eval history` through history_table.py).
+"""How the headline rates moved over a set's runs.
+
+`runs/<runId>/report.json`, oldest first (the HTML report's history charts, and `graft-eval history`
+through history_table.py).
 
 Only the metrics of each report are read (through the untrusted-file reader, without validating
 every case row), so a set with many large runs still renders quickly. A report that cannot be read
@@ -24,8 +26,11 @@ MAX_HISTORY = 50
 
 @dataclass(frozen=True)
 class RatePoint:
-    """One rate of one run: k of n, the value, its 95% interval and (under-classification)
-    the one-sided upper bound. A schemaVersion 1 report holds the value alone."""
+    """One rate of one run: k of n, the value, its 95% interval and the upper bound.
+
+    The upper bound is the one-sided one, of under-classification. A schemaVersion 1 report holds
+    the value alone.
+    """
 
     k: int | None
     n: int | None
@@ -93,8 +98,10 @@ def _rate_point(stored: Any) -> RatePoint:
 
 
 def _point_of(data: dict[str, Any]) -> HistoryPoint:
-    """A report's JSON (as on disk) -> its history point; KeyError, TypeError or ValueError when
-    it is not a report."""
+    """A report's JSON (as on disk) -> its history point.
+
+    KeyError, TypeError or ValueError when it is not a report.
+    """
     metrics = data["metrics"]
     evidence = {name: _rate_point(metrics.get(name)) for name in HEADLINE_RATES}
     passed = data.get("pass")
@@ -114,8 +121,11 @@ def _point(report: EvalReport) -> HistoryPoint:
 
 
 def read_point(run_dir: Path) -> HistoryPoint:
-    """The history point of `runs/<runId>/report.json`; an UntrustedInputError naming it (relative
-    to the set) when it cannot be read or is not a report."""
+    """The history point of `runs/<runId>/report.json`.
+
+    An UntrustedInputError naming it (relative to the set) when it cannot be read or is not a
+    report.
+    """
     where = f"{RUNS_DIR}/{run_dir.name}/{REPORT_FILE}"
     try:
         data = load_json(read_limited(run_dir / REPORT_FILE, where), where)
@@ -149,8 +159,10 @@ def read_points(folders: list[Path]) -> RunHistory:
 
 
 def load_history(set_dir: Path, report: EvalReport, limit: int = MAX_HISTORY) -> RunHistory:
-    """The set's runs up to and including `report` (which need not be on disk yet), oldest first,
-    the last `limit` of them (an unreadable one is skipped and named in `skipped`)."""
+    """The set's runs up to and including `report`, oldest first, the last `limit` of them.
+
+    `report` need not be on disk yet; an unreadable run is skipped and named in `skipped`.
+    """
     runs = run_dirs(set_dir)
     names = [p.name for p in runs]
     # publishing: every run on disk is earlier; re-rendering a past run: those before it

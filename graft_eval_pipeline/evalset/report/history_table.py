@@ -29,9 +29,11 @@ HISTORY_COLUMNS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class History:
-    """The last runs of a set, oldest first; `total` runs hold a report.json, `skipped` names each
-    of the last ones that could not be read as a report (left out). Run ids and modes come from
-    the files: the table shows them terminal-safe."""
+    """The last runs of a set, oldest first.
+
+    `total` runs hold a report.json, `skipped` names each of the last ones that could not be read as
+    a report (left out). Run ids and modes come from the files: the table shows them terminal-safe.
+    """
 
     set_id: str
     points: list[HistoryPoint]

@@ -451,8 +451,11 @@ def render_html(
     details: Mapping[str, CaseDetail] | None = None,
     comparison: Comparison | None = None,
 ) -> str:
-    """The whole report.html; `details` are ignored unless the set is synthetic (E8); a live
-    run's `comparison` with its baseline gets its own section."""
+    """The whole report.html.
+
+    `details` are ignored unless the set is synthetic (E8); a live run's `comparison` with its
+    baseline gets its own section.
+    """
     shown = dict(details or {}) if report.set.kind == "synthetic" else {}
     body = "\n".join(
         [
@@ -498,9 +501,12 @@ def set_html(
     details: Mapping[str, CaseDetail] | None = None,
     comparison: Comparison | None = None,
 ) -> SetHtml:
-    """report.html for a run of `cs`: its history from the set's runs/, and for the synthetic set
-    the case titles and cards: `details` when the run kept them as it went, else the titles read
-    from the set (one case at a time) with the cards in `results`."""
+    """report.html for a run of `cs`.
+
+    Its history from the set's runs/, and for the synthetic set the case titles and cards: `details`
+    when the run kept them as it went, else the titles read from the set (one case at a time) with
+    the cards in `results`.
+    """
     shown: Mapping[str, CaseDetail] | None = None
     if cs.meta.kind == "synthetic":
         shown = details if details is not None else case_details(iter_cases(cs), results or {})

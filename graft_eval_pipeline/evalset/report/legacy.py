@@ -38,8 +38,10 @@ RATE_KEYS = frozenset({"k", "n", "value", "method"})
 
 
 def values_only(value: Any) -> Any:
-    """JSON with every rate object ({k, n, value, ci95, method, ...}) replaced by its value: the
-    shape a version-1 report has."""
+    """JSON with every rate object ({k, n, value, ci95, method, ...}) replaced by its value.
+
+    The shape a version-1 report has.
+    """
     if isinstance(value, dict):
         if value.keys() >= RATE_KEYS:
             return value["value"]

@@ -1,6 +1,8 @@
-"""The reports `graft-eval compare` and `calibration` read: the runs named with --base, --new or
---run (runs.py resolves a report.json, a run folder or a run id), or the set's defaults (its
-baseline and its latest run). Errors say which option was wrong and how to name a run instead.
+"""The reports `graft-eval compare` and `calibration` read.
+
+The runs named with --base, --new or --run (runs.py resolves a report.json, a run folder or a run
+id), or the set's defaults (its baseline and its latest run). Errors say which option was wrong and
+how to name a run instead.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from graft_eval_pipeline.evalset.sets import CaseSet, EvalError
 def compare_inputs(
     base_ref: str | None, new_ref: str | None, cs: CaseSet | None
 ) -> tuple[EvalReport, EvalReport]:
-    """The two reports `graft-eval compare` names; with a set, the defaults are its baseline (base)
-    and its latest run (new)."""
+    """The two reports `graft-eval compare` names.
+
+    With a set, the defaults are its baseline (base) and its latest run (new).
+    """
     if cs is None and (base_ref is None or new_ref is None):
         raise EvalError(
             "name both runs with --base and --new, or add --set to default to its baseline and latest run"

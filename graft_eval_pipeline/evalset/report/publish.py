@@ -138,10 +138,11 @@ class CheckedRun:
 def live_comparison(
     baseline: EvalReport | ReportV1 | None, report: EvalReport, margins: dict[str, float] | None = None
 ) -> Comparison | None:
-    """A live run case by case against its baseline (its answers vary, so equality says little),
-    with the set kind's non-inferiority `margins`; None for a fake run, a version-1 baseline (its
-    rows are not CaseRows) or no case in common (the gate then falls back to equality, which
-    fails)."""
+    """A live run case by case against its baseline, with the set kind's non-inferiority `margins`.
+
+    Its answers vary, so equality says little. None for a fake run, a version-1 baseline (its rows
+    are not CaseRows) or no case in common (the gate then falls back to equality, which fails).
+    """
     if not isinstance(baseline, EvalReport) or report.llm != "live":
         return None
     try:
@@ -209,8 +210,10 @@ def publish_run(
 
 
 def gate_baseline(cs: CaseSet, baseline: Path | None) -> EvalReport | None:
-    """The baseline report a run of `cs` is gated on (`--baseline`, else the set's own), when it
-    is a current report (a version-1 baseline is compared by value only)."""
+    """The baseline report a run of `cs` is gated on, when it is a current report.
+
+    `--baseline`, else the set's own; a version-1 baseline is compared by value only.
+    """
     path = baseline or default_baseline_path(cs.dir, cs.meta)
     found = load_any_report(path) if path.is_file() else None
     return found if isinstance(found, EvalReport) else None

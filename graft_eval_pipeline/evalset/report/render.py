@@ -78,8 +78,10 @@ GATED_ON = {"value": "point value", "upper95": "95% upper bound", "lower95": "95
 
 
 def gated_value(t: ThresholdResult) -> str:
-    """A threshold's number with what it is: `0.0950 (95% upper bound)`; a regression or
-    baseline check's value as it is."""
+    """A threshold's number with what it is.
+
+    `0.0950 (95% upper bound)`; a regression or baseline check's value as it is.
+    """
     if t.value is None or isinstance(t.value, bool) or t.name.startswith(("regressionVsBaseline", "match")):
         return render_value(t.value)
     return f"{render_value(t.value)} ({GATED_ON[t.on]})"
@@ -196,13 +198,12 @@ def _scripted(report: EvalReport, name: str) -> bool:
 
 
 def basis(report: EvalReport, name: str) -> str:
-    """ "scripted" for a model-derived number of a fake run, else "measured"."""
+    """The basis of a number: "scripted" if model-derived in a fake run, else "measured"."""
     return "scripted" if _scripted(report, name) else "measured"
 
 
 def _baseline_cells(diff: BaselineDiff | None, key: str, value: Any) -> list[str]:
-    """Baseline value and Δ; blank without a baseline, "—" for a metric the baseline lacks (an
-    older schema)."""
+    """Baseline value and Δ; blank without a baseline, "—" for a metric an older baseline lacks."""
     if diff is None:
         return ["", ""]
     if key not in diff.baseline_metrics:
@@ -286,8 +287,10 @@ def _population_rate(rate: PopulationRate | None) -> list[str]:
 
 
 def _uncovered_lines(population: PopulationEstimates) -> list[str]:
-    """Strata without a scored case are outside the estimates: say so, and which population the
-    under-classification estimate really covers."""
+    """Strata without a scored case are outside the estimates.
+
+    Say so, and which population the under-classification estimate really covers.
+    """
     if not population.strata_without_scored:
         return []
     uc = population.under_classification_final
@@ -396,9 +399,12 @@ def render_markdown(
     accept: str | None = None,
     comparison: Comparison | None = None,
 ) -> str:
-    """report.md: header, metric table with evidence, repeated trials, label quality, population estimates,
-    confusion matrices, per-tag UC, thresholds, the verifier calibration, changes (with the
-    command that accepts them), the comparison of a live run, and the cases to look at."""
+    """report.md: the whole report of a run as markdown.
+
+    report.md: header, metric table with evidence, repeated trials, label quality, population
+    estimates, confusion matrices, per-tag UC, thresholds, the verifier calibration, changes (with
+    the command that accepts them), the comparison of a live run, and the cases to look at.
+    """
     s, r = report.set, report.run
     git = report.git
     lines = [
@@ -552,8 +558,11 @@ def summary_text(
     accept: str | None = None,
     comparison: Comparison | None = None,
 ) -> str:
-    """One screen for the CLI and the main job: headline metrics with their evidence, label
-    quality, population, baseline, thresholds, and the command that accepts a change."""
+    """One screen for the CLI and the main job.
+
+    Headline metrics with their evidence, label quality, population, baseline, thresholds, and the
+    command that accepts a change.
+    """
     s = report.set
     stats = metric_stats(report.metrics)
     lines = [

@@ -1,7 +1,8 @@
-"""A set's runs on disk (`runs/<runId>/report.json`): their order, the latest one, and the run a
-person names. The one home of both questions, for every command that reads runs (`cases`,
-`view`, `history`, `summary` and the main job's summary, `compare`, `calibration`) and for the
-history in report.html, so no two of them can disagree.
+"""A set's runs on disk (`runs/<runId>/report.json`): their order, the latest one, and the run a person names.
+
+The one home of both questions, for every command that reads runs (`cases`, `view`, `history`,
+`summary` and the main job's summary, `compare`, `calibration`) and for the history in report.html,
+so no two of them can disagree.
 
 The order: by the second the run started (the run id's time, which is also the report's
 `createdAt`), then, for runs started in the same second, by when their report.json was written
@@ -40,8 +41,10 @@ def run_dirs(set_dir: Path) -> list[Path]:
 
 
 def latest_run(cs: CaseSet, option: str | None = None) -> Path:
-    """The folder of the set's latest run; EvalError (exit 2) when it has none, naming the option
-    whose default it is, if any."""
+    """The folder of the set's latest run.
+
+    EvalError (exit 2) when it has none, naming the option whose default it is, if any.
+    """
     runs = run_dirs(cs.dir)
     if not runs:
         raise EvalError(f"{option}: {no_run_yet(cs)}" if option else no_run_yet(cs))
@@ -49,8 +52,10 @@ def latest_run(cs: CaseSet, option: str | None = None) -> Path:
 
 
 def find_run(cs: CaseSet, run_id: str | None, option: str = "--run") -> Path:
-    """The folder of run `run_id` of the set, or of its latest run; a clear error naming `option`
-    when the id is malformed or the set has no such run."""
+    """The folder of run `run_id` of the set, or of its latest run.
+
+    A clear error naming `option` when the id is malformed or the set has no such run.
+    """
     if run_id is None:
         return latest_run(cs)
     if not re.match(RUN_ID_PATTERN, run_id):
@@ -66,8 +71,10 @@ def find_run(cs: CaseSet, run_id: str | None, option: str = "--run") -> Path:
 
 
 def resolve_report_path(ref: str, cs: CaseSet | None, option: str) -> Path:
-    """The report.json that `ref` names (a report.json, a run folder, or a run id of the set);
-    EvalError (exit 2) naming the option otherwise."""
+    """The report.json that `ref` names (a report.json, a run folder, or a run id of the set).
+
+    EvalError (exit 2) naming the option otherwise.
+    """
     path = Path(ref)
     if path.is_file():
         return path

@@ -80,8 +80,10 @@ METRIC_DIRECTIONS: dict[str, Direction | None] = {
 
 
 def _is_scalar(annotation: Any) -> bool:
-    """int, float or bool, possibly Optional and Annotated, or a rate with its evidence; not
-    another model, a list or a dict."""
+    """int, float or bool, possibly Optional and Annotated, or a rate with its evidence.
+
+    Not another model, a list or a dict.
+    """
     origin = get_origin(annotation)
     if origin is Annotated:
         return _is_scalar(get_args(annotation)[0])
@@ -93,7 +95,7 @@ def _is_scalar(annotation: Any) -> bool:
 
 
 def scalar_metric_names() -> set[str]:
-    """camelCase names of the top-level scalar metrics, the ones a threshold may name."""
+    """The camelCase names of the top-level scalar metrics, the ones a threshold may name."""
     return {f.alias or name for name, f in Metrics.model_fields.items() if _is_scalar(f.annotation)}
 
 
@@ -282,9 +284,11 @@ def _shown(stat: RateStat, on: GateOn) -> float | None:
 
 
 def breached(limit: Limit, k: int, n: int) -> bool:
-    """The cases seen already break the limit whatever the missing ones (up to `minN`) show:
-    a `max` limit by more hits than `value` x max(n, minN) allows (any hit for `max 0`), a `min`
-    limit by more misses than (1 - `value`) x max(n, minN) allows."""
+    """The cases seen already break the limit whatever the missing ones (up to `minN`) show.
+
+    A `max` limit by more hits than `value` x max(n, minN) allows (any hit for `max 0`), a `min`
+    limit by more misses than (1 - `value`) x max(n, minN) allows.
+    """
     cases = max(n, limit.min_n or 0)
     if limit.kind == "max":
         return k > limit.value * cases
@@ -298,9 +302,11 @@ def check_limit(
     provisional: bool,
     strict: bool,
 ) -> ThresholdResult:
-    """One max/min gate. An empty denominator, or fewer cases than `minN`, is insufficient
-    evidence (not passed, and fatal only under `--strict`; in Dagster always) unless the cases
-    seen already breach the limit (`breached`): that is a plain FAIL.
+    """One max/min gate.
+
+    An empty denominator, or fewer cases than `minN`, is insufficient evidence (not passed, and
+    fatal only under `--strict`; in Dagster always) unless the cases seen already breach the limit
+    (`breached`): that is a plain FAIL.
 
     A rate is compared exactly (k / n or the exact bound); the result shows the report's
     rounded number (bounds rounded outwards).

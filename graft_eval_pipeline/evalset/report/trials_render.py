@@ -1,5 +1,6 @@
-"""What repeated trials say, for a person: the "Repeated trials" section of report.md and
-report.html (`--trials N`, N > 1).
+"""What repeated trials say, for a person.
+
+The "Repeated trials" section of report.md and report.html (`--trials N`, N > 1).
 
 A live model answers differently from one run to the next, so one trial of a case is one draw.
 report.json's `trials` block holds each headline rate over every (case, trial) pair with an
@@ -88,8 +89,11 @@ def trials_html(summary: TrialsSummary) -> str:
 
 
 def trials_metadata(summary: TrialsSummary | None) -> dict[str, int | float | None]:
-    """Numbers for the Dagster report asset (plotted over runs): trials per case, flaky cases and
-    the share of cases under-classified in at least one trial (only the count for one trial)."""
+    """Numbers for the Dagster report asset (plotted over runs).
+
+    Trials per case, flaky cases and the share of cases under-classified in at least one trial (only
+    the count for one trial).
+    """
     if summary is None:
         return {"trials": 1}
     return {

@@ -1,5 +1,6 @@
-"""A past run read back for a person: its report, diffed with the set's baseline, its cases and
-its report.html.
+"""A past run read back for a person.
+
+Its report, diffed with the set's baseline, its cases and its report.html.
 
 What `graft-eval cases` lists and `graft-eval view` renders; ids, classes and rules only (E8).
 """
@@ -35,9 +36,11 @@ class RunView:
         return self.run_dir / HTML_FILE
 
     def write_html(self, results: Mapping[str, CardResult] | None = None) -> tuple[Path, list[str]]:
-        """(Re)write the run's report.html: its history up to this run, today's baseline verdict (and a live
-        run's comparison with that baseline);
-        with a warning for each past report the history left out."""
+        """(Re)write the run's report.html.
+
+        Its history up to this run, today's baseline verdict (and a live run's comparison with that
+        baseline); with a warning for each past report the history left out.
+        """
         baseline = load_any_report(self.baseline) if self.baseline.is_file() else None
         margins = (
             margins_for(self.report, load_thresholds(THRESHOLDS_FILE)) if THRESHOLDS_FILE.is_file() else {}

@@ -1,5 +1,6 @@
-"""Run: the card engine over a case set, fake or live (options, case pool, live planning with
-budget and cache), into per-case rows.
+"""Run: the card engine over a case set, fake or live, into per-case rows.
+
+Options, the case pool, and live planning with budget and cache.
 
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage. Live
 mode (live.py: the SDK, the batch ledger, the secret check) and the terminal bar

@@ -76,8 +76,11 @@ Answer = LlmReply | LlmFailure | BatchMiss
 
 
 def request_key(request: LlmRequest) -> str:
-    """The custom id of a request: SHA-256 of everything the API is sent (64 hex characters, what
-    the API allows). Identical requests share it, so they are sent once."""
+    """The custom id of a request.
+
+    SHA-256 of everything the API is sent (64 hex characters, what the API allows). Identical
+    requests share it, so they are sent once.
+    """
     digest = hashlib.sha256()
     schema = json.dumps(request.output_schema, sort_keys=True, separators=(",", ":"))
     for part in (
@@ -274,8 +277,11 @@ class BatchPhases:
         self._dispatch_when_all_wait()
 
     async def _finish(self, item: _Pending, answer: Answer) -> None:
-        """The answer a case sees: a batch reply, or after a miss an interactive retry when it is
-        worth one and the budget allows it, else the miss's failure."""
+        """The answer a case sees.
+
+        A batch reply, or after a miss an interactive retry when it is worth one and the budget
+        allows it, else the miss's failure.
+        """
         if isinstance(answer, LlmFailure) and answer.kind == "refusal":
             after = getattr(self._interactive, "after_refusal", self._api.after_refusal)
             async with self._admitted():

@@ -71,8 +71,10 @@ class Budget:
         return True
 
     def add_now(self, usd: float) -> bool:
-        """Widen a running case's reservation by `usd` if it still fits (an interactive retry
-        of a batch request costs up to twice its batch price)."""
+        """Widen a running case's reservation by `usd` if it still fits.
+
+        An interactive retry of a batch request costs up to twice its batch price.
+        """
         if not self.fits(usd, 0):
             return False
         self.spent_usd += usd

@@ -44,8 +44,10 @@ class CacheEntry(CamelModel):
 
 
 def cache_key(input_hash: str, fingerprint: str | None = None, trial: int = 0) -> str:
-    """`fingerprint` defaults to the prompts of the running code; trial 0 keeps the key it had
-    before --trials existed, each other trial has its own."""
+    """`fingerprint` defaults to the prompts of the running code.
+
+    Trial 0 keeps the key it had before --trials existed, each other trial has its own.
+    """
     parts: list[object] = [input_hash, fingerprint or prompt_fingerprint(), LIVE_MODE]
     if trial:
         parts.append(trial)

@@ -58,15 +58,20 @@ if TYPE_CHECKING:
 
 
 def selected_cases(options: RunOptions) -> Iterator[EvalCase]:
-    """Every case of the set read and validated in id order, one at a time; those that --cases
-    and --tag select are yielded (so a bad case fails the pass even when it is not selected)."""
+    """Every case of the set read and validated in id order, one at a time.
+
+    Those that --cases and --tag select are yielded (so a bad case fails the pass even when it is
+    not selected).
+    """
     keep = options.case_filter
     return (c for c in iter_cases(options.set) if keep is None or keep(c.id, list(c.tags)))
 
 
 def first_pass(options: RunOptions) -> Iterator[EvalCase]:
-    """`selected_cases` that first shows every case of the set, selected or not, to
-    `options.on_case` (the evaluation keeps what it needs of each: its labels, a title)."""
+    """`selected_cases` that first shows every case of the set to `options.on_case`.
+
+    Selected or not; the evaluation keeps what it needs of each: its labels, a title.
+    """
     keep, seen = options.case_filter, options.on_case
     for case in iter_cases(options.set):
         if seen is not None:
@@ -76,8 +81,11 @@ def first_pass(options: RunOptions) -> Iterator[EvalCase]:
 
 
 def check_every_case(options: RunOptions) -> int:
-    """The first pass of a fake run: read and validate every case, keep none (U-HAR-9); returns
-    how many are selected (the progress summaries need the total)."""
+    """The first pass of a fake run.
+
+    Read and validate every case, keep none (U-HAR-9); returns how many are selected (the progress
+    summaries need the total).
+    """
     with collector_paused():
         return sum(1 for _case in first_pass(options))
 
@@ -211,8 +219,10 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
 
 
 def collector_policy(options: RunOptions) -> AbstractContextManager[None]:
-    """A fake run keeps the collector paused end to end (each restart walks everything the run
-    holds); a live run waits on the network and pauses it only while it plans."""
+    """A fake run keeps the collector paused end to end (each restart walks everything the run holds).
+
+    A live run waits on the network and pauses it only while it plans.
+    """
     return collector_paused() if options.mode == "fake" else nullcontext()
 
 

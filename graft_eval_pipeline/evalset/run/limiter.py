@@ -146,8 +146,10 @@ class AdaptiveLimiter(CallGate):
 
     @asynccontextmanager
     async def admitted(self) -> AsyncIterator[None]:
-        """A case runs while fewer cases run than the limit (the wait is outside its card); a
-        case waiting out its own retry-after does not count."""
+        """A case runs while fewer cases run than the limit (the wait is outside its card).
+
+        A case waiting out its own retry-after does not count.
+        """
         while self.cases - self._retrying >= self.concurrency:
             await self._wait_in(self._case_waiters)
         self.cases += 1
@@ -158,9 +160,12 @@ class AdaptiveLimiter(CallGate):
             self._wake()
 
     async def before_retry(self, signal: RateSignal, attempt: int) -> None:
-        """This request's own wait before it goes again: after a throttle what the reply asked
-        for (retry-after, else the reset of an exhausted limit, else 1 s doubling per throttle in
-        a row); after a transient failure an exponential backoff with jitter. Others keep going."""
+        """This request's own wait before it goes again.
+
+        After a throttle what the reply asked for (retry-after, else the reset of an exhausted
+        limit, else 1 s doubling per throttle in a row); after a transient failure an exponential
+        backoff with jitter. Others keep going.
+        """
         if signal.throttled:
             delay = min(max(self._throttle_wait(signal, attempt), 0.0), MAX_PAUSE_S)
         else:

@@ -95,9 +95,12 @@ def anthropic_llm(
 
 @dataclass(frozen=True, slots=True)
 class CasePlan:
-    """What a live run knows about a case before any call: cache key, whether it is cached, the
-    estimate, and the secret kinds found in its prompt text (the case is skipped when there are
-    any). It holds neither the case nor a cached card (the run reads both again)."""
+    """What a live run knows about a case before any call.
+
+    Cache key, whether it is cached, the estimate, and the secret kinds found in its prompt text
+    (the case is skipped when there are any). It holds neither the case nor a cached card (the run
+    reads both again).
+    """
 
     options: GenerateOptions
     floor: FloorResult
@@ -121,8 +124,10 @@ def trial_plans(case: EvalCase, options: RunOptions, fingerprint: str) -> list[C
 
 
 def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan:
-    """Prepare the case (E20 key, 8.12 estimate), look for secrets in its prompt text unless the
-    run allows them, and read its cache entry unless --no-cache.
+    """Prepare the case, look for secrets in its prompt text, and read its cache entry.
+
+    Preparing gives the E20 key and the 8.12 estimate; the secret check is skipped when the run
+    allows secrets, the cache read with --no-cache.
 
     A too-large case makes no call, so its estimate is zero and its text is not checked.
     """
@@ -152,8 +157,11 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
 
 
 def estimate_of(plans: Sequence[CasePlan], *, batch: bool = False) -> Estimate:
-    """8.12 summed over the cases that are neither cached nor skipped for a secret (their
-    estimates at batch prices in a batch run)."""
+    """The 8.12 estimate summed over the cases that will make calls.
+
+    The cases that are neither cached nor skipped for a secret; their estimates at batch prices in a
+    batch run.
+    """
     checked = [p for p in plans if not p.secrets]
     to_call = [p for p in checked if not p.cached]
     return Estimate(
@@ -175,8 +183,10 @@ async def close_client(client: LlmClient) -> None:
 
 @dataclass(frozen=True, slots=True)
 class LiveOutcome:
-    """One case of a live run: a result (fresh or cached), or None and why it was skipped (its
-    row then shows the floor alone)."""
+    """One case of a live run.
+
+    A result (fresh or cached), or None and why it was skipped (its row then shows the floor alone).
+    """
 
     result: CardResult | None
     cached: bool
@@ -206,8 +216,10 @@ async def confirm_estimate(
 
 @dataclass(frozen=True, slots=True)
 class LiveRun:
-    """How a live run paced its calls (report `run` blocks); its rows and card results went to
-    the caller's `on_done` as each case ended."""
+    """How a live run paced its calls (report `run` blocks).
+
+    Its rows and card results went to the caller's `on_done` as each case ended.
+    """
 
     limiter: LimiterInfo | None
     batch: BatchInfo | None
@@ -312,11 +324,13 @@ Finish = Callable[[CasePlan, CardResult, tuple[float, int]], Awaitable[LiveOutco
 
 @dataclass(slots=True)
 class Batched:
-    """`--batch`: every case that is neither cached nor skipped for a secret starts, in case
-    order, if its estimate at batch prices fits both caps (decided up front: a phase waits for
-    every running case); the others are skipped (budget). All run at once, their calls answered
-    phase by phase through batches, so the cases that run are held until they end (a phase's
-    requests are in memory); each outcome still goes to `done` as its case ends.
+    """`--batch`: start the cases whose estimates fit both caps, and answer their calls through batches.
+
+    Every case that is neither cached nor skipped for a secret starts, in case order, if its
+    estimate at batch prices fits both caps (decided up front: a phase waits for every running
+    case); the others are skipped (budget). All run at once, their calls answered phase by phase
+    through batches, so the cases that run are held until they end (a phase's requests are in
+    memory); each outcome still goes to `done` as its case ends.
 
     An interactive retry of a missed request first widens the case's reservation by its estimate
     (at most the standard price's extra), once per case; without room, no retry.

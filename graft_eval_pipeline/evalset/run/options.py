@@ -1,5 +1,7 @@
-"""What a run is asked to do: `RunSettings` (what the user chose), `RunOptions` (everything the
-harness needs), their defaults, and the case selection (--cases, --tag).
+"""What a run is asked to do.
+
+`RunSettings` (what the user chose), `RunOptions` (everything the harness needs), their defaults,
+and the case selection (--cases, --tag).
 
 The CLI's `run` flags and the Dagster `harness_run` config both become one `RunSettings`, which
 checks the rules between settings once, and `RunSettings.run_options` turns it into the
@@ -30,10 +32,13 @@ CODE_DIR = Path(__file__).resolve().parent
 
 @dataclass(frozen=True)
 class ProgressEvery:
-    """Summarise progress instead of a line per case: a summary every `cases` cases (default: a
-    tenth of the run) or `seconds` seconds, whichever comes first, and the first `max_failures`
-    failed or skipped cases one by one. Dagster uses it (each log line there is an event in its
-    database), and so does the CLI when stderr is not a terminal."""
+    """Summarise progress instead of a line per case.
+
+    A summary every `cases` cases (default: a tenth of the run) or `seconds` seconds, whichever
+    comes first, and the first `max_failures` failed or skipped cases one by one. Dagster uses it
+    (each log line there is an event in its database), and so does the CLI when stderr is not a
+    terminal.
+    """
 
     cases: int | None = None
     seconds: float = 10.0
@@ -41,9 +46,12 @@ class ProgressEvery:
 
 
 class ProgressBar(Protocol):
-    """A live view of a run's progress (the CLI's bar on a terminal): told the total, then each
-    finished case's count and status counts, and the lines worth keeping (failed and skipped
-    cases: ids and classes only). `finish` ends the view; it may be called more than once."""
+    """A live view of a run's progress (the CLI's bar on a terminal).
+
+    Told the total, then each finished case's count and status counts, and the lines worth keeping
+    (failed and skipped cases: ids and classes only). `finish` ends the view; it may be called more
+    than once.
+    """
 
     def start(self, total: int) -> None: ...
 
@@ -142,8 +150,10 @@ def case_filter_for(
 
 @dataclass(frozen=True)
 class SettingNames:
-    """How a shell names the settings in the messages of `RunSettings`' rules: the CLI's flags or
-    the Dagster config's keys."""
+    """How a shell names the settings in the messages of `RunSettings`' rules.
+
+    The CLI's flags or the Dagster config's keys.
+    """
 
     batch: str
     """The batch setting as the user wrote it."""
@@ -201,9 +211,11 @@ class RunSettings:
         llm: Callable[[EvalEnv], LlmClient],
         confirm: Callable[[Estimate], Awaitable[bool]],
     ) -> RunOptions:
-        """The harness's options for set `cs`: `llm` builds the live client from `env` and
-        `confirm` answers the estimate (both only in live mode). Progress and the other hooks
-        are the shell's (`dataclasses.replace`)."""
+        """The harness's options for set `cs`.
+
+        `llm` builds the live client from `env` and `confirm` answers the estimate (both only in
+        live mode). Progress and the other hooks are the shell's (`dataclasses.replace`).
+        """
         return RunOptions(
             set=cs,
             mode=self.mode,

@@ -1,5 +1,6 @@
-"""The case pool: at most N cases in flight, each read only when a lane is free and handed on
-as it ends, and the event loop around it.
+"""The case pool: at most N cases in flight, and the event loop around it.
+
+Each case is read only when a lane is free and handed on as it ends.
 
 Shared by fake and live runs; it knows nothing of models or budgets.
 """
@@ -68,8 +69,10 @@ async def stream_pool(
     concurrency: int,
     on_done: Callable[[int, C, T], None],
 ) -> int:
-    """At most `concurrency` cases in flight, each taken from `cases` only when a lane is free
-    and handed to `on_done(index, case, result)` as it ends; nothing is kept. Returns the count.
+    """Run at most `concurrency` cases in flight, handing each to `on_done` as it ends.
+
+    Each is taken from `cases` only when a lane is free and handed to `on_done(index, case,
+    result)`; nothing is kept. Returns the count.
 
     `cases` may be a lazy reader: a case it cannot read raises when it is reached. An exception
     from one case is a bug (LLM failures are results): the pool stops and the error names the
@@ -120,8 +123,11 @@ def collector_paused() -> Iterator[None]:
 
 
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
-    """asyncio.run, returning through a box: asyncio formats its finished task's result on the
-    way out, and a whole run's repr costs seconds on a large set."""
+    """asyncio.run, returning through a box.
+
+    asyncio formats its finished task's result on the way out, and a whole run's repr costs seconds
+    on a large set.
+    """
     box: list[T] = []
 
     async def main() -> None:

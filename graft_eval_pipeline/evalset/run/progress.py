@@ -1,4 +1,4 @@
-"""Progress of a run, in one of three views:
+"""Progress of a run, in one of three views.
 
 - a line per finished case (the default of `RunOptions.progress`);
 - with `ProgressEvery`, a summary every N cases or seconds plus the failed or skipped cases
@@ -19,8 +19,11 @@ SUMMARY_PARTS = 10  # default summary step: a tenth of the run
 
 
 class CaseProgress:
-    """Told about each finished case; writes to `options.progress_bar` when there is one, else
-    to `options.progress` (nothing when both are None)."""
+    """Told about each finished case.
+
+    Writes to `options.progress_bar` when there is one, else to `options.progress` (nothing when
+    both are None).
+    """
 
     def __init__(self, options: RunOptions, total: int) -> None:
         self.sink = options.progress

@@ -1,5 +1,7 @@
-"""The run's progress bar on a terminal (rich): count, share, rate, ETA and the status counts,
-with the failed or skipped cases printed above it (ids and classes only, E8).
+"""The run's progress bar on a terminal (rich).
+
+Count, share, rate, ETA and the status counts, with the failed or skipped cases printed above it
+(ids and classes only, E8).
 
 rich draws it (Dagster already depends on it; it is typed and keeps lines printed during the
 run above the bar). `CaseProgress` feeds it; the CLI builds one only when stderr is a terminal

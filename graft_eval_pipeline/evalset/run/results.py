@@ -31,8 +31,10 @@ class CardResultRecord(CamelModel):
 
 
 class CardResultWriter:
-    """Writes each result as it comes; `None` for `rel` keeps none (the CLI's runs). Each is also
-    shown to `on_result`, when given."""
+    """Writes each result as it comes; `None` for `rel` keeps none (the CLI's runs).
+
+    Each is also shown to `on_result`, when given.
+    """
 
     def __init__(
         self, cs: CaseSet, rel: str | None, on_result: Callable[[EvalCase, CardResult], None] | None = None
@@ -58,8 +60,10 @@ class CardResultWriter:
 
 
 def read_card_results(cs: CaseSet, rel: str) -> Iterator[tuple[str, CardResult]]:
-    """(case id, card result) in the order the run wrote them; an EvalError if the file is missing
-    or damaged (it names the file, never a result)."""
+    """(case id, card result) in the order the run wrote them.
+
+    An EvalError if the file is missing or damaged (it names the file, never a result).
+    """
     records = read_records(cs, rel)
     if records is None:
         raise EvalError(f"set {cs.set_id} holds no card results at {rel}: run the harness again")
@@ -74,8 +78,10 @@ def read_card_results(cs: CaseSet, rel: str) -> Iterator[tuple[str, CardResult]]
 
 
 def drop_other_card_results(cs: CaseSet, keep: str) -> list[str]:
-    """Delete the card-results files of earlier runs (`<stem>.<run id>.jsonl[.enc]`) except `keep`;
-    called by the run that holds the set once its own file is complete. Returns what went."""
+    """Delete the card-results files of earlier runs (`<stem>.<run id>.jsonl[.enc]`) except `keep`.
+
+    Called by the run that holds the set once its own file is complete. Returns what went.
+    """
     folder = (cs.dir / CARD_RESULTS_STEM).parent
     stem = CARD_RESULTS_STEM.rpartition("/")[2] + "."
     kept = {keep.rpartition("/")[2], keep.rpartition("/")[2] + ".enc"}

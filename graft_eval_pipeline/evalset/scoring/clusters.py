@@ -1,5 +1,6 @@
-"""Rates over cases of several repositories, with intervals clustered by repository; rates over
-files (out of scope) clustered by case.
+"""Rates over cases of several repositories, with intervals clustered by repository.
+
+Rates over files (out of scope) clustered by case.
 
 Why: the cases of one repository share its code, conventions and agents, so they are not
 independent draws; an interval that counts every case as independent is too narrow when a set
@@ -30,7 +31,7 @@ Indicator = Callable[[CaseRow], bool]
 
 
 def clustered_rate(rows: Sequence[CaseRow], domain: Indicator, hit: Indicator) -> ClusteredRate:
-    """k of n over the rows in `domain`, each repository one cluster."""
+    """`k` of `n` over the rows in `domain`, each repository one cluster."""
     counts: dict[str, int] = defaultdict(int)
     sizes: dict[str, int] = defaultdict(int)
     for row in rows:
@@ -72,8 +73,11 @@ def _scored(row: CaseRow) -> bool:
 
 
 def repository_clusters(run: Sequence[CaseRow]) -> RepositoryClusters | None:
-    """The headline safety rates clustered by repository; None unless the scored cases come from
-    two or more repositories (a designed set, or a single repository, has nothing to cluster)."""
+    """The headline safety rates clustered by repository.
+
+    None unless the scored cases come from two or more repositories (a designed set, or a single
+    repository, has nothing to cluster).
+    """
     repositories = {r.repository for r in run if r.repository is not None and _scored(r)}
     if len(repositories) < 2:
         return None

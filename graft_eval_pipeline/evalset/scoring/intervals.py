@@ -34,8 +34,10 @@ def _log_beta(a: float, b: float) -> float:
 
 
 def _continued_fraction(a: float, b: float, x: float) -> float:
-    """The continued fraction of the incomplete beta function, by the modified Lentz method
-    (Numerical Recipes, 3rd ed., section 6.4); converges fast for x < (a + 1) / (a + b + 2)."""
+    """The continued fraction of the incomplete beta function, by the modified Lentz method.
+
+    Numerical Recipes, 3rd ed., section 6.4; converges fast for x < (a + 1) / (a + b + 2).
+    """
 
     def guard(value: float) -> float:
         return _TINY if abs(value) < _TINY else value
@@ -88,8 +90,11 @@ def _first_guess(q: float, a: float, b: float) -> float:
 
 
 def beta_quantile(q: float, a: float, b: float) -> float:
-    """The q-quantile of Beta(a, b) (a, b > 0): Halley's method on `beta_cdf`, kept inside a
-    shrinking bracket (a step that leaves it bisects instead), to within a few ulps."""
+    """The q-quantile of Beta(a, b) (a, b > 0).
+
+    Halley's method on `beta_cdf`, kept inside a shrinking bracket (a step that leaves it bisects
+    instead), to within a few ulps.
+    """
     if q <= 0.0:
         return 0.0
     if q >= 1.0:
@@ -149,9 +154,12 @@ def clopper_pearson(k: float, n: float, confidence: float = CONFIDENCE) -> tuple
 
 
 def jeffreys(k: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
-    """Jeffreys' interval: the equal-tailed quantiles of Beta(k + 1/2, n - k + 1/2), with the bound
-    at 0 (k = 0) or 1 (k = n) as Brown, Cai and DasGupta (2001) give it; None when n is 0. Close to
-    the mid-p exact interval; `k` and `n` may be non-integer (an effective size)."""
+    """Jeffreys' interval of k of n, with the bounds at 0 and 1 of Brown, Cai and DasGupta (2001).
+
+    The equal-tailed quantiles of Beta(k + 1/2, n - k + 1/2), with the bound at 0 (k = 0) or 1 (k =
+    n); None when n is 0. Close to the mid-p exact interval; `k` and `n` may be non-integer (an
+    effective size).
+    """
     _check(k, n)
     if n == 0:
         return None
@@ -214,6 +222,9 @@ def round_down(value: float) -> float:
 
 
 def round_up(value: float) -> float:
-    """An upper bound to 4 decimals, rounded up (0.020004 reads 0.0201, never 0.02: a gate on
-    a rounded bound must not pass what the exact bound fails)."""
+    """An upper bound to 4 decimals, rounded up.
+
+    0.020004 reads 0.0201, never 0.02: a gate on a rounded bound must not pass what the exact bound
+    fails.
+    """
     return float(math.ceil(value * 10**BOUND_DECIMALS - 1e-9) / 10**BOUND_DECIMALS)

@@ -1,5 +1,7 @@
-"""Agreement statistics of two raters over the same items: Cohen's kappa and linear-weighted kappa,
-each with a 95% interval that holds its coverage from 5 shared items up, and raw agreement.
+"""Agreement statistics of two raters over the same items.
+
+Cohen's kappa and linear-weighted kappa, each with a 95% interval that holds its coverage from 5
+shared items up, and raw agreement.
 
 Two uses: labeler against labeler (labeling's agreement report, spec 8.1) and the verifier
 against gold (the report's calibration). When both raters used a single class, chance agreement
@@ -176,8 +178,11 @@ def _clustered(
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], categories: Sequence[Hashable]) -> float | None:
-    """κ = (p_o − p_e) / (1 − p_e); None for no items, and when p_e = 1 (both labelers used one
-    and the same class: undefined, whatever p_o)."""
+    """κ = (p_o − p_e) / (1 − p_e).
+
+    None for no items, and when p_e = 1 (both labelers used one and the same class: undefined,
+    whatever p_o).
+    """
     return _value(a, b, categories, _plain)
 
 
@@ -189,7 +194,9 @@ def kappa_interval(
     clusters: Sequence[Hashable] | None = None,
 ) -> tuple[float, float] | None:
     """Two-sided interval for Cohen's kappa (the module docstring says how); None where kappa is.
-    `clusters`: each item's cluster (a file's case) when items are not independent."""
+
+    `clusters`: each item's cluster (a file's case) when items are not independent.
+    """
     return _interval(a, b, categories, _plain, clusters, confidence)
 
 

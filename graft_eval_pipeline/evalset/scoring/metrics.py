@@ -292,7 +292,7 @@ MetricValue = RateStat | int | float | None
 
 
 def metric_stats(metrics: Metrics) -> dict[str, MetricValue]:
-    """camelCase name -> every top-level count, cost and rate (with its evidence) of a report."""
+    """The camelCase name -> every top-level count, cost and rate (with its evidence) of a report."""
     out: dict[str, MetricValue] = {}
     for name, info in Metrics.model_fields.items():
         value = getattr(metrics, name)

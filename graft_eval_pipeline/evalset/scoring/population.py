@@ -63,8 +63,11 @@ def _sample_variance(values: Sequence[float]) -> float:
 
 
 def _stratum_variance(residuals: Sequence[float], hits: int, in_domain: int) -> float:
-    """s²_h of the linearised residuals; for a stratum that shows no spread (one case, or cases
-    that all agree) the spread of its Jeffreys share, so it still adds variance."""
+    """s²_h of the linearised residuals.
+
+    For a stratum that shows no spread (one case, or cases that all agree) the spread of its
+    Jeffreys share, so it still adds variance.
+    """
     spread = _sample_variance(residuals)
     if (len(residuals) >= 2 and spread > 0) or in_domain == 0:
         return spread
@@ -73,9 +76,11 @@ def _stratum_variance(residuals: Sequence[float], hits: int, in_domain: int) -> 
 
 
 def _kish(by_cell: dict[Cell, list[CaseRow]], population: dict[Cell, int], domain: Indicator) -> float:
-    """Kish's effective sample size of the domain's weights, (Σw)² / Σw²: what a rate of 0 or 1
-    (no variance to measure) is worth when the weights are unequal (all the cases when they are
-    equal; little when one heavy stratum has one case)."""
+    """Kish's effective sample size of the domain's weights, (Σw)² / Σw².
+
+    What a rate of 0 or 1 (no variance to measure) is worth when the weights are unequal (all the
+    cases when they are equal; little when one heavy stratum has one case).
+    """
     weights = [population[cell] / len(units) for cell, units in by_cell.items() for r in units if domain(r)]
     return sum(weights) ** 2 / sum(w * w for w in weights) if weights else 0.0
 
@@ -129,8 +134,10 @@ def post_stratified(
 
 
 def _strata(rows: Sequence[CaseRow]) -> dict[Cell, CaseStratum]:
-    """Each cell's recorded population and picks (the first case's record; one export writes the
-    same counts into every case of a stratum)."""
+    """Each cell's recorded population and picks.
+
+    The first case's record: one export writes the same counts into every case of a stratum.
+    """
     cells: dict[Cell, CaseStratum] = {}
     for row in rows:
         if row.stratum is not None:

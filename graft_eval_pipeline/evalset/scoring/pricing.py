@@ -47,8 +47,10 @@ def price_for(model: str) -> Price | None:
 
 
 def cost(model: str, usage: UsageLike, *, batch: bool = False) -> float | None:
-    """USD for one call's usage (at batch prices when the Batches API answered it); None when
-    the model has no price."""
+    """USD for one call's usage (at batch prices when the Batches API answered it).
+
+    None when the model has no price.
+    """
     price = price_for(model)
     if price is None:
         return None
@@ -64,9 +66,11 @@ def cost(model: str, usage: UsageLike, *, batch: bool = False) -> float | None:
 def upper_bound_estimate(
     floor: str, estimated_tokens: int, strong_model: str, max_output_tokens: int, *, batch: bool = False
 ) -> float | None:
-    """8.12: every token at the strong model's rates, three calls' worth of output after a
-    trivial floor (fast writer, escalation, verifier), two otherwise; caching ignored. At batch
-    prices for a `--batch` run."""
+    """The 8.12 cost estimate of a case: every token at the strong model's rates.
+
+    Three calls' worth of output after a trivial floor (fast writer, escalation, verifier), two
+    otherwise; caching ignored. At batch prices for a `--batch` run.
+    """
     price = price_for(strong_model)
     if price is None:
         return None

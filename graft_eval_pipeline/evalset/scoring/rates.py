@@ -29,12 +29,12 @@ def rounded(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
 
 
 def rate_stat(k: int, n: int, method: IntervalMethod = "wilson") -> RateStat:
-    """k of n with the share and its two-sided 95% interval (null on an empty denominator)."""
+    """`k` of `n` with the share and its two-sided 95% interval (null on an empty denominator)."""
     return RateStat(k=k, n=n, value=rate(k, n), ci95=rounded(interval(method, k, n)), method=method)
 
 
 def safety_rate(k: int, n: int) -> SafetyRate:
-    """k of n with the exact interval and the one-sided 95% upper bound."""
+    """`k` of `n` with the exact interval and the one-sided 95% upper bound."""
     upper = upper_bound(k, n)
     return SafetyRate(
         **rate_stat(k, n, "clopper-pearson").model_dump(),

@@ -38,11 +38,13 @@ class RateStat(CamelModel):
 
 
 class CaseClusteredRate(RateStat):
-    """A rate over files (out-of-scope precision and recall): k of n files, its interval clustered
-    by case (the files of one PR are not independent): Clopper-Pearson at the Korn-Graubard
-    effective size over `clusters` cases, never below one file per case. The three cluster
-    fields are null in reports made before the interval was clustered (a pooled Wilson interval
-    then)."""
+    """A rate over files (out-of-scope precision and recall).
+
+    `k` of `n` files, its interval clustered by case (the files of one PR are not independent):
+    Clopper-Pearson at the Korn-Graubard effective size over `clusters` cases, never below one file
+    per case. The three cluster fields are null in reports made before the interval was clustered (a
+    pooled Wilson interval then).
+    """
 
     clustered_by: Literal["case"] | None = None
     clusters: int | None = Field(default=None, ge=0)
@@ -50,8 +52,11 @@ class CaseClusteredRate(RateStat):
 
 
 class SafetyRate(RateStat):
-    """An under-classification rate: exact interval, plus the one-sided 95% upper bound (the rate
-    is below it with 95% confidence; a threshold can gate on it with `"on": "upper95"`)."""
+    """An under-classification rate.
+
+    Exact interval, plus the one-sided 95% upper bound (the rate is below it with 95% confidence; a
+    threshold can gate on it with `"on": "upper95"`).
+    """
 
     upper95: Rate | None
 
@@ -156,10 +161,13 @@ class ConcurrencyPoint(CamelModel):
 
 
 class LimiterInfo(CamelModel):
-    """A live run's adaptive concurrency (issue 16): between 1 and `ceiling` (--concurrency),
-    lowered on 429/529, raised while calls succeed. `waitingMs` sums, over attempts, the time spent
-    waiting for a slot or a pause; `pausedMs` is the wall time no attempt could start (retry-after,
-    exhausted limits); `timeline` holds the changes (at most 64 points)."""
+    """A live run's adaptive concurrency (issue 16).
+
+    Between 1 and `ceiling` (--concurrency), lowered on 429/529, raised while calls succeed.
+    `waitingMs` sums, over attempts, the time spent waiting for a slot or a pause; `pausedMs` is the
+    wall time no attempt could start (retry-after, exhausted limits); `timeline` holds the changes
+    (at most 64 points).
+    """
 
     ceiling: int = Field(ge=1)
     min_concurrency: int = Field(ge=1)
@@ -237,9 +245,12 @@ class FlagCounts(CamelModel):
 
 
 class LabelQuality(CamelModel):
-    """How much the gold labels can be trusted: shares of gold double-labeled, adjudicated and
-    low-confidence, and final under-classification on double-labeled gold alone (a sensitivity
-    line: if it differs much from the headline, single labels are moving the result)."""
+    """How much the gold labels can be trusted.
+
+    Shares of gold double-labeled, adjudicated and low-confidence, and final under-classification on
+    double-labeled gold alone (a sensitivity line: if it differs much from the headline, single
+    labels are moving the result).
+    """
 
     gold: int = Field(ge=0)
     double_labeled: RateStat
@@ -281,8 +292,11 @@ class PopulationRate(CamelModel):
 
 
 class ClusteredRate(CamelModel):
-    """A rate whose cases come from several repositories: k of n with the 95% interval that treats
-    each repository as a cluster (Clopper-Pearson at the Korn-Graubard effective size)."""
+    """A rate whose cases come from several repositories.
+
+    `k` of `n` with the 95% interval that treats each repository as a cluster (Clopper-Pearson at
+    the Korn-Graubard effective size).
+    """
 
     k: int = Field(ge=0)
     n: int = Field(ge=0)
@@ -292,8 +306,10 @@ class ClusteredRate(CamelModel):
 
 
 class RepositoryClusters(CamelModel):
-    """Cases of several repositories are not independent draws: the headline safety rates again,
-    with intervals clustered by repository (opaque labels only)."""
+    """Cases of several repositories are not independent draws.
+
+    The headline safety rates again, with intervals clustered by repository (opaque labels only).
+    """
 
     repositories: int = Field(ge=2)
     under_classification_final: ClusteredRate
@@ -319,8 +335,11 @@ class PopulationEstimates(CamelModel):
 
 
 class Metrics(CamelModel):
-    """Every report metric; each rate carries k, n, its value (4 decimals, null on an empty
-    denominator) and its 95% interval."""
+    """Every report metric, each rate with its evidence.
+
+    Each rate carries k, n, its value (4 decimals, null on an empty denominator) and its 95%
+    interval.
+    """
 
     run_cases: int = Field(ge=0)
     scored: int = Field(ge=0)
@@ -398,8 +417,11 @@ class ThresholdResult(CamelModel):
 
 
 class PairKappa(CamelModel):
-    """Risk-class agreement of one labeler pair: Cohen's kappa and its 95% interval (scoring's
-    `kappa_interval`, never [1, 1]); `undefined` when both labelers used one class only."""
+    """Risk-class agreement of one labeler pair.
+
+    Cohen's kappa and its 95% interval (scoring's `kappa_interval`, never [1, 1]); `undefined` when
+    both labelers used one class only.
+    """
 
     labelers: tuple[str, str]
     n: int = Field(ge=0)
@@ -417,9 +439,11 @@ class LabelAgreement(CamelModel):
 
 
 class TrialRate(CamelModel):
-    """A headline rate over repeated trials: `k` of `n` (case, trial) pairs, their mean, the 95%
-    interval clustered by case (the trials of one case are not independent), and each trial's
-    own value."""
+    """A headline rate over repeated trials.
+
+    `k` of `n` (case, trial) pairs, their mean, the 95% interval clustered by case (the trials of
+    one case are not independent), and each trial's own value.
+    """
 
     k: int = Field(ge=0)
     n: int = Field(ge=0)
@@ -429,8 +453,11 @@ class TrialRate(CamelModel):
 
 
 class TrialCase(CamelModel):
-    """One case over its trials: the final class of each (null: it did not run), the share of
-    scored trials in which it was under-classified, and whether every trial that ran agreed."""
+    """One case over its trials.
+
+    The final class of each (null: it did not run), the share of scored trials in which it was
+    under-classified, and whether every trial that ran agreed.
+    """
 
     id: str
     finals: list[RiskClass | None]
@@ -439,8 +466,11 @@ class TrialCase(CamelModel):
 
 
 class TrialsSummary(CamelModel):
-    """`--trials N` with N > 1: the standard metrics and `cases` hold trial 0; this holds the
-    other trials' rows and what the trials say together."""
+    """`--trials N` with N > 1.
+
+    The standard metrics and `cases` hold trial 0; this holds the other trials' rows and what the
+    trials say together.
+    """
 
     trials: int = Field(ge=2)
     rates: dict[str, TrialRate]
@@ -452,9 +482,12 @@ class TrialsSummary(CamelModel):
 
 
 class ConfirmationTrials(CamelModel):
-    """A live run compared with its baseline: the cases whose blocker event (under-classified from
-    sensitive gold, unavailable with a sensitive floor) showed without reproducing enough to
-    decide were run again, up to `trials` trials each; these are those extra rows."""
+    """A live run compared with its baseline.
+
+    The cases whose blocker event (under-classified from sensitive gold, unavailable with a
+    sensitive floor) showed without reproducing enough to decide were run again, up to `trials`
+    trials each; these are those extra rows.
+    """
 
     trials: int = Field(ge=2)
     cases: list[str]

@@ -65,8 +65,10 @@ class HarnessRun(CamelModel):
 
 
 def case_cost(result: CardResult, purpose: LlmPurpose | None = None) -> float | None:
-    """Each call (of `purpose`, or all) priced at its own model's rates (batch calls at batch
-    prices); None when a model has no price."""
+    """Each call (of `purpose`, or all) priced at its own model's rates (batch calls at batch prices).
+
+    None when a model has no price.
+    """
     costs = [
         cost(call.model, call.usage, batch=call.batch)
         for call in result.calls
@@ -93,23 +95,30 @@ def gold_summary(case: EvalCase) -> GoldSummary | None:
 
 
 def case_stratum(case: EvalCase, label_key: bytes | None) -> CaseStratum | None:
-    """The export stratum a pilot case was drawn in, with opaque labels for its sealed frame and
-    key (`stratum_label`; `label_key`: the set's key); None for designed (synthetic) cases."""
+    """The export stratum a pilot case was drawn in, as opaque labels.
+
+    Labels for its sealed frame and key (`stratum_label`; `label_key`: the set's key); None for
+    designed (synthetic) cases.
+    """
     stratum = case.source.stratum if isinstance(case.source, PilotSource) else None
     return None if stratum is None else stratum_label(stratum, label_key)
 
 
 def case_repository(case: EvalCase, label_key: bytes | None) -> str | None:
-    """A pilot case's repository as an opaque label (`repository_label`), for intervals clustered
-    by repository; None for designed (synthetic) cases."""
+    """A pilot case's repository as an opaque label, for intervals clustered by repository.
+
+    The label is `repository_label`'s; None for designed (synthetic) cases.
+    """
     if not isinstance(case.source, PilotSource):
         return None
     return repository_label(case.source.repository, label_key)
 
 
 def build_row(case: EvalCase, result: CardResult, cached: bool, *, label_key: bytes | None) -> CaseRow:
-    """One report row: classes, rule ids, counts and cost; paths only enter as counts, the
-    stratum as opaque labels (`label_key`: the set's key)."""
+    """One report row: classes, rule ids, counts and cost.
+
+    Paths only enter as counts, the stratum as opaque labels (`label_key`: the set's key).
+    """
     label = gold(case)
     ok = result.status == "ok"
     verifier_status = result.verifier.status if result.verifier is not None else None
@@ -157,8 +166,9 @@ def build_row(case: EvalCase, result: CardResult, cached: bool, *, label_key: by
 def skipped_row(
     case: EvalCase, floor: FloorResult, reason: SkipReason = "budget", *, label_key: bytes | None
 ) -> CaseRow:
-    """A case that did not start (the budget caps, or a secret in its prompt text): the floor is
-    known, nothing else ran.
+    """A case that did not start (the budget caps, or a secret in its prompt text).
+
+    The floor is known, nothing else ran.
 
     It is not a run case, so the metrics leave it out; it costs nothing.
     """

@@ -1,5 +1,6 @@
-"""What repeated trials (--trials N) say together: per-case agreement, rates with intervals
-clustered by case, flaky cases and the worst-case view.
+"""What repeated trials (--trials N) say together.
+
+Per-case agreement, rates with intervals clustered by case, flaky cases and the worst-case view.
 
 The trials of one case are not independent draws, so a rate's interval treats each case as a
 cluster: the Clopper-Pearson interval at the effective sample size that the cluster-robust
@@ -28,8 +29,10 @@ TRIAL_RATES: dict[str, Outcome] = {
 
 
 def cluster_variance(scores: Sequence[float], total: float) -> float:
-    """The cluster-robust (CR1) variance of a mean over `total` items from each cluster's summed
-    influence: G/(G-1) * sum(score_c^2) / total^2."""
+    """The cluster-robust (CR1) variance of a mean over `total` items from each cluster's summed influence.
+
+    G/(G-1) * sum(score_c^2) / total^2.
+    """
     clusters = len(scores)
     return clusters / (clusters - 1) * sum(s * s for s in scores) / total**2
 
@@ -41,12 +44,14 @@ def clustered_size(
     design_effect: float,
     confidence: float = CONFIDENCE,
 ) -> float:
-    """Korn and Graubard's effective size: `ceiling` (what the items would be worth if independent)
-    over the design effect (clustered variance / independent variance), kept between the number of
-    clusters and `ceiling`, times the degrees-of-freedom factor (t_{n-1} / t_{G-1})^2 (a variance
-    from G clusters is itself uncertain: few clusters shrink the size). One mechanism for every
-    clustered interval of a report (trials by case, cases by repository, out-of-scope files by
-    case)."""
+    """Korn and Graubard's effective size.
+
+    `ceiling` (what the items would be worth if independent) over the design effect (clustered
+    variance / independent variance), kept between the number of clusters and `ceiling`, times the
+    degrees-of-freedom factor (t_{n-1} / t_{G-1})^2 (a variance from G clusters is itself uncertain:
+    few clusters shrink the size). One mechanism for every clustered interval of a report (trials by
+    case, cases by repository, out-of-scope files by case).
+    """
     q = 0.5 + confidence / 2
     df_factor = (t_quantile(q, total - 1) / t_quantile(q, clusters - 1)) ** 2 if total > 1 else 1.0
     unclustered = ceiling / design_effect if design_effect > 0 else ceiling
@@ -57,12 +62,14 @@ def clustered_size(
 def effective_size(
     counts: Sequence[float], sizes: Sequence[float], confidence: float = CONFIDENCE
 ) -> float | None:
-    """How many independent trials the clustered outcomes are worth: n / design effect, where the
-    design effect is the cluster-robust variance of the pooled share, G/(G-1) * sum((y_i - p m_i)^2)
-    / (sum m_i)^2, over the binomial one, p(1-p)/n (`clustered_size`, with Korn and Graubard's
-    degrees-of-freedom factor). At most n, and the number of clusters when p is 0 or 1 (no
-    variance to measure: the cautious choice, never tighter than one run's exact interval); never
-    below it when trials agree. None without a scored case."""
+    """How many independent trials the clustered outcomes are worth.
+
+    N / design effect, where the design effect is the cluster-robust variance of the pooled share,
+    G/(G-1) * sum((y_i - p m_i)^2) / (sum m_i)^2, over the binomial one, p(1-p)/n (`clustered_size`,
+    with Korn and Graubard's degrees-of-freedom factor). At most n, and the number of clusters when
+    p is 0 or 1 (no variance to measure: the cautious choice, never tighter than one run's exact
+    interval); never below it when trials agree. None without a scored case.
+    """
     pairs = [(y, m) for y, m in zip(counts, sizes, strict=True) if m > 0]
     clusters, total = len(pairs), sum(m for _, m in pairs)
     if clusters == 0:
@@ -77,8 +84,11 @@ def effective_size(
 def cluster_interval(
     counts: Sequence[float], sizes: Sequence[float], confidence: float = CONFIDENCE
 ) -> tuple[float, float] | None:
-    """The exact (Clopper-Pearson) interval of sum(counts) / sum(sizes) at the effective sample
-    size of `effective_size`, each case a cluster of its trials; None without a scored case."""
+    """The exact interval of sum(counts) / sum(sizes) at the effective sample size, clustered by case.
+
+    Clopper-Pearson at the effective sample size of `effective_size`, each case a cluster of its
+    trials; None without a scored case.
+    """
     n_eff = effective_size(counts, sizes, confidence)
     if n_eff is None:
         return None

@@ -1,6 +1,7 @@
-"""Case sets: the case format, sealing, the store on disk, environment, errors, paths, the
-terminal-safe view and the seeded sampling helpers every other stage builds on (the secret rules
-are their own package, `graft_eval_pipeline.secrets`).
+"""Case sets: the case format, sealing and the store on disk that every other stage builds on.
+
+Also the environment, errors, paths, the terminal-safe view and the seeded sampling helpers. The
+secret rules are their own package, `graft_eval_pipeline.secrets`.
 
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage. The
 secret rules (secrets.py) are not here: they compile a catalogue of regexes, so export's

@@ -118,10 +118,13 @@ class SyntheticSource(CamelModel):
 
 
 class CaseStratum(CamelModel):
-    """Where an exported case was drawn: its stratum of the export sample (evalset/sets/sample.py),
-    the stratum's population of candidate PRs and how many of them the sample took. `frame` names
-    the export's population (repository, merge dates of the candidates, seed), so cases of two
-    exports are never pooled into one stratum. Weight = population / sampled."""
+    """Where an exported case was drawn.
+
+    Its stratum of the export sample (evalset/sets/sample.py), the stratum's population of candidate
+    PRs and how many of them the sample took. `frame` names the export's population (repository,
+    merge dates of the candidates, seed), so cases of two exports are never pooled into one stratum.
+    Weight = population / sampled.
+    """
 
     frame: str = Field(min_length=1, max_length=200)
     key: str = Field(min_length=1, max_length=40)
@@ -328,8 +331,11 @@ def case_set_hash(cases: Iterable[EvalCase]) -> str:
 
 
 class CaseTally:
-    """`case_set_hash` and `label_counts` of cases seen one at a time: a streamed run adds each
-    case as it goes and keeps only its two digests (about 130 bytes), never the case."""
+    """`case_set_hash` and `label_counts` of cases seen one at a time.
+
+    A streamed run adds each case as it goes and keeps only its two digests (about 130 bytes), never
+    the case.
+    """
 
     def __init__(self) -> None:
         self._digests: list[str] = []
@@ -379,6 +385,9 @@ def parse_case(text: str | bytes, where: str) -> EvalCase:
 
 
 def dump_case(case: EvalCase) -> str:
-    """Stable on-disk form: camelCase, two-space indent, ASCII escapes (so zero-width and bidi
-    characters stay visible in a diff), trailing newline."""
+    """Stable on-disk form of a case.
+
+    camelCase, two-space indent, ASCII escapes (so zero-width and bidi characters stay visible in a
+    diff), trailing newline.
+    """
     return json.dumps(case.to_json_dict(), indent=2) + "\n"

@@ -91,8 +91,11 @@ Liveness = Callable[[Holder], bool | None]
 
 
 def read_holder(set_dir: Path) -> Holder | None:
-    """The current holder, or None when the set is free. A damaged hold file (a crash while it
-    was made cannot leave one, but a person can) names no one: pid 0, dated by its mtime."""
+    """The current holder, or None when the set is free.
+
+    A damaged hold file (a crash while it was made cannot leave one, but a person can) names no one:
+    pid 0, dated by its mtime.
+    """
     path = Path(set_dir) / HOLD_FILE
     try:
         data = path.read_bytes()
@@ -149,8 +152,10 @@ def _try_create(set_dir: Path, holder: Holder) -> bool:
 
 @contextlib.contextmanager
 def _guard(set_dir: Path) -> Iterator[None]:
-    """An exclusive flock on the set folder itself for the read-decide-replace of a hold (no lock
-    file is left behind: a command refused before it writes leaves the set as it was)."""
+    """An exclusive flock on the set folder for the read-decide-replace of a hold.
+
+    No lock file is left behind: a command refused before it writes leaves the set as it was.
+    """
     fd = os.open(set_dir, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -194,8 +199,10 @@ def take_hold(
     poll_s: float = POLL_S,
     sleep: Callable[[float], None] = time.sleep,
 ) -> SetHold:
-    """Hold the set for `holder`, waiting while someone else holds it (`say` gets one line each
-    time the holder changes); with `wait=False` a held set raises EvalAbort (exit 3).
+    """Hold the set for `holder`, waiting while someone else holds it.
+
+    `say` gets one line each time the holder changes; with `wait=False` a held set raises EvalAbort
+    (exit 3).
 
     A hold of the same Dagster run (same `run_id`) is re-entered. A hold whose holder is gone
     (`alive` says False) is taken over with a warning through `say`.

@@ -61,8 +61,11 @@ def digest(data: bytes) -> str:
 
 
 def is_journaled(rel_file: str) -> bool:
-    """Every sealed file the store writes; not the label files dropped into labels-inbox/ from
-    outside (the store never wrote them; once imported they are copied to imported/, which is)."""
+    """Every sealed file the store writes.
+
+    Not the label files dropped into labels-inbox/ from outside (the store never wrote them; once
+    imported they are copied to imported/, which is).
+    """
     if rel_file == JOURNAL_FILE:
         return False
     return not (rel_file.startswith(INBOX_DIR + "/") and not rel_file.startswith(IMPORTED_DIR + "/"))
@@ -149,8 +152,11 @@ def _aad(set_id: str, gen: str, index: int) -> bytes:
 
 
 def _entry_line(aead: AESGCM, set_id: str, gen: str, index: int, op: str, rel: str, sha: str | None) -> bytes:
-    """One entry: `<op> <sha or -> <path>` sealed as one base64 line (a JSON envelope would cost
-    a parse per entry when a process first reads the journal)."""
+    """One journal entry, sealed as one base64 line.
+
+    The entry is `<op> <sha or -> <path>`; a JSON envelope would cost a parse per entry when a
+    process first reads the journal.
+    """
     body = f"{op} {sha or '-'} {rel}".encode()
     return seal_compact(aead, body, _aad(set_id, gen, index)) + b"\n"
 
@@ -172,8 +178,11 @@ def _parse_entry(
 
 
 def _name(set_dir: Path) -> str:
-    """The journal's path as a string: the key of this process's parse of it (a set reached by two
-    names is parsed once for each), built without pathlib on the path of every file read."""
+    """The journal's path as a string.
+
+    The key of this process's parse of it (a set reached by two names is parsed once for each),
+    built without pathlib on the path of every file read.
+    """
     return os.path.join(set_dir, JOURNAL_FILE)
 
 
@@ -277,8 +286,10 @@ def check(
     *,
     sha: str | None = None,
 ) -> None:
-    """Refuse `data` (or the file whose hash is `sha`; neither: the file is absent) at `rel`
-    unless it was a current version at some moment since `before`."""
+    """Refuse a file at `rel` unless it was a current version at some moment since `before`.
+
+    The file is `data`, or the file whose hash is `sha`; neither: the file is absent.
+    """
     if not is_journaled(rel):
         return
     if data is not None:

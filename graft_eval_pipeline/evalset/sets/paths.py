@@ -36,8 +36,10 @@ THRESHOLDS_FILE = EVAL_DIR / "thresholds.json"
 
 
 def eval_dir_hint() -> str:
-    """What to add to an error about a missing eval/ file: where eval/ was looked for and how to
-    name another place; empty while eval/ exists."""
+    """What to add to an error about a missing eval/ file.
+
+    Where eval/ was looked for and how to name another place; empty while eval/ exists.
+    """
     if EVAL_DIR.is_dir():
         return ""
     return f" (no eval/ folder at {EVAL_DIR.parent}: set {EVAL_REPO_VAR} to the folder that holds eval/)"

@@ -95,8 +95,11 @@ def _logged(root: Path, set_id: str, purged_at: datetime) -> bool:
 
 
 def purged_set_ids(eval_root: Path) -> set[str]:
-    """The set ids purge-log.jsonl under `eval_root` names: sets purged for good, which the Dagster
-    partitions may forget (a set merely absent from this machine's folder may live on another)."""
+    """The set ids purge-log.jsonl under `eval_root` names.
+
+    Sets purged for good, which the Dagster partitions may forget (a set merely absent from this
+    machine's folder may live on another).
+    """
     try:
         fd = _open_purge_log(Path(eval_root).expanduser(), os.O_RDONLY)
     except FileNotFoundError:

@@ -55,8 +55,10 @@ def stratum_key(size: SizeStratum, paths: PathStratum) -> str:
 
 
 def allocate(counts: Mapping[str, int], n: int, min_per: int) -> dict[str, int]:
-    """How many to draw per stratum: at least `min_per` from each non-empty one, the rest
-    proportional to stratum size by largest remainder, never more than a stratum holds.
+    """How many to draw per stratum.
+
+    At least `min_per` from each non-empty one, the rest proportional to stratum size by largest
+    remainder, never more than a stratum holds.
 
     Sums to `n`, or to the total when `n` exceeds it. When the minimums alone exceed `n`,
     they are dealt one round at a time, smallest stratum first (rare strata matter most).

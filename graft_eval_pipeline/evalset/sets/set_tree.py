@@ -54,8 +54,11 @@ class SetTree:
 
 
 def _visible(name: str) -> str:
-    """A file name as one terminal-safe line: anything unprintable (escapes, newlines, bidi
-    controls, the surrogates of a non-UTF-8 name) shown as [U+XXXX]."""
+    """A file name as one terminal-safe line.
+
+    Anything unprintable (escapes, newlines, bidi controls, the surrogates of a non-UTF-8 name)
+    shown as [U+XXXX].
+    """
     return "".join(c if c.isprintable() else f"[U+{ord(c):04X}]" for c in name)
 
 
@@ -144,9 +147,11 @@ def loose_modes_warning(tree: SetTree, set_id: str, dir: Path) -> str | None:
 
 
 def store_only_part(path: Path) -> tuple[Path, str] | None:
-    """(set folder, path relative to it) when `path` falls inside a case set's store-only parts:
-    set.json, journal.enc, cases/, cache/, assets/, exports/ or labels-inbox/ of any folder
-    holding a set.json."""
+    """(set folder, path relative to it) when `path` falls inside a case set's store-only parts.
+
+    set.json, journal.enc, cases/, cache/, assets/, exports/ or labels-inbox/ of any folder holding
+    a set.json.
+    """
     real = Path(os.path.realpath(Path(path).expanduser()))
     for ancestor in real.parents:
         if (ancestor / SET_FILE).is_file():

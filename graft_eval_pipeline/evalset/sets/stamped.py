@@ -1,4 +1,4 @@
-"""Stored values that say which run wrote them: a stamp line, then the value's JSON.
+r"""Stored values that say which run wrote them: a stamp line, then the value's JSON.
 
 Why: an asset value lives at one path per set (`assets/<asset>.json`, sealed in a pilot set), so
 a step that loads it cannot tell by the path whether it holds its own run's value, another run's
@@ -9,7 +9,7 @@ IO manager compares both with what the instance recorded before it hands the val
 Format (plain text; the whole file is one AES-GCM envelope in a pilot set, so the stamp cannot be
 edited without the key):
 
-    {"graftEvalValue": 1, "runId": "<run id>", "sha256": "<hex of the value text>"}\\n
+    {"graftEvalValue": 1, "runId": "<run id>", "sha256": "<hex of the value text>"}\n
     <the value as JSON>
 """
 
@@ -43,8 +43,11 @@ def stamp_value(value_text: str, run_id: str) -> tuple[str, Stamp]:
 
 
 def unstamp(stored: str, where: str) -> tuple[Stamp, str]:
-    """(stamp, value text) of a stored value; an EvalError naming `where` when the stamp is missing,
-    damaged, or does not match the value (never the value itself)."""
+    """(stamp, value text) of a stored value.
+
+    An EvalError naming `where` when the stamp is missing, damaged, or does not match the value
+    (never the value itself).
+    """
     header, newline, value_text = stored.partition("\n")
     try:
         raw = json.loads(header) if newline else None

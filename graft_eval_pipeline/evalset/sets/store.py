@@ -308,9 +308,12 @@ def _check_case_fits(cs: CaseSet, case: EvalCase, where: str) -> None:
 
 
 def _case_dir_names(cs: CaseSet, on_missing: Callable[[EvalError], None] | None = None) -> set[str]:
-    """The names in cases/; in a pilot set, a case file the journal holds but the folder lacks
-    (deleted outside graft-eval) is refused here, so no command runs on a set missing cases;
-    `on_missing` gets each such refusal instead (`validate` lists them all)."""
+    """The names in cases/, refusing a pilot case file the journal holds but the folder lacks.
+
+    A case file the journal holds but the folder lacks was deleted outside graft-eval; it is refused
+    here, so no command runs on a set missing cases. `on_missing` gets each such refusal instead
+    (`validate` lists them all).
+    """
     cases = cs.dir / CASES_DIR
     names = {p.name for p in cases.iterdir()} if cases.is_dir() else set()
     if cs.is_pilot and cs.key is not None:
@@ -334,7 +337,9 @@ def _case_ids(names: set[str]) -> list[str]:
 
 def list_case_ids(cs: CaseSet, on_missing: Callable[[EvalError], None] | None = None) -> list[str]:
     """Sorted ids of every case file, of either kind (so a misplaced file is reported on read).
-    A case the pilot set's journal holds but the folder lacks raises, or goes to `on_missing`."""
+
+    A case the pilot set's journal holds but the folder lacks raises, or goes to `on_missing`.
+    """
     return _case_ids(_case_dir_names(cs, on_missing))
 
 
@@ -420,9 +425,11 @@ def write_private(cs: CaseSet, rel: str, text: str) -> None:
 
 
 def check_output_target(path: Path, flag: str) -> None:
-    """`--out` and `--save-baseline` never write into a set's store-only parts (set.json,
-    journal.enc, cases/, cache/, assets/, exports/, labels-inbox/), where a plaintext report would
-    replace sealed data."""
+    """Refuse an output path inside a set's store-only parts.
+
+    `--out` and `--save-baseline` never write into set.json, journal.enc, cases/, cache/, assets/,
+    exports/ or labels-inbox/, where a plaintext report would replace sealed data.
+    """
     found = store_only_part(path)
     if found is not None:
         set_dir, rel = found
@@ -434,8 +441,10 @@ def check_output_target(path: Path, flag: str) -> None:
 
 
 def write_report_file(cs_or_dir: CaseSet | Path, rel: str, data: str | bytes) -> Path:
-    """Reports are plaintext in every set (they carry no case content), but still private:
-    missing folders are made 0700 (parents too, whatever the umask) and the file is 0600."""
+    """Reports are plaintext in every set (they carry no case content), but still private.
+
+    Missing folders are made 0700 (parents too, whatever the umask) and the file is 0600.
+    """
     _check_rel(rel)
     base = cs_or_dir.dir if isinstance(cs_or_dir, CaseSet) else Path(cs_or_dir)
     path = base / rel
@@ -462,8 +471,11 @@ def _read_raw(cs: CaseSet, rel_file: str) -> bytes | None:
 
 
 def _read_file(cs: CaseSet, rel_file: str) -> str | None:
-    """Read one file of the set, opening the envelope in a pilot set (AAD `<setId>/<rel_file>`)
-    and refusing it unless it is the version the set's journal holds as current."""
+    """Read one file of the set, opened and checked against the journal in a pilot set.
+
+    In a pilot set the envelope is opened (AAD `<setId>/<rel_file>`) and refused unless it is the
+    version the set's journal holds as current.
+    """
     if not cs.is_pilot:
         data = _read_raw(cs, rel_file)
         return None if data is None else decode_utf8(data, rel_file)
@@ -471,8 +483,11 @@ def _read_file(cs: CaseSet, rel_file: str) -> str | None:
 
 
 def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
-    """`_read_file` without decoding the plaintext: a case is parsed from its UTF-8 bytes (a fifth
-    faster than from text, which pydantic encodes again)."""
+    """`_read_file` without decoding the plaintext.
+
+    A case is parsed from its UTF-8 bytes (a fifth faster than from text, which pydantic encodes
+    again).
+    """
     if not cs.is_pilot:
         return _read_raw(cs, rel_file)
     aad = f"{cs.set_id}/{rel_file}".encode()
@@ -480,8 +495,10 @@ def _read_file_bytes(cs: CaseSet, rel_file: str) -> bytes | None:
 
 
 def _read_sealed(cs: CaseSet, rel_file: str, open_data: Callable[[bytes, bytes], _Plain]) -> _Plain | None:
-    """A pilot set's file opened by `open_data(envelope, key)`, accepted only if the journal held
-    its bytes (or its absence) as current at some moment during the read."""
+    """A pilot set's file opened, accepted only if the journal held its bytes as current during the read.
+
+    The file is opened by `open_data(envelope, key)`; the journal may hold its bytes or its absence.
+    """
     key = _key_of(cs)
     before = snapshot(cs.dir, cs.set_id, key)
     data = _read_raw(cs, rel_file)
@@ -519,8 +536,10 @@ def _write_file(cs: CaseSet, rel_file: str, text: str) -> None:
 
 
 def remove_file(cs: CaseSet, rel_file: str) -> None:
-    """Delete one file the store wrote (`rel_file` as on disk); in a pilot set the journal records
-    the deletion, so the file put back later is refused."""
+    """Delete one file the store wrote (`rel_file` as on disk).
+
+    In a pilot set the journal records the deletion, so the file put back later is refused.
+    """
     path = cs.dir / rel_file
     if not cs.is_pilot:
         path.unlink(missing_ok=True)

@@ -49,6 +49,9 @@ def stratum_label(stratum: CaseStratum, label_key: bytes | None) -> CaseStratum:
 
 
 def repository_label(repository: str, label_key: bytes | None) -> str:
-    """A pilot case's repository as reports show it: `repo-<12 hex>`, by the same keyed hash as
-    the frame (equal repositories, equal labels; the name itself never leaves the sealed case)."""
+    """A pilot case's repository as reports show it.
+
+    `repo-<12 hex>`, by the same keyed hash as the frame (equal repositories, equal labels; the name
+    itself never leaves the sealed case).
+    """
     return f"repo-{_digest(label_key, 'repository', repository)}"

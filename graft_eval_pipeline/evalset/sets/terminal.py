@@ -21,8 +21,10 @@ def render_case(
     gold: LabelSet | None = None,
     result_label: str = "cached card result",
 ) -> str:
-    """Header, title, body, issue, numbered file list, then each patch; with a result, the card too
-    under `=== <result_label>` (which run made it: the live cache, or the fake model again).
+    """Header, title, body, issue, numbered file list, then each patch.
+
+    With a result, the card too under `=== <result_label>` (which run made it: the live cache, or
+    the fake model again).
 
     Without `result` nothing of the engine (floor, card, classes) is shown: labeling is blind.
     """

@@ -1,5 +1,4 @@
-"""The one reader of every JSON file graft-eval reads back: bytes → text → JSON → schema, one line
-on failure.
+r"""The one reader of every JSON file graft-eval reads back: bytes → text → JSON → schema.
 
 Every file the tool reads can hold anything, whoever wrote it: case files, `label --apply` and
 labels-inbox files, thresholds.json, baselines and `runs/<id>/report.json`, the batch ledger,
@@ -7,8 +6,8 @@ cache entries, card results, Dagster's sealed values, live-rerun.json. Each pass
 here: a size limit, strict UTF-8, valid JSON with no NaN or Infinity, nesting at most
 `MAX_JSON_DEPTH` levels (Python's json raises RecursionError far below what orjson accepts), no
 integer of more than `MAX_INT_DIGITS` digits (Python refuses to convert one of more than 4,300
-with a ValueError), the file's schema, and no lone surrogate escape (`\\ud800`, which json accepts
-but no UTF-8 writer can encode later). A failure is an `UntrustedInputError` (exit 2) naming the
+with a ValueError), the file's schema, and no lone surrogate escape (`\ud800`, which json accepts
+but no UTF-8 writer can encode later). A failure is one line: an `UntrustedInputError` (exit 2) naming the
 file as the caller gives it (relative to the set, or the path the user typed) and, for a schema or
 surrogate failure, the field location; never a value, and never a key of a free-form object
 (those come from the file).
@@ -112,7 +111,7 @@ def _constant(name: str) -> NoReturn:
 
 
 def _fast_parse(data: bytes | str, depth_of: Callable[[Any], Any] | None) -> tuple[bool, Any]:
-    """orjson's verdict: (True, value) when it accepts the document and it is shallow enough."""
+    """The verdict of `orjson`: (True, value) when it accepts the document and it is shallow enough."""
     try:
         value = orjson.loads(data)
         measured = value if depth_of is None else depth_of(value)
@@ -155,9 +154,11 @@ def parse_document(
     depth_of: Callable[[Any], Any] | None = None,
     fast: bool = True,
 ) -> Document:
-    """`load_json` for a caller that validates the document itself (pass `may_hold_surrogate` to
-    `validate`): a file whose schema depends on what it holds, such as a report's version.
-    `fast=False` skips orjson."""
+    """`load_json` for a caller that validates the document itself (pass `may_hold_surrogate` to `validate`).
+
+    A file whose schema depends on what it holds, such as a report's version. `fast=False` skips
+    orjson.
+    """
     check_size(data, where, limit)
     if fast:
         accepted, value = _fast_parse(data, depth_of)
@@ -227,7 +228,8 @@ def parse_json(
 def validate(data: Any, where: str, schema: type[T] | TypeAdapter[T], *, surrogates: bool = True) -> T:
     """Validate parsed JSON against `schema`; a failure is one line naming the field, never a value.
 
-    `surrogates`: look for lone surrogates in the result (False for what orjson parsed)."""
+    `surrogates`: look for lone surrogates in the result (False for what orjson parsed).
+    """
     try:
         if isinstance(schema, TypeAdapter):
             value: T = schema.validate_python(data)
@@ -283,8 +285,11 @@ def describe_validation_error(err: Exception, where: str) -> str:
 
 
 def json_depth(data: Any) -> int:
-    """Nesting depth of parsed JSON, without recursion (a scalar is 0, `[]` is 1), one level of
-    containers at a time (scalars are never queued); stops past `MAX_JSON_DEPTH`."""
+    """Nesting depth of parsed JSON, without recursion.
+
+    A scalar is 0, `[]` is 1; one level of containers at a time (scalars are never queued); stops
+    past `MAX_JSON_DEPTH`.
+    """
     level = [data] if isinstance(data, dict | list) else []
     depth = 0
     while level and depth <= MAX_JSON_DEPTH:
@@ -299,9 +304,11 @@ def json_depth(data: Any) -> int:
 
 
 def lone_surrogate_at(value: Any, loc: str = "") -> str | None:
-    """The location of the first string holding a lone surrogate, pydantic style
-    (`inputs.pr.title`, `inputs.files.0.patch`), or None. Model fields are named by their alias;
-    a free-form object's keys come from the file, so they show as `*` and are never quoted."""
+    """The location of the first string holding a lone surrogate, or None.
+
+    Pydantic style (`inputs.pr.title`, `inputs.files.0.patch`). Model fields are named by their
+    alias; a free-form object's keys come from the file, so they show as `*` and are never quoted.
+    """
     if isinstance(value, str):
         return (loc or "(root)") if _SURROGATE.search(value) else None
     if isinstance(value, BaseModel):
