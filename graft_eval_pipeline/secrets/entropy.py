@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.secrets.values import entropy, is_placeholder
 
@@ -43,6 +45,10 @@ random runs sit at 0.85-0.95 of it, repeated or patterned ones below."""
 # again from each of its characters: linear).
 _RUN = re.compile(r"(?<![A-Za-z0-9+/_\-.])[A-Za-z0-9+/_\-.]{20,}={0,2}", _A)
 _SEGMENT = re.compile(r"(?<![A-Za-z0-9+_\-.])[A-Za-z0-9+_\-.]{20,}={0,2}", _A)  # a URL's path segment
+# The same runs found by RE2's DFA over an ASCII text's bytes (the common case: many times faster
+# than `re`); RE2's leftmost match of a run of 20 or more starts at the run's first character.
+_RUN_BYTES = re2.compile(rb"[A-Za-z0-9+/_\-.]{20,}={0,2}")._regexp.Match
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _DIGIT = re.compile(r"[0-9]", _A)
 _LETTER = re.compile(r"[A-Za-z]", _A)
 _CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]+", _A)
@@ -116,14 +122,31 @@ def is_high_entropy_token(value: str) -> bool:
     return entropy(value) >= ENTROPY_SHARE * most
 
 
-def tokens_near_keyword(text: str, lo: int, hi: int, is_patch: bool, add: AddSpan) -> None:
+def _runs(text: str, data: bytes | None, lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each run in `text[lo:hi]`; `data` is the text's bytes when it is ASCII."""
+    if data is None:
+        for match in _RUN.finditer(text, lo, hi):
+            yield match.span()
+        return
+    pos = lo
+    while pos < hi:
+        start, end = _RUN_BYTES(_UNANCHORED, data, pos, hi)[0]
+        if start < 0:
+            return
+        yield start, end
+        pos = end
+
+
+def tokens_near_keyword(
+    text: str, lo: int, hi: int, is_patch: bool, add: AddSpan, data: bytes | None = None
+) -> None:
     """Report every high-entropy run of `text[lo:hi]` as a `high_entropy` span.
 
-    `text[lo:hi]` is a keyword's region, less what an earlier region covered. A run cut by the
+    `text[lo:hi]` is a keyword's region, less what an earlier region covered; `data` is the
+    text's UTF-8 bytes when they are as many as its characters (ASCII). A run cut by the
     region's edge is judged on the part inside: a region is bounded, so the scan stays linear.
     """
-    for match in _RUN.finditer(text, lo, hi):
-        start, end = match.span()
+    for start, end in _runs(text, data, lo, hi):
         if is_patch and (start == 0 or text[start - 1] == "\n"):
             start += 1  # the diff prefix (`+`, `-`) is no part of a run
         while start < end and text[start] in ".=":

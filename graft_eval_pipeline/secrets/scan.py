@@ -161,7 +161,9 @@ def _secret_name_at(text: str, start: int, lo: int) -> bool:
     return not (_PASS_WORDS.search(tail) or tail.lower().endswith("oauth") or _NOT_SECRET_NAMES.search(tail))
 
 
-def _near_keyword(text: str, lo: int, hi: int, done: int, is_patch: bool, add: AddSpan) -> int:
+def _near_keyword(
+    text: str, lo: int, hi: int, done: int, is_patch: bool, add: AddSpan, data: bytes | None
+) -> int:
     """Run the high-entropy rule over the keyword's region less what was examined before `done`.
 
     The region is the keyword's line and the next, each within its window. Returns its end.
@@ -170,7 +172,7 @@ def _near_keyword(text: str, lo: int, hi: int, done: int, is_patch: bool, add: A
     if not _cut(text, hi) and hi < len(text):
         end = _window(text, hi + 1, before=0)[1]
     if end > max(lo, done):
-        tokens_near_keyword(text, max(lo, done), end, is_patch, add)
+        tokens_near_keyword(text, max(lo, done), end, is_patch, add, data)
     return max(end, done)
 
 
@@ -783,6 +785,7 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
+    ascii_data = data if offsets is None else None  # byte offsets are character offsets
     match, handlers, size = scanner.match, scanner.handlers, len(data)
     key_hint = False
     near_done = 0  # the high-entropy rule has examined the text up to here
@@ -797,7 +800,7 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
             key_hint = True
         lo, hi = _window(text, start)
         if _secret_name_at(text, start, lo):
-            near_done = _near_keyword(text, lo, hi, near_done, is_patch, add)
+            near_done = _near_keyword(text, lo, hi, near_done, is_patch, add, ascii_data)
         resume = None
         for handler in handlers(head):
             resume = handler(text, start, lo, hi, is_patch, add)

@@ -177,6 +177,7 @@ _RANDOM = "Qm9vdF4xZk3pL8sT2vW7yB5nR0cX"  # made up: mixed case and digits, 28 c
     "text",
     [
         f"Unseal Key 1: {_RANDOM}",
+        f"# Größe des API token (non-ASCII: the rule's `re` path)\n{_RANDOM}",
         f"# staging API token (rotate monthly)\n{_RANDOM}",
         f'client.connect(host, 443, "{_RANDOM}")  # the token',
         f"curl -X POST https://hooks.example.test/services/{_RANDOM}xYz9 # webhook token",
@@ -221,9 +222,11 @@ def test_the_high_entropy_rule_examines_each_character_once_however_many_keyword
     examined: list[int] = []
     real = tokens_near_keyword
 
-    def counting(text: str, lo: int, hi: int, is_patch: bool, add: secret_scan.AddSpan) -> None:
+    def counting(
+        text: str, lo: int, hi: int, is_patch: bool, add: secret_scan.AddSpan, data: bytes | None = None
+    ) -> None:
         examined.append(hi - lo)
-        real(text, lo, hi, is_patch, add)
+        real(text, lo, hi, is_patch, add, data)
 
     monkeypatch.setattr(secret_scan, "tokens_near_keyword", counting)
     for length in (50_000, 100_000):
