@@ -48,6 +48,7 @@ _A = re.ASCII
 AddSpan = Callable[[int, int, str], None]
 _Match = Callable[[object, bytes, int, int], list[tuple[int, int]]]
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+_ANCHOR_START = re2._re2.RE2.Anchor.ANCHOR_START
 _DIFF_PREFIXES = frozenset("+- ")
 
 WINDOW_BEFORE = 256
@@ -653,6 +654,9 @@ class _Scanner:
     by_head_ci: dict[str, tuple[Handler, ...]]  # lower-cased: structured keyword anchors
     fallback: tuple[Handler, ...]
     resume_inside: Handler
+    rule_at: _Match
+    """The alternation without the high-entropy rule's keywords, anchored at a hit: does any other
+    rule's anchor start there? (If not, a keyword hit goes to that rule alone.)"""
     """The handler whose anchor runs into what it accepts (the assignment rule: operator plus the
     value's first characters): after it the scan resumes where it says, not after the anchor."""
     dispatch: dict[str, tuple[Handler, ...]] = field(default_factory=dict)
@@ -756,11 +760,14 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         if not heads and not heads_ci:
             fallback.insert(0, handler)
     fallback.append(_gated(inside))
-    anchors.append(_NAME_END_RE2)  # the high-entropy rule's keywords: after every rule's own anchor
-    anchors.append("|".join(re.escape(h) for h in KEY_HINTS))  # last: any other anchor there wins
+    key_hints = "|".join(re.escape(h) for h in KEY_HINTS)
     options = re2.Options()
     options.max_mem = 64 << 20
     options.log_errors = False
+    rules = re2.compile("|".join(f"(?:{a})" for a in (*anchors, key_hints)), options)
+    # The high-entropy rule's keywords after every rule's own anchor; key hints last: any other
+    # anchor there wins.
+    anchors += [_NAME_END_RE2, key_hints]
     prefilter = re2.compile("|".join(f"(?:{a})" for a in anchors), options)
     return _Scanner(
         prefilter._regexp.Match,
@@ -768,6 +775,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         {k: tuple(v) for k, v in by_head_ci.items()},
         tuple(fallback),
         _assignment,
+        rules._regexp.Match,
     )
 
 
@@ -786,7 +794,7 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
         data = text.encode("utf-8", "surrogatepass")
     offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
     ascii_data = data if offsets is None else None  # byte offsets are character offsets
-    match, handlers, size = scanner.match, scanner.handlers, len(data)
+    match, handlers, rule_at, size = scanner.match, scanner.handlers, scanner.rule_at, len(data)
     key_hint = False
     near_done = 0  # the high-entropy rule has examined the text up to here
     pos = first
@@ -799,10 +807,13 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
         if head in _KEY_HINT_HEADS and text.startswith(KEY_HINTS, start):
             key_hint = True
         lo, hi = _window(text, start)
+        resume = None
         if _secret_name_at(text, start, lo):
             near_done = _near_keyword(text, lo, hi, near_done, is_patch, add, ascii_data)
-        resume = None
-        for handler in handlers(head):
+            candidates = handlers(head) if rule_at(_ANCHOR_START, data, byte_start, size)[0][0] >= 0 else ()
+        else:
+            candidates = handlers(head)
+        for handler in candidates:
             resume = handler(text, start, lo, hi, is_patch, add)
             if resume is not None:
                 break
