@@ -1,26 +1,37 @@
-"""Fake-mode harness benchmark: throughput, memory, start-up and the synthetic materialization.
+"""Fake-mode harness benchmark: real commits, real-sized diffs, the generated set, start-up.
 
-Fake-mode harness: throughput and memory at 1,000 and 10,000 cases of a generated set and of
-real-sized diffs, the whole-process start-up of `graft-eval run`, and the synthetic `dagster asset
-materialize`.
+Throughput and memory on real commits, on real-sized diffs and on the generated set, the
+whole-process start-up of `graft-eval run`, the synthetic `dagster asset materialize`, and (with
+--before) this code against an older commit, round by round.
 
-Run: .venv/bin/python bench/bench_harness.py [--skip-materialize] [--sizes 1000,10000]
-     [--only generated|real|startup] [--before 722182c [--pairs 2]]
+Run: .venv/bin/python bench/bench_harness.py [--only commits|generated|real|startup|memory]
+     [--sizes 1000,10000] [--commit-sizes 1000,2000] [--skip-materialize]
+     [--before REV [--rounds 5]]
 
-Targets (issue 16): generated set >= 1,500 cases/s; real-sized diffs (mean >= 30 kB of patch per
-case, bench/real_diffs.py) peak resident memory < 500 MB at 10,000 cases, time ratio 10k/1k
-<= 10.5, and >= 2x the throughput measured before the streaming harness; `graft-eval run --set
-eval/synthetic` < 0.5 s wall as a whole process; the materialize < 20 s. `--before REV` measures
-the 2x: `run_eval` of commit REV (722182c is the harness before streaming, checked out in a
-temporary git worktree) and of this code, back to back on the largest real-diff set, in pairs
-(the host's load moves both alike).
+Workloads and their targets (issues 16 and 27):
+- real commits (`bench/real_commits.py`: the first 1,000 and 2,000 cases of the real-commit
+  corpus, minified bundles and source maps included): >= 1,600 cases/s at 2,000 (whole process,
+  CPU time);
+- the generated set (the 30 synthetic cases cycled under new ids) at 1,000 and 10,000:
+  >= 1,500 cases/s;
+- real-sized diffs (bench/real_diffs.py, mean >= 30 kB of patch per case) at 1,000 and 10,000:
+  peak resident memory < 500 MB at 10,000, time ratio 10k/1k <= 10.5;
+- memory (`--only memory`): 2,000 and 16,000 real commits (the corpus cycled), each set with one
+  170 MB case added: peak resident memory at 16,000 within 2x of 2,000;
+- `graft-eval run --set eval/synthetic` < 0.5 s wall as a whole process; the materialize < 20 s.
 
 Each timed run is a child process of its own (so its peak memory is its own), which imports the
 code first and then times what `graft-eval run` does after parsing its flags: load and validate
 every case, generate, score, build the report and write report.json, report.md and
-cases.parquet (to a temporary folder). The generated set is the 30 synthetic cases cycled under
-new ids; the real-diff set cycles the PRs of the real-diff corpus the same way, each with a gold
-label so every case is scored.
+cases.parquet (to a temporary folder). Each figure is printed with its CPU time (the machine is
+shared: wall time moves with the other work on it, CPU time much less) and the load average.
+
+`--before REV` checks out commit REV in a temporary git worktree and runs the whole process,
+`python -m graft_eval_pipeline.cli run --set <set> --out <tmp>`, of REV and of this code in
+alternating rounds on the 1,000 and 2,000 real commits and on 10,000 generated cases (the host's
+load moves both alike), and prints each round and the min/median/max of the per-round ratios
+of CPU time (REV / now: above 1 is faster now) and of wall time.
+
 The materialize runs the venv's `graft-eval sets sync` and `dagster` as subprocesses against a
 temporary DAGSTER_HOME (and an empty GRAFT_EVAL_DIR, so no pilot set is touched); only the
 materialize is timed. Afterwards eval/synthetic is left as it was: the run folder it wrote is
@@ -43,8 +54,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))  # real_diffs, real_commits
 SYNTHETIC = REPO / "eval" / "synthetic"
 SIZES = (1_000, 10_000)
+COMMIT_SIZES = (1_000, 2_000)
 NOW = datetime(2026, 10, 15, tzinfo=UTC)
 VENV_BIN = Path(sys.executable).parent
 STARTUP_RUNS = 7
@@ -163,7 +176,7 @@ def child_run(set_dir: Path, out_dir: Path) -> None:
 
     cs = open_set(set_dir, None)
     options = RunOptions(set=cs, now=lambda: NOW, git=lambda: GitInfo(commit=None, dirty=None))
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
 
     def publish(evaluation: Evaluation) -> float:  # the synthetic-kind set keeps titles and cards
         ran = time.perf_counter()
@@ -179,7 +192,12 @@ def child_run(set_dir: Path, out_dir: Path) -> None:
 
     ran = evaluate_then(options, None, publish)  # as `graft-eval run`: one collector policy throughout
     done = time.perf_counter()
-    print(json.dumps({"run_s": ran - started, "total_s": done - started, "peak_mb": peak_rss_mb()}))
+    cpu = time.process_time() - cpu_started
+    print(
+        json.dumps(
+            {"run_s": ran - started, "total_s": done - started, "cpu_s": cpu, "peak_mb": peak_rss_mb()}
+        )
+    )
 
 
 def timed_run(set_dir: Path) -> dict[str, float]:
@@ -274,12 +292,15 @@ def timed_materialize() -> float:
                 assets.rmdir()
 
 
-def report_sizes(name: str, results: dict[int, dict[str, float]], patch_kb: float | None = None) -> None:
+def report_sizes(
+    name: str, results: dict[int, dict[str, float]], patch_kb: float | None = None, target: str = ""
+) -> None:
     for size, fig in results.items():
         extra = f", {patch_kb * size / 1000 / fig['total_s']:5.1f} MB of patch/s" if patch_kb else ""
         print(
             f"{name} {size:>6} cases: {fig['total_s']:7.2f} s ({fig['run_s']:.2f} s evaluate), "
-            f"{size / fig['total_s']:7.0f} cases/s{extra}, peak {fig['peak_mb']:5.0f} MB"
+            f"{size / fig['total_s']:7.0f} cases/s{extra} (CPU {fig['cpu_s']:.2f} s: "
+            f"{size / fig['cpu_s']:.0f} cases/s), peak {fig['peak_mb']:5.0f} MB{target}"
         )
     if len(results) == 2:
         small, large = sorted(results)
@@ -289,92 +310,152 @@ def report_sizes(name: str, results: dict[int, dict[str, float]], patch_kb: floa
         )
 
 
-BEFORE_SCRIPT = """
-import json, sys, time
-from datetime import UTC, datetime
-from pathlib import Path
-from graft_eval_pipeline.evalset.evaluate import run_eval
-from graft_eval_pipeline.evalset.run import RunOptions
-from graft_eval_pipeline.evalset.scoring import GitInfo
-from graft_eval_pipeline.evalset.sets import open_set
-options = RunOptions(
-    set=open_set(Path(sys.argv[1]), None),
-    now=lambda: datetime(2026, 10, 15, tzinfo=UTC),
-    git=lambda: GitInfo(commit=None, dirty=None),
-)
-started = time.perf_counter()
-run_eval(options)
-print(json.dumps({"run_s": time.perf_counter() - started}))
-"""
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (5 min {five:.1f})"
 
 
-def run_eval_seconds(set_dir: Path, code_dir: Path) -> float:
-    """`run_eval` alone over the set, in a child process importing the package from `code_dir`.
+def whole_process(set_dir: Path, code_dir: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of `graft-eval run --set set_dir` as one process.
 
-    `code_dir` is a checkout of another commit, or this one: the like-for-like figure of a
-    before/after pair. Both versions' `run_eval(RunOptions(set=..., now=..., git=...))` have this
-    signature.
+    The package is imported from `code_dir` (a checkout of another commit, or this one).
     """
     os.sync()
-    done = subprocess.run(
-        [sys.executable, "-c", BEFORE_SCRIPT, str(set_dir)],
-        capture_output=True,
-        text=True,
-        cwd=code_dir,
-        env={**os.environ, "PYTHONPATH": str(code_dir)},
-    )
-    if done.returncode != 0:
-        sys.exit(f"run_eval in {code_dir} failed:\n{done.stderr[-3000:]}")
-    seconds: float = json.loads(done.stdout.strip().splitlines()[-1])["run_s"]
-    return seconds
+    with tempfile.TemporaryDirectory() as out, open(Path(out) / "stderr", "w+b") as errors:
+        env = {**os.environ, "PYTHONPATH": str(code_dir)}
+        env.pop("GRAFT_EVAL_KEY", None)
+        args = [sys.executable, "-m", "graft_eval_pipeline.cli", "run", "--set", str(set_dir)]
+        started = time.perf_counter()
+        child = subprocess.Popen(
+            [*args, "--out", f"{out}/r"], cwd=code_dir, env=env, stdout=subprocess.DEVNULL, stderr=errors
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        if status != 0:
+            errors.seek(0)
+            sys.exit(f"graft-eval run in {code_dir} on {set_dir} failed:\n{errors.read()[-3000:].decode()}")
+    return wall, usage.ru_utime + usage.ru_stime
 
 
-def before_after(set_dir: Path, size: int, before: str, pairs: int) -> None:
-    """Back-to-back pairs of `run_eval` on the same set.
+def spread(values: list[float]) -> str:
+    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
 
-    The commit `before` (checked out in a temporary git worktree), then this code; prints each pair
-    and the speed-ups.
+
+def before_after(sets: list[tuple[str, Path, int]], before: str, rounds: int) -> None:
+    """Whole-process runs of commit `before` and of this code in alternating rounds on each set.
+
+    `before` is checked out in a temporary git worktree; prints each round and the
+    min/median/max of the ratios.
     """
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "before"
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), before], cwd=REPO, check=True)
         try:
-            ratios = []
-            for _ in range(pairs):
-                old, new = run_eval_seconds(set_dir, tree), run_eval_seconds(set_dir, REPO)
-                ratios.append(old / new)
+            for name, set_dir, size in sets:
+                cpu_ratios, wall_ratios, cpu_now = [], [], []
+                for n in range(rounds):
+                    old_wall, old_cpu = whole_process(set_dir, tree)
+                    new_wall, new_cpu = whole_process(set_dir, REPO)
+                    cpu_ratios.append(old_cpu / new_cpu)
+                    wall_ratios.append(old_wall / new_wall)
+                    cpu_now.append(size / new_cpu)
+                    print(
+                        f"  {name} {size}, round {n + 1}: {before} {old_wall:.2f} s wall / "
+                        f"{old_cpu:.2f} s CPU "
+                        f"({size / old_cpu:.0f} cases/s), now {new_wall:.2f} s / {new_cpu:.2f} s "
+                        f"({size / new_cpu:.0f} cases/s): {old_cpu / new_cpu:.2f}x CPU; {load()}"
+                    )
                 print(
-                    f"  run_eval on {size} real-diff cases: {before} {old:.2f} s ({size / old:.0f} cases/s), "
-                    f"now {new:.2f} s ({size / new:.0f} cases/s): {old / new:.2f}x"
+                    f"{name} {size} whole process against {before}, min / median / max of {rounds} rounds: "
+                    f"CPU {spread(cpu_ratios)}x, wall {spread(wall_ratios)}x; "
+                    f"now {spread(cpu_now)} cases/s of CPU"
                 )
-            print(f"  speed-up over {before}: {min(ratios):.2f}-{max(ratios):.2f}x (target >= 2x)")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, check=False)
+
+
+BIG_CASE_MB = 170
+
+
+def add_big_case(set_dir: Path) -> None:
+    """One case of about BIG_CASE_MB MB, added under its own id.
+
+    A real commit whose first file carries a minified-style patch of that size (long lines of
+    code-like text).
+    """
+    from real_commits import corpus_lines, labelled
+
+    document = json.loads(corpus_lines()[0])
+    line = "+" + "var a=function(b){return b&&b.c?d(b):e};" * 2_000
+    lines = (BIG_CASE_MB * 1_000_000) // len(line)
+    patch = "@@ -0,0 +1," + str(lines) + " @@\n" + "\n".join([line] * lines)
+    files = document["inputs"]["files"]
+    files[0] = {**files[0], "patch": patch, "additions": lines, "deletions": 0, "status": "added"}
+    document["id"] = "syn-99999-big-case"
+    text = json.dumps(labelled(document, 0), indent=2) + "\n"
+    (set_dir / "cases" / f"{document['id']}.case.json").write_text(text, encoding="utf-8")
+
+
+def memory(root: Path) -> None:
+    """Peak memory at 2,000 and 16,000 real commits, each set with one 170 MB case."""
+    from real_commits import build_real_commit_set, corpus_lines
+
+    lines = corpus_lines()
+    peaks = {}
+    for size in (2_000, 16_000):
+        set_dir = build_real_commit_set(root, size, lines, name=f"memory-{size}")
+        add_big_case(set_dir)
+        fig = timed_run(set_dir)
+        peaks[size] = fig["peak_mb"]
+        print(
+            f"memory: {size} real commits + one {BIG_CASE_MB} MB case: peak {fig['peak_mb']:.0f} MB, "
+            f"{fig['total_s']:.1f} s (CPU {fig['cpu_s']:.1f} s); {load()}"
+        )
+        shutil.rmtree(set_dir)
+    print(f"memory: 16k / 2k peak {peaks[16_000] / peaks[2_000]:.2f} (target <= 2)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="generated and real-diff sizes")
+    parser.add_argument("--commit-sizes", default=",".join(map(str, COMMIT_SIZES)), help="real-commit sizes")
     parser.add_argument("--skip-materialize", action="store_true")
-    parser.add_argument("--only", choices=["generated", "real", "startup"], default=None)
+    parser.add_argument("--only", choices=["commits", "generated", "real", "startup", "memory"], default=None)
     parser.add_argument(
         "--before",
         metavar="REV",
         default=None,
-        help="also time run_eval of commit REV against this code on the largest real-diff set, in pairs",
+        help="also run commit REV against this code, whole process, in alternating rounds",
     )
-    parser.add_argument("--pairs", type=int, default=2, help="before/after pairs with --before")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of each set with --before")
     args = parser.parse_args()
     if args.child:
         child_run(*args.child)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
+    commit_sizes = [int(s) for s in args.commit_sizes.split(",")]
+    compared: list[tuple[str, Path, int]] = []
+    print(load())
     with tempfile.TemporaryDirectory() as tmp:
+        if args.only in (None, "commits"):
+            from real_commits import build_real_commit_set, corpus_lines
+
+            lines = corpus_lines()
+            commits: dict[int, dict[str, float]] = {}
+            for size in commit_sizes:
+                set_dir = build_real_commit_set(Path(tmp), size, lines)
+                commits[size] = timed_run(set_dir)
+                compared.append(("real commits", set_dir, size))
+            report_sizes("real commits", commits, target=" (target >= 1,600 cases/s at 2,000)")
         if args.only in (None, "generated"):
-            generated = {size: timed_run(build_set(Path(tmp), size)) for size in sizes}
-            report_sizes("generated", generated)
-            print("  targets: >= 1,500 cases/s")
+            generated = {}
+            for size in sizes:
+                set_dir = build_set(Path(tmp), size)
+                generated[size] = timed_run(set_dir)
+                if size == max(sizes):
+                    compared.append(("generated", set_dir, size))
+            report_sizes("generated", generated, target=" (target >= 1,500 cases/s)")
         if args.only in (None, "real"):
             texts = real_case_texts()
             real: dict[int, dict[str, float]] = {}
@@ -382,13 +463,14 @@ def main() -> None:
             for size in sizes:
                 set_dir, patch_kb = build_real_set(Path(tmp), size, texts)
                 real[size] = timed_run(set_dir)
-                if args.before is None or size != max(sizes):
-                    shutil.rmtree(set_dir)
+                shutil.rmtree(set_dir)
             print(f"real-diff set: {len(texts)} PRs cycled, mean {patch_kb:.1f} kB of patch per case")
             report_sizes("real-diff", real, patch_kb)
-            print("  targets: peak < 500 MB at 10k, ratio 10k/1k <= 10.5, >= 2x the throughput before")
-            if args.before is not None:
-                before_after(Path(tmp) / f"real-{max(sizes)}", max(sizes), args.before, args.pairs)
+            print("  targets: peak < 500 MB at 10k, ratio 10k/1k <= 10.5")
+        if args.only == "memory":
+            memory(Path(tmp))
+        if args.before is not None and compared:
+            before_after(compared, args.before, args.rounds)
     if args.only in (None, "startup"):
         best, median = startup_seconds()
         print(
@@ -397,6 +479,7 @@ def main() -> None:
         )
     if args.only is None and not args.skip_materialize:
         print(f"synthetic dagster asset materialize: {timed_materialize():.1f} s (target < 20)")
+    print(load())
 
 
 if __name__ == "__main__":

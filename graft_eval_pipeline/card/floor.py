@@ -5,6 +5,7 @@ The floor never reads model output, so a model that is fooled or down cannot low
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -83,9 +84,8 @@ class FloorResult:
     fired_by: dict[FloorRuleId, str] = field(default_factory=dict, repr=False)
 
 
-# R15. Every branch holds "instruction", "review" or "classif", so text without any of them
-# (after lower-casing) skips the regex: a diff is scanned four times at memory speed instead of
-# once at regex speed.
+# R15. Every branch holds "instruction", "review" or "classif" (`_KEYWORDS`): the keywords are
+# found at memory speed, and the regex runs only in short windows around them.
 _INJECTION = re.compile(
     r"\b(?:ignore|disregard|forget|override) (?:all |any )?(?:of )?(?:the |your |my )?"
     r"(?:previous|prior|above|earlier|preceding|former|original|system) instructions?\b"
@@ -94,6 +94,12 @@ _INJECTION = re.compile(
     r"(?:approve|accept|lgtm|pass|ignore|skip|classify|mark|rate|treat)\b"
     r"|\bclassify (?:this|the|it)(?: (?:pr|pull request|change|changes|diff|patch|commit|one))? as\b"
 )
+_KEYWORDS = ("instruction", "review", "classif")
+"""Every branch of `_INJECTION` holds one of these, so every match holds one."""
+_MAX_MATCH = 48
+"""No match of `_INJECTION` is longer (44 characters; a test checks the bound), and each holds a
+keyword: so it lies within this many characters either side of one. R15 runs the regex only over
+such windows around the keywords of a text, never over a whole file that mentions "review"."""
 
 
 _MAX_CACHED_CHARACTERS = 65_536
@@ -122,8 +128,22 @@ _FORMAT_CHARS = _FormatChars()
 def normalize_text(text: str) -> str:
     """NFKC, drop format characters, lower-case, fold white space (design 3.2, R15)."""
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text).translate(_FORMAT_CHARS)
+        text = _drop_format_chars(unicodedata.normalize("NFKC", text))
     return " ".join(text.lower().split())
+
+
+def _drop_format_chars(text: str) -> str:
+    """`text` without its category Cf characters.
+
+    Each distinct one its non-ASCII part holds is replaced away at C speed: `str.translate` with
+    a table looks up every character (on a 1.7 MB minified bundle with one accent that took
+    0.4 s).
+    """
+    others = text.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    for char in set(others):
+        if _FORMAT_CHARS[ord(char)] is None:
+            text = text.replace(char, "")
+    return text
 
 
 def _could_inject(text: str) -> bool:
@@ -201,11 +221,206 @@ def _ascii_view(text: str) -> bytes:
 
 def addresses_ai_reviewer(text: str) -> bool:
     """True when the text, normalized, holds an instruction addressed to an AI reviewer."""
-    return _could_inject(text) and _INJECTION.search(normalize_text(text)) is not None
+    return _could_inject(text) and _search_normal(normalize_text(text))
+
+
+def _keyword_hits(low: str) -> list[int]:
+    """Where a keyword starts in `low` (lower-cased text), every occurrence, in order."""
+    hits: list[int] = []
+    for keyword in _KEYWORDS:
+        at = low.find(keyword)
+        while at >= 0:
+            hits.append(at)
+            at = low.find(keyword, at + 1)
+    hits.sort()
+    return hits
+
+
+def _search_normal(normal: str) -> bool:
+    """`_INJECTION.search(normal)` on normalized text, only in windows around its keywords.
+
+    The windows reach `_MAX_MATCH` characters either side of each keyword and are merged where
+    they overlap.
+
+    A window starts after a space (or at 0) and ends before one (or at the end), so the regex,
+    whose matches begin and end with a letter, sees the same word boundaries there as in the
+    whole text; `search(text, pos, endpos)` reads the character before `pos` as it is.
+    """
+    hits = _keyword_hits(normal)
+    i = 0
+    while i < len(hits):
+        start = max(hits[i] - _MAX_MATCH, 0)
+        start = normal.rfind(" ", 0, start + 1) + 1 if start else 0
+        end = len(normal)
+        while i < len(hits) and hits[i] < end:  # every keyword inside the window widens it
+            end = normal.find(" ", hits[i] + _MAX_MATCH)
+            end = len(normal) if end < 0 else end
+            i += 1
+        if _INJECTION.search(normal, start, end) is not None:
+            return True
+    return False
 
 
 def _added_lines(patch: str) -> str:
     return "\n".join(line[1:] for line in patch.split("\n") if line.startswith("+"))
+
+
+def _patch_injects(patch: str) -> bool:
+    """`addresses_ai_reviewer(_added_lines(patch))`, not joining or normalizing an ASCII patch whole.
+
+    Most patches are ASCII; the ones that cost are minified bundles of one 1.6 MB line, whose
+    keywords are mostly in removed lines or far from any phrase.
+
+    ASCII: each keyword of an added line gets a window of the added text around it, cut where
+    `_NOT_WORD` says the cut keeps the regex's verdict, with at least `_MAX_MATCH`
+    normalized characters either side of the keyword (or up to the text's ends); windows that
+    overlap are merged, and only they are joined, normalized and searched. Other patches are
+    joined and normalized whole (NFKC may compose across any cut); the regex still runs only
+    around their keywords (`_search_normal`).
+    """
+    if not patch.isascii():
+        return _could_inject(patch) and _search_normal(normalize_text(_added_lines(patch)))
+    hits = _keyword_hits(patch.lower())
+    lines = _Lines(patch)
+    i = 0
+    while i < len(hits):
+        hit = hits[i]
+        i += 1
+        line_start, line_end, added = lines.of(hit)
+        if not added:
+            continue
+        start = _window_start(patch, hit, line_start)
+        end = _window_end(patch, hit, line_end)
+        while (j := bisect.bisect_left(hits, end, i)) > i:  # hits[i:j] lie inside the window
+            widened = end
+            for k in range(j - 1, i - 1, -1):  # the window ends far enough after its last keyword
+                _, k_end, k_added = lines.of(hits[k])
+                if k_added:
+                    widened = _window_end(patch, hits[k], k_end)
+                    break
+            i = j
+            if widened <= end:
+                break
+            end = widened
+        if _INJECTION.search(normalize_text(_added_text(patch, start, end))) is not None:
+            return True
+    return False
+
+
+class _Lines:
+    """The line of a patch around a position: start, end, whether it is an added line.
+
+    The last one found is kept, as the positions asked for mostly grow within one long line.
+    """
+
+    __slots__ = ("_added", "_end", "_patch", "_start")
+
+    def __init__(self, patch: str) -> None:
+        self._patch = patch
+        self._start = self._end = -1
+        self._added = False
+
+    def of(self, at: int) -> tuple[int, int, bool]:
+        if not self._start <= at < self._end:
+            patch = self._patch
+            self._start = patch.rfind("\n", 0, at) + 1
+            end = patch.find("\n", at)
+            self._end = len(patch) if end < 0 else end
+            self._added = patch.startswith("+", self._start)
+        return self._start, self._end, self._added
+
+
+_NOT_WORD = re.compile(r"[^0-9A-Za-z_]")
+"""Where an ASCII window may be cut: the regex's matches begin and end with a letter and hold no
+look-around but word boundaries, so a match cannot start or end on such a character, and a word
+boundary beside it reads the same in the window as in the whole text. ASCII normalization is per
+character except the folding of white space, which a cut leaves as it is in the whole text."""
+
+
+def _cut_back(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
+    """(cut, got): a cut in [lo, hi] where `text[cut:hi]` normalizes to `got` >= `need` characters.
+
+    Or cut == lo when there is none; the cut is lo or a `_NOT_WORD` position (`text` is ASCII).
+    """
+    span = need
+    while hi - span > lo:
+        found = _NOT_WORD.search(text, max(lo, hi - 2 * span), hi - span + 1)
+        if found is not None:
+            cut = found.start()
+            got = len(normalize_text(text[cut:hi]))
+            if got >= need:
+                return cut, got
+            span = hi - cut
+        span *= 2
+    return lo, len(normalize_text(text[lo:hi]))
+
+
+def _cut_forward(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
+    """(cut, got): a cut in [lo, hi] where `text[lo:cut]` normalizes to `got` >= `need` characters.
+
+    Or cut == hi when there is none; the cut is hi or a `_NOT_WORD` position (`text` is ASCII).
+    """
+    span = need
+    while lo + span < hi:
+        found = _NOT_WORD.search(text, lo + span, min(hi, lo + 2 * span))
+        if found is not None:
+            cut = found.start()
+            got = len(normalize_text(text[lo:cut]))
+            if got >= need:
+                return cut, got
+            span = cut - lo
+        span *= 2
+    return hi, len(normalize_text(text[lo:hi]))
+
+
+def _window_start(patch: str, hit: int, line_start: int) -> int:
+    """Where the window before a keyword of an added line starts.
+
+    `_MAX_MATCH` normalized characters of added text before it (fewer at the start of the patch), skipping the
+    removed and context lines, which the added text does not hold.
+    """
+    need, hi, start, cut = _MAX_MATCH, hit, line_start, hit
+    while True:
+        if patch.startswith("+", start):
+            cut, got = _cut_back(patch, start + 1, hi, need)
+            if got >= need:
+                return cut
+            need -= got
+        if start == 0:
+            return cut
+        hi = start - 1
+        start = patch.rfind("\n", 0, hi) + 1
+
+
+def _window_end(patch: str, hit: int, line_end: int) -> int:
+    """Where the window after a keyword (at `hit`, in an added line) ends.
+
+    `_MAX_MATCH` normalized characters of added text from it (fewer at the end of the patch).
+    """
+    need, lo, end = _MAX_MATCH, hit, line_end
+    while True:
+        cut, got = _cut_forward(patch, lo, end, need)
+        if got >= need:
+            return cut
+        need -= got
+        while True:  # the next added line, if any
+            if end == len(patch):
+                return cut
+            lo = end + 1
+            found = patch.find("\n", lo)
+            end = len(patch) if found < 0 else found
+            if patch.startswith("+", lo):
+                lo += 1
+                break
+
+
+def _added_text(patch: str, start: int, end: int) -> str:
+    """The added text between two positions of a patch, `start` inside an added line.
+
+    The first piece as it is, then the pieces of the added lines without their "+".
+    """
+    first, *rest = patch[start:end].split("\n")
+    return "\n".join([first, *(line[1:] for line in rest if line.startswith("+"))])
 
 
 def _injection_source(inputs: CardInputs) -> str | None:
@@ -216,7 +431,7 @@ def _injection_source(inputs: CardInputs) -> str | None:
         if addresses_ai_reviewer(text):
             return source
     for f in inputs.files:
-        if f.patch and _could_inject(f.patch) and addresses_ai_reviewer(_added_lines(f.patch)):
+        if f.patch and _patch_injects(f.patch):
             return f.path
     return None
 

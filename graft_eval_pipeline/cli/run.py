@@ -214,7 +214,9 @@ def _run_and_report(
             click.echo(f"baseline {state}: {save_baseline_to}")
         if check and checked.failed:
             accept = (
-                f"; if the change is intended, accept it: {checked.accept}" if checked.baseline_failed else ""
+                f"; if the change is intended, accept it: {checked.accept}"
+                if checked.baseline_failed and checked.accept
+                else ""
             )
             raise CheckFailed(f"a threshold or the baseline match failed (see above){accept}")
 
@@ -317,13 +319,15 @@ def ci(baseline: Path | None, **outputs: Any) -> None:
     "--base",
     "base_ref",
     default=None,
-    help="The earlier run: a report.json, a run folder or a run id of --set (default: the set's baseline).",
+    help="The earlier run: a report.json, a run folder or a run id of --set, or its start "
+    "(default: the set's baseline).",
 )
 @click.option(
     "--new",
     "new_ref",
     default=None,
-    help="The later run: a report.json, a run folder or a run id of --set (default: the set's latest run).",
+    help="The later run: a report.json, a run folder or a run id of --set, or its start "
+    "(default: the set's latest run).",
 )
 @RUNS_SET_OPTION
 @click.option(
@@ -374,7 +378,7 @@ def compare(
     "--run",
     "run_ref",
     default=None,
-    help="A report.json, a run folder or a run id of --set (default: the set's latest run).",
+    help="A report.json, a run folder or a run id of --set, or its start (default: the set's latest run).",
 )
 @RUNS_SET_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the calibration as JSON.")

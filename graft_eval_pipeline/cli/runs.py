@@ -26,6 +26,7 @@ from graft_eval_pipeline.cli.base import (
 from graft_eval_pipeline.evalset.report import (
     CASE_KINDS,
     DEFAULT_LAST,
+    KIND_MEANINGS,
     KIND_TITLES,
     CaseKind,
     CaseLine,
@@ -65,13 +66,17 @@ def _case_table(lines: list[CaseLine]) -> list[str]:
 
 @cli.command()
 @SET_OPTION
-@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option(
+    "--run",
+    "run_id",
+    default=None,
+    help="Run id (a folder under <set>/runs/) or its start, like a short git commit; default: latest.",
+)
 @click.option(
     "--only",
     type=click.Choice(CASE_KINDS),
     default=None,
-    help="under/over: final class below/above gold; unavailable: no card; flagged: the verifier "
-    "disagreed; changed: differs from the set's baseline.",
+    help="; ".join(f"{kind}: {KIND_MEANINGS[kind]}" for kind in CASE_KINDS) + ".",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the cases as JSON.")
 @STRICT_OPTION
@@ -127,7 +132,12 @@ def _synthetic_cards(cs: CaseSet, report_llm: str) -> dict[str, CardResult]:
 
 @cli.command()
 @SET_OPTION
-@click.option("--run", "run_id", default=None, help="Run id (a folder under <set>/runs/); default: latest.")
+@click.option(
+    "--run",
+    "run_id",
+    default=None,
+    help="Run id (a folder under <set>/runs/) or its start, like a short git commit; default: latest.",
+)
 @click.option("--rebuild", is_flag=True, help="Write report.html again even if the run has one.")
 @click.option(
     "--open/--no-open",

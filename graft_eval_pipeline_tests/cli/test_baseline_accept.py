@@ -25,7 +25,7 @@ def test_a_one_phrase_prompt_edit_passes_ci_and_shows_the_usage_change(
     assert main(["ci", "--out", str(tmp_path / "ci")]) == 0
     out = capsys.readouterr().out
     assert (
-        "baseline: decisions match; usage differs (28 case(s), 3 report field(s)); context differs: prompt"
+        "baseline: no changed cases; usage moved (28 case(s), 3 report field(s)); context differs: prompt"
         in out
     )
     assert "  usage: input tokens 128809 → " in out and "not blocking unless thresholds.json says so" in out
@@ -47,7 +47,7 @@ def test_changed_decisions_fail_ci_with_the_accepting_command(
     (tmp_path / "b.json").write_text(json.dumps(data))
     assert main(["ci", "--baseline", str(tmp_path / "b.json"), "--out", str(tmp_path / "ci")]) == 1
     captured = capsys.readouterr()
-    assert "baseline: decisions differ (1 case(s), " in captured.out
+    assert "baseline: decisions differ (1 changed case(s), " in captured.out
     assert "  syn-004-ci-workflow: final logic → sensitive" in captured.out
     accept = f"graft-eval run --set eval/synthetic --save-baseline {tmp_path / 'b.json'}"
     assert (

@@ -31,10 +31,8 @@ from graft_eval_pipeline_tests.builders import (
 from graft_eval_pipeline_tests.row_builders import make_row
 
 # What the fake run of the committed synthetic set makes (eval/baselines/synthetic.json).
-SYNTHETIC_KINDS = {
+SYNTHETIC_KINDS = {  # the verifier's two correct flags (syn-022, syn-026) are no failure
     "syn-016-too-large": ["unavailable"],
-    "syn-022-oos-flagged": ["flagged"],
-    "syn-026-description-lies": ["flagged"],
     "syn-027-writer-down": ["over", "unavailable"],
     "syn-029-pure-rename": ["over"],
 }
@@ -69,6 +67,7 @@ def test_cases_lists_every_case_of_the_latest_run_with_why_to_look(
     assert row == {
         "id": "syn-029-pure-rename",
         "kinds": ["over"],
+        "changed": False,
         "gold": "trivial",
         "floor": "logic",
         "model": "trivial",
@@ -78,10 +77,11 @@ def test_cases_lists_every_case_of_the_latest_run_with_why_to_look(
         "verifier": "agree",
     }
 
-    for kind in ("over", "unavailable", "flagged"):
+    for kind in ("over", "unavailable"):
         only = cases_json(capsys, "--set", str(synthetic), "--only", kind, "--run", run_dir.name)
         assert [c["id"] for c in only["cases"]] == sorted(i for i, k in SYNTHETIC_KINDS.items() if kind in k)
-    assert cases_json(capsys, "--set", str(synthetic), "--only", "under")["cases"] == []
+    for kind in ("under", "missed-flag", "false-flag", "out-of-scope-miss", "out-of-scope-extra"):
+        assert cases_json(capsys, "--set", str(synthetic), "--only", kind)["cases"] == [], kind
     # the fake run matches the committed baseline: nothing changed
     assert cases_json(capsys, "--set", str(synthetic), "--only", "changed")["cases"] == []
 

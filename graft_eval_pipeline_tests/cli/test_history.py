@@ -1,7 +1,8 @@
 """`graft-eval history` (issue 15, "done when").
 
-How the headline rates moved over a set's last runs, from the CLI: run id, mode, k/n and value
-(under-classification with its upper bound), the verdict; ids and numbers only.
+How the headline rates moved over a set's last runs, from the CLI: run id, mode, prompt version and
+fingerprint prefix, engine fingerprint prefix, trials, k/n and value (under-classification with its
+upper bound), the verdict; ids and numbers only.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ LEGACY = Path(__file__).resolve().parent.parent / "report" / "data" / "report-v1
 
 
 def three_runs(tmp_path: Path) -> tuple[Path, list[Path]]:
-    """All cases, a subset (other rates, another case-set hash), all cases again."""
+    """All cases, a subset (other rates, another case-set hash), all cases again in two trials."""
     synthetic = copy_synthetic(tmp_path, baseline=True)
     assert main(["run", "-q", "--set", str(synthetic)]) == 0
     assert main(["run", "-q", "--set", str(synthetic), "--cases", ",".join(SUBSET)]) == 0
-    assert main(["run", "-q", "--set", str(synthetic)]) == 0
+    assert main(["run", "-q", "--set", str(synthetic), "--trials", "2"]) == 0
     runs = run_dirs(synthetic)
     assert len(runs) == 3
     return synthetic, runs
@@ -52,13 +53,21 @@ def test_history_lists_the_last_runs_oldest_first_with_counts_values_and_bounds(
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].startswith("set synthetic: the last 3 of 3 run(s), oldest first")
-    assert lines[1].split()[:4] == ["run", "mode", "under", "(final)"]
+    assert lines[1].split()[:7] == ["run", "mode", "prompt", "engine", "trials", "under", "(final)"]
     rows = lines[2:5]
     assert [row.split()[0].rstrip("*") for row in rows] == [r.name for r in runs]
-    for row, run in zip(rows, runs, strict=True):
+    for row, run, trials in zip(rows, runs, ["1", "1", "2"], strict=True):
         for name in ("under_classification_final", "over_classification_final", "exact_accuracy_final"):
             assert cell(run, name) in row
-        assert row.split()[1] == "fake"
+        prompt = load_report(run / "report.json").prompt
+        assert prompt.engine_fingerprint is not None
+        assert row.split()[1:6] == [
+            "fake",
+            prompt.prompt_version,
+            prompt.prompt_fingerprint[:8],
+            prompt.engine_fingerprint[:8],
+            trials,
+        ]
     assert "≤ 0.095" in rows[0]  # 0/30: the upper bound, not a bare zero
     assert cell(runs[0], "over_classification_final") != cell(runs[1], "over_classification_final")  # moved
     # the subset ran on other cases than the latest run: marked; full runs match the baseline
@@ -88,6 +97,12 @@ def test_history_last_and_json_hold_every_headline_rate_of_each_run(
             report.passed,
             report.set.case_set_hash,
         )
+        assert (shown["promptVersion"], shown["promptFingerprint"], shown["engineFingerprint"]) == (
+            report.prompt.prompt_version,
+            report.prompt.prompt_fingerprint,
+            report.prompt.engine_fingerprint,
+        )
+        assert shown["trials"] == (report.trials.trials if report.trials is not None else 1)
         under = report.metrics.under_classification_final
         assert shown["rates"]["underClassificationFinal"] == {
             "k": under.k,

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.cli import run as cli_run
+from graft_eval_pipeline.evalset.run import options as run_options
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
 from graft_eval_pipeline_tests.live_fakes import GOAL_MARK, FakeLive, live_set
 
@@ -36,12 +37,20 @@ def progress_lines(err: str) -> list[str]:
 
 
 def test_not_on_a_terminal_the_run_prints_summary_lines_and_the_failed_cases(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    clock = [0]
+
+    def slow_clock() -> int:  # each reading 100 ms later: a run of a few seconds
+        clock[0] += 100
+        return clock[0]
+
+    monkeypatch.setattr(run_options, "monotonic_ms", slow_clock)
     assert run_synthetic(tmp_path) == 0
     lines = progress_lines(capsys.readouterr().err)
     summaries = [line for line in lines if line.startswith("progress: ")]
-    assert 1 <= len(summaries) <= 9 and summaries[0].startswith("progress: 3 of 30 cases (10 %)")
+    # none in the first second, then one per tenth of the run
+    assert 1 <= len(summaries) <= 9 and summaries[0].startswith("progress: 12 of 30 cases (40 %)")
     assert lines[-1].startswith("done: 30 of 30 cases (100 %), 2 unavailable")
     assert sorted(line.split()[0] for line in lines if line.startswith("syn-")) == [
         "syn-016-too-large",

@@ -106,3 +106,44 @@ def test_a_set_without_a_run_gets_the_same_message_from_every_command(
         assert main([*command, "--set", str(synthetic)]) == code, command
         err = capsys.readouterr().err
         assert said in err, (command, err)
+
+
+def unique_prefix(run_id: str, others: list[str]) -> str:
+    """The shortest start of `run_id` that no other id shares."""
+    for end in range(1, len(run_id) + 1):
+        if not any(other.startswith(run_id[:end]) for other in others):
+            return run_id[:end]
+    raise AssertionError("ids are unique")
+
+
+def test_a_short_run_id_prefix_names_a_run_wherever_a_run_id_does_and_an_ambiguous_one_lists_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    low, high = sorted(run_in_the_same_second(synthetic, 2))
+    short_low, short_high = unique_prefix(low, [high]), unique_prefix(high, [low])
+    assert len(short_low) < len(low) and short_low.startswith("20261130T213459Z-")
+    capsys.readouterr()
+
+    assert main(["cases", "--set", str(synthetic), "--run", short_low, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runId"] == low
+    assert main(["view", "--set", str(synthetic), "--run", short_high, "--no-open"]) == 0
+    assert Path(capsys.readouterr().out.split()[-1].removeprefix("file://")).parent.name == high
+    assert main(["calibration", "--set", str(synthetic), "--run", short_low, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["compare", "--set", str(synthetic), "--base", short_low, "--new", short_high, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["base"]["runId"], data["new"]["runId"]) == (low, high)
+
+    for command in (["cases"], ["view", "--no-open"], ["calibration"]):
+        assert main([*command, "--set", str(synthetic), "--run", "20261130"]) == 2, command
+        err = capsys.readouterr().err
+        assert "--run 20261130 is ambiguous in set synthetic: 2 runs start with it (" in err
+        assert low in err and high in err and "; give more of the id" in err
+        assert err.count("\n") == 1  # one line
+    assert main(["compare", "--set", str(synthetic), "--new", "2026"]) == 2
+    assert "--new 2026 is ambiguous in set synthetic: 2 runs start with it" in capsys.readouterr().err
+    assert main(["cases", "--set", str(synthetic), "--run", "2027"]) == 2
+    assert "--run: set synthetic has no run 2027 with a report.json" in capsys.readouterr().err
+    assert main(["cases", "--set", str(synthetic), "--run", "latest"]) == 2
+    assert "--run 'latest' is not a run id or the start of one" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from graft_eval_pipeline.evalset.compare.blockers import BASE_TRIALS
 from graft_eval_pipeline.evalset.compare.compare import Comparison, compare_reports, margin_verdict
 from graft_eval_pipeline.evalset.compare.compare_render import (
     comparison_markdown,
+    moved_numbers,
     render_comparison,
     verdict_text,
 )
@@ -145,8 +146,10 @@ def test_blockers_override_the_statistics() -> None:
     assert set(changed) == {"a-sensitive", "b-already-under", "c-floor-sensitive", "d-floor-logic"}
     assert changed["b-already-under"].notes == []
     assert changed["d-floor-logic"].notes == ["newly unavailable"]
+    assert changed["d-floor-logic"].fields == ["model", "status", "failureReason", "verifierStatus", "flag"]
     assert (
-        "d-floor-logic: model logic → None, status ok → unavailable (gold logic): newly unavailable" in text
+        "d-floor-logic: model logic → None, status ok → unavailable, also failureReason, verifierStatus, "
+        "flag (gold logic): newly unavailable" in text
     )
 
 
@@ -210,8 +213,24 @@ def test_usage_is_totalled_over_the_shared_cases() -> None:
     assert comparison.base_usage.cost_usd == pytest.approx(0.012)
     assert comparison.new_usage.cost_usd == pytest.approx(0.016)
     assert comparison.base_usage.calls == comparison.new_usage.calls == 8
-    assert "cost $0.0120 → $0.0160" in render_comparison(comparison)
-    assert "calls 8 → 8 (same)" in render_comparison(comparison)
+    text = render_comparison(comparison)
+    assert "usage moved (shared cases, never a changed case): " in text
+    assert "cost $0.0120 → $0.0160" in text and "calls 8 (same)" in text
+    assert "changed cases: none; usage moved" in text and comparison.usage_moved and not comparison.changed
+
+
+def test_usage_deltas_show_enough_digits_to_see_that_they_moved() -> None:
+    """`$0.2570 → $0.2570` for a moved cost hid the move (issue 26 item 6)."""
+    base = logic_rows(2)
+    new = [base[0].model_copy(update={"cost_usd": (base[0].cost_usd or 0.0) + 0.00002}), base[1]]
+    text = render_comparison(compare_reports(make_report(base), make_report(new)))
+    (line,) = [x for x in text.splitlines() if x.startswith("usage moved")]
+    old, new_cost = line.split("cost $")[1].split(" → $")
+    assert old != new_cost and float(new_cost) - float(old) == pytest.approx(0.00002)
+    assert "(same)" not in line.split("cost")[1]
+    assert moved_numbers(0.25704, 0.25698) == ("0.25704", "0.25698")
+    assert moved_numbers(0.1, 0.1) == ("0.1000", "0.1000")
+    assert moved_numbers(0.1, 0.1 + 1e-12) == ("0.10000000", "0.10000000")  # at most 8 decimals
 
 
 def test_resamples_below_the_minimum_are_refused_and_the_seed_fixes_the_interval() -> None:

@@ -10,6 +10,7 @@ import dagster as dg
 import pytest
 
 from graft_eval_pipeline.evalset.report.files import load_report
+from graft_eval_pipeline.evalset.sets.store import open_set, read_case, write_case
 from graft_eval_pipeline_tests.builders import copy_synthetic
 from graft_eval_pipeline_tests.conftest import InstanceWith
 from graft_eval_pipeline_tests.defs.test_definitions import (
@@ -47,10 +48,21 @@ def test_a_prompt_edit_leaves_decisions_green_and_shows_the_usage_change(
     )
     match = check_metadata(result, "baseline_match")
     assert match["decisions_equal"] is True and match["changed_case_ids"] == []
-    assert match["verdict"].startswith("decisions match; usage differs (28 case(s)")
+    # one meaning of changed (issue 26 item 1): no changed cases, usage moved, on every check
+    assert match["verdict"].startswith("no changed cases; usage moved (28 case(s)")
+    evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    assert evaluations["baseline_match"].description == f"set synthetic: baseline {match['verdict']}"
+    warning = evaluations["baseline_usage"]
+    assert warning.severity == dg.AssetCheckSeverity.WARN and warning.description is not None
+    assert warning.description.startswith(
+        "set synthetic: usage moved (a warning; usage alone never makes a changed case): usage: input tokens"
+    )
     comparison = comparison_metadata(result)
-    assert comparison["verdict"] == "no clear difference" and comparison["against"] == "baseline"
+    assert comparison["rates_verdict"] == "no clear difference" and comparison["against"] == "baseline"
+    assert comparison["verdict"] == "passed: no clear difference, no blocker"
     assert comparison["changed_cases"] == [] and comparison["blockers"] == []
+    assert comparison["usage_moved"] is True
+    assert "Changed cases: none; usage moved" in comparison["comparison"]
     # the change each rate could detect, as numbers, and beside every "no clear difference"
     detectable = comparison["detectable"]
     records = {r.data["rate"]: r.data for r in comparison["rates"].records}
@@ -118,7 +130,7 @@ def test_changed_decisions_fail_the_match_and_the_comparison_still_explains_them
     comparison = comparison_metadata(result)
     assert (
         comparison["changed_cases"] == ["syn-004-ci-workflow"]
-        and comparison["verdict"] == "no clear difference"
+        and comparison["rates_verdict"] == "no clear difference"
     )
     (report_path,) = (synthetic / "runs").glob("*/report.json")
     assert comparison["new_run_id"] == load_report(report_path).run_id  # one run id for both
@@ -139,5 +151,23 @@ def test_without_a_baseline_the_comparison_uses_the_previous_report(
     assert comparison["compared"] is True and comparison["against"] == "previous report"
     first_run_id = first.asset_materializations_for_node("eval_report")[0].metadata["run_id"].value
     assert comparison["base_run_id"] == first_run_id != comparison["new_run_id"]
-    assert comparison["verdict"] == "no clear difference"
+    assert comparison["rates_verdict"] == "no clear difference"
     assert "| underClassificationFinal | lower | 0.0000 (0/30) | 0.0000 (0/30) |" in comparison["comparison"]
+
+
+def test_no_regression_failing_on_a_blocker_says_so(tmp_path: Path, instance_with: InstanceWith) -> None:
+    """Issue 26 item 5: a blocker failed the check with no description and "no clear difference"."""
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    cs = open_set(synthetic, None)
+    case = read_case(cs, "syn-001-docs-typo")  # the fake model keeps it trivial: newly under sensitive gold
+    write_case(
+        cs, case.model_copy(update={"labels": [case.labels[0].model_copy(update={"risk": "sensitive"})]})
+    )
+    result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
+    evaluation = next(e for e in result.get_asset_check_evaluations() if e.check_name == "no_regression")
+    assert not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR
+    assert evaluation.description == "failed: 1 blocker(s) (syn-001-docs-typo), whatever the rates say"
+    comparison = comparison_metadata(result)
+    assert comparison["verdict"] == evaluation.description
+    assert comparison["rates_verdict"] == "no clear difference"  # one case: the rates cannot tell
+    assert [b["id"] for b in comparison["blockers"]] == ["syn-001-docs-typo"]

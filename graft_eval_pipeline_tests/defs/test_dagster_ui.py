@@ -6,6 +6,8 @@ report paths), descriptions, the nightly schedule, the export dependency and pro
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,8 @@ from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
 from graft_eval_pipeline.evalset.report.files import load_report
-from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES, snake_name
+from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES, PLOTTED_RATES, plotted_key
+from graft_eval_pipeline.evalset.run import options as run_options
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import open_set, read_case, read_cases, write_case
 from graft_eval_pipeline_tests.builders import copy_synthetic, make_synthetic_set
@@ -74,17 +77,32 @@ def test_every_headline_rate_is_numeric_metadata_and_the_report_files_are_paths(
     metrics = report.metrics.to_json_dict()
 
     metadata = latest_metadata(instance, eval_metrics)
-    for name in HEADLINE_RATES:
-        value = metadata[snake_name(name)]
+    plotted = [
+        key
+        for key, value in metadata.items()
+        if isinstance(value, dg.FloatMetadataValue | dg.IntMetadataValue)
+    ]
+    # one chart per rate, the gated safety rates first (the UI sorts charts by key), and the cost
+    assert sorted(plotted) == [plotted_key(name) for name in PLOTTED_RATES] + [
+        f"{len(PLOTTED_RATES) + 1:02d}_cost_usd"
+    ]
+    assert sorted(plotted)[:3] == [
+        "01_under_classification_final",
+        "02_severe_under_classification_final",
+        "03_severe_under_classification_sensitive_final",
+    ]
+    assert set(HEADLINE_RATES) <= set(PLOTTED_RATES)
+    for name in PLOTTED_RATES:
+        value = metadata[plotted_key(name)]
         assert isinstance(value, dg.FloatMetadataValue), name  # Dagster plots these over runs
         assert value.value == pytest.approx(metrics[name]["value"]), name
-        if metrics[name]["ci95"] is not None:  # the bounds too, so the UI can plot the interval
-            bounds = (
-                metadata[f"{snake_name(name)}_lower"].value,
-                metadata[f"{snake_name(name)}_upper"].value,
-            )
-            assert bounds == tuple(metrics[name]["ci95"]), name
-    assert len(HEADLINE_RATES) >= 12
+    assert metadata[f"{len(PLOTTED_RATES) + 1:02d}_cost_usd"].value == pytest.approx(metrics["costUsd"])
+    # the evidence is one JSON entry beside them, not three charts per rate
+    evidence = meta_value(metadata, "rate_evidence")
+    for name in PLOTTED_RATES:
+        assert (evidence[name]["k"], evidence[name]["n"]) == (metrics[name]["k"], metrics[name]["n"])
+        assert evidence[name]["ci95"] == metrics[name]["ci95"], name
+    assert evidence["underClassificationFinal"]["upper95"] == metrics["underClassificationFinal"]["upper95"]
 
     event = instance.get_latest_materialization_event(eval_report.key)
     assert event is not None and event.asset_materialization is not None
@@ -97,6 +115,10 @@ def test_every_headline_rate_is_numeric_metadata_and_the_report_files_are_paths(
     ]:
         assert isinstance(report_metadata[key], dg.PathMetadataValue), key
         assert report_metadata[key].value == str(run_dir / file) and (run_dir / file).is_file()
+    # a browser does not follow file:// links from the UI: the entry says how to open the report
+    opening = meta_value(report_metadata, "open_report")
+    assert f"graft-eval view --set {synthetic} --run {report.run_id}" in opening
+    assert (run_dir / "report.html").resolve().as_uri() in opening
     # the markdown brief fits one screen, so Dagster's dialog opens at its top
     brief = meta_value(report_metadata, "report")
     assert isinstance(brief, str) and brief.startswith(f"## Run {report.run_id}: set synthetic")
@@ -158,9 +180,12 @@ def test_failed_checks_say_what_failed_and_no_baseline_is_not_compared(tmp_path:
     assert not baseline.passed  # the synthetic set requires the match, and there is no baseline
     assert meta_value(baseline.metadata, "compared") is False
     assert meta_value(baseline.metadata, "verdict") == "no baseline"
-    accept = meta_value(baseline.metadata, "accept_command")
-    target = synthetic.parent / "baselines" / "synthetic.json"
-    assert f"graft-eval run --set {synthetic} --save-baseline {target}" in accept
+    # a failing `max 0` fails against any baseline: accepting these results cannot help
+    assert "accept_command" not in baseline.metadata
+    assert baseline.description == (
+        "set synthetic: no baseline to match; save one with `graft-eval run --save-baseline` once the "
+        "thresholds pass"
+    )
 
 
 def test_a_changed_baseline_lists_the_changed_cases(tmp_path: Path) -> None:
@@ -176,7 +201,9 @@ def test_a_changed_baseline_lists_the_changed_cases(tmp_path: Path) -> None:
     assert meta_value(baseline.metadata, "changed_cases") == 1
     assert meta_value(baseline.metadata, "changed_fields") == ["syn-004-ci-workflow: final logic → sensitive"]
     assert "--save-baseline" in meta_value(baseline.metadata, "accept_command")
-    assert baseline.description == "set synthetic: baseline decisions differ (1 case(s), 0 report field(s))"
+    assert baseline.description == (
+        "set synthetic: baseline decisions differ (1 changed case(s), 0 report field(s))"
+    )
 
 
 def test_checks_sensors_schedules_and_jobs_have_descriptions_and_the_schedule_is_on() -> None:
@@ -210,7 +237,23 @@ def test_the_evaluation_waits_on_no_materializable_asset_outside_it() -> None:
     assert graph.get(case_files.key).parent_keys == {exported_cases.key}  # the lineage stays visible
 
 
-def test_harness_logs_progress_summaries_and_failures_not_one_event_per_case(tmp_path: Path) -> None:
+def ticking(step_ms: int) -> Callable[[], int]:
+    """A run clock that moves `step_ms` on every reading."""
+    t = [0]
+
+    def now_ms() -> int:
+        t[0] += step_ms
+        return t[0]
+
+    return now_ms
+
+
+def harness_log_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step_ms: int) -> list[str]:
+    """What a 120-case harness step logs (not its Dagster events).
+
+    Each reading of the run's clock moves `step_ms`.
+    """
+    monkeypatch.setattr(run_options, "monotonic_ms", ticking(step_ms))
     seeds = read_cases(open_set(SYNTHETIC_DIR, None))
     cs = make_synthetic_set(tmp_path / "big")
     for n in range(120):
@@ -218,14 +261,31 @@ def test_harness_logs_progress_summaries_and_failures_not_one_event_per_case(tmp
         write_case(cs, seed.model_copy(update={"id": f"syn-{n:05d}-{seed.id.removeprefix('syn-')[4:]}"}))
     instance = materialize(cs.dir, tmp_path, selection=[harness_run])
     (run,) = instance.get_runs()
-    lines = [
+    return [
         e.user_message
         for e in instance.all_logs(run.run_id)
         if e.step_key == "harness_run" and e.dagster_event is None and e.user_message
     ]
+
+
+def test_harness_logs_progress_summaries_and_failures_not_one_event_per_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = harness_log_lines(tmp_path, monkeypatch, step_ms=50)  # about 6 s of run time
     summaries = [line for line in lines if line.startswith("progress: ")]
     failures = [line for line in lines if line.startswith("syn-")]
-    assert 1 <= len(summaries) <= 10 and summaries[0].startswith("progress: 12 of 120 cases (10 %)")
+    assert 1 <= len(summaries) <= 9  # at most one per tenth of the run (or per 10 s)
+    shares = [int(line.split("(")[1].split(" %")[0]) for line in summaries]
+    assert shares == sorted(shares) and all(b - a >= 10 for a, b in itertools.pairwise(shares))
+    assert "about 0 s left" not in "\n".join(lines)
     assert [line for line in lines if line.startswith("done: 120 of 120 cases (100 %), 8 unavailable")]
     assert len(failures) == 8 and all(" unavailable (" in line for line in failures)
     assert len(lines) <= 20  # was one event per case (120)
+
+
+def test_a_harness_step_under_a_second_logs_no_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = harness_log_lines(tmp_path, monkeypatch, step_ms=1)  # well under a second
+    assert not [line for line in lines if line.startswith(("progress: ", "done: "))]
+    assert len(lines) == 8 and all(" unavailable (" in line for line in lines)  # the failures still show

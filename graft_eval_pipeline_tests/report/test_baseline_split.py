@@ -89,8 +89,8 @@ def test_the_summary_shows_usage_totals_the_changed_decisions_and_the_accepting_
     accept = accept_command(tmp_path / "synthetic", tmp_path / "baselines" / "synthetic.json", live=False)
     text = summary_text(cur, diff, check_thresholds(cur, MATCH, diff, False), accept)
     assert (
-        "baseline: decisions differ (1 case(s), " in text
-        and "usage differs (40 case(s), 3 report field(s))" in text
+        "baseline: decisions differ (1 changed case(s), " in text
+        and "usage moved (40 case(s), 3 report field(s))" in text
     )
     assert "  c-003: model logic → trivial" in text and "  c-003: final logic → trivial" in text
     assert "  usage: input tokens 40000 → 48000, cost USD 0.12 → 0.144 (in 40 case(s)); not blocking" in text
@@ -104,7 +104,7 @@ def test_the_summary_shows_usage_totals_the_changed_decisions_and_the_accepting_
         "- c-003: final logic → trivial" in md
         and "input tokens" not in md.split("## Changed cases")[1].split("##")[0]
     )
-    assert "## Usage changes" in md and "```\n" + accept + "\n```" in md
+    assert "## Usage moved" in md and "```\n" + accept + "\n```" in md
     details = baseline_check_details(cur, diff, accept)
     assert details.changed_cases == ["c-003"] and details.accept_command == accept
     assert details.decisions_equal is False and details.usage_equal is False
@@ -190,3 +190,22 @@ def test_trials_against_a_baseline_without_them_are_one_summary_line_not_a_field
     )
     later = [(c.field, c.current) for c in diff_reports(current, confirmed).part("context")]
     assert later == [("confirmation", "1 case confirmed over 5 trials")]
+
+
+def test_the_accepting_command_is_offered_only_where_accepting_can_help() -> None:
+    accept = "graft-eval run --set eval/synthetic --save-baseline eval/baselines/synthetic.json"
+    base, changed = make_report(rows()), make_report(rows(under=frozenset({3})))
+    assert check_run(changed, base, MATCH, False, accept).accept == accept  # only the match fails
+    assert check_run(changed, None, MATCH, False, accept).accept == accept  # no baseline yet
+    assert check_run(base, base, MATCH, False, accept).accept is None  # nothing to accept
+    # a failing `max 0` fails against any baseline: no advice in the summary or report.md
+    max_zero = parse_thresholds(
+        {"synthetic": {"matchBaseline": True, "underClassificationFinal": {"max": 0}}}
+    )
+    checked = check_run(changed, base, max_zero, False, accept)
+    assert checked.failed and checked.accept is None
+    assert "to accept" not in checked.summary() and "## Accepting the change" not in checked.markdown
+    # no scored case: the results hold nothing a baseline could gate on
+    unlabeled = make_report([make_row(f"u-{i}", gold=None) for i in range(3)])
+    assert unlabeled.set.scored == 0
+    assert check_run(unlabeled, None, MATCH, False, accept).accept is None

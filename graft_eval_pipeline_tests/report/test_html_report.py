@@ -21,7 +21,6 @@ from graft_eval_pipeline.evalset.compare.compare_render import verdict_text
 from graft_eval_pipeline.evalset.report.files import load_report
 from graft_eval_pipeline.evalset.report.headline import (
     HEADLINE_RATES,
-    headline_metadata,
     headline_metrics,
 )
 from graft_eval_pipeline.evalset.report.html import render_html
@@ -55,7 +54,7 @@ CHROMIUM_ARGS = [
 SECRET_TITLE = "Quietly rotate the ledger signing key"
 SECRET_PATH = "services/ledger/signing_key.py"
 OVER = ["syn-027-writer-down", "syn-029-pure-rename"]
-TO_LOOK_AT = ["syn-016-too-large", "syn-022-oos-flagged", "syn-026-description-lies", *OVER]
+TO_LOOK_AT = ["syn-016-too-large", *OVER]  # the verifier's correct flags are no failure
 
 
 @pytest.fixture(autouse=True)
@@ -105,16 +104,6 @@ def test_headline_counts_give_the_rates_and_every_rate_is_a_number(tmp_path: Pat
     by_name = {h.name: h for h in headlines}
     assert by_name["overClassificationFinal"].count == (2, 30)
     assert by_name["unavailableRate"].count == (2, 30)
-    metadata = headline_metadata(report.metrics)
-    uc = report.metrics.under_classification_final
-    assert metadata["under_classification_final"] == uc.value
-    assert uc.ci95 is not None
-    assert (
-        metadata["under_classification_final_lower"],
-        metadata["under_classification_final_upper"],
-    ) == uc.ci95
-    with_bounds = sum(h.interval is not None for h in headlines)
-    assert len(metadata) == len(HEADLINE_RATES) + 2 * with_bounds
 
 
 def test_pilot_html_shows_ids_classes_and_counts_only(
@@ -233,11 +222,11 @@ def check_report_page(browser: Any, run_dir: Path, screenshot: Path) -> None:
 
     # the failure filter: failures by default, then one kind, then all
     assert visible_ids(page) == TO_LOOK_AT
-    assert page.locator("#shown").inner_text() == "5 of 30 cases shown"
+    assert page.locator("#shown").inner_text() == "3 of 30 cases shown"
     page.get_by_role("button", name="over-classified (2)").click()
     assert visible_ids(page) == OVER
-    page.get_by_role("button", name="flagged (verifier disagreed) (2)").click()
-    assert visible_ids(page) == ["syn-022-oos-flagged", "syn-026-description-lies"]
+    page.get_by_role("button", name="false flag (0)").click()
+    assert visible_ids(page) == []
     page.get_by_role("button", name="under-classified (0)").click()
     assert visible_ids(page) == []
     page.get_by_role("button", name="all (30)").click()
@@ -286,7 +275,9 @@ def check_failing_page(browser: Any, run_dir: Path) -> None:
     page.goto((run_dir / "report.html").as_uri())
     assert page.locator("#threshold-verdict").inner_text() == "1 of 4 thresholds fail"
     assert (
-        page.locator("#baseline-verdict").inner_text().startswith("differs from the baseline: 1 case field")
+        page.locator("#baseline-verdict")
+        .inner_text()
+        .startswith("baseline: decisions differ (1 changed case(s), ")
     )
     page.get_by_role("button", name="changed since the baseline (1)").click()
     assert visible_ids(page) == ["syn-004-ci-workflow"]

@@ -83,24 +83,45 @@ def test_U_HAR_7_pool_never_has_more_than_concurrency_cases_in_flight() -> None:
     assert sorted(done) == [c.id for c in cases]
 
 
-def test_U_HAR_9_a_bad_case_aborts_with_its_id_before_any_call(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def broken_copy(tmp_path: Path) -> Path:
+    """The synthetic set with a 31st case, last in id order, whose label has no such class."""
     set_dir = copy_synthetic(tmp_path)
-    bad = set_dir / "cases" / "syn-031-broken.case.json"
     data = json.loads((set_dir / "cases" / "syn-001-docs-typo.case.json").read_text())
     data["id"] = "syn-031-broken"
     data["labels"][0]["risk"] = "catastrophic"
-    bad.write_text(json.dumps(data))
+    (set_dir / "cases" / "syn-031-broken.case.json").write_text(json.dumps(data))
+    return set_dir
+
+
+def test_U_HAR_9_a_bad_case_aborts_a_fake_run_with_its_id_and_nothing_written(tmp_path: Path) -> None:
+    """A fake run reads each case once, and a bad case aborts it with nothing written.
+
+    The cases before the bad one get their scripted cards (no call leaves the process), then the
+    run aborts naming it: no report, no card-results file (it is renamed into place only when the
+    run completes).
+    """
+    set_dir = broken_copy(tmp_path)
+    kept = options(set_dir, card_results="assets/harness_run.card-results.x.jsonl")
+    with pytest.raises(EvalError, match="syn-031-broken"):
+        run_eval(kept)
+    left = sorted(p.relative_to(set_dir).as_posix() for p in set_dir.rglob("*") if "cases" not in p.parts)
+    assert left == ["README.md", "assets", "set.json"]  # the folder the writer made, empty
+
+
+def test_U_HAR_9_a_fake_run_of_selected_cases_checks_every_case_before_any_card(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_dir = broken_copy(tmp_path)
     calls: list[int] = []
 
     async def counting(*args: object, **kwargs: object) -> NoReturn:
         calls.append(1)
-        raise AssertionError("no call may happen")
+        raise AssertionError("no card may be made")
 
     monkeypatch.setattr(harness, "generate_card", counting)
+    only_one = options(set_dir, case_filter=lambda case_id, _tags: case_id == "syn-001-docs-typo")
     with pytest.raises(EvalError, match="syn-031-broken"):
-        run_eval(options(set_dir))
+        run_eval(only_one)
     assert calls == []
 
 

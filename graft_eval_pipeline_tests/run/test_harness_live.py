@@ -7,6 +7,7 @@ Estimate, confirmation, caps, cache, concurrency and per-model metering. No netw
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from pathlib import Path
 
@@ -266,3 +267,15 @@ def test_live_progress_holds_no_case_text(tmp_path: Path) -> None:
     assert f"{case_ids(2)[0]} floor trivial final trivial ok" in lines
     assert f"{case_ids(2)[0]} floor trivial final trivial ok cached" in lines
     assert not any("GOALTEXT" in line for line in lines)
+
+
+def test_U_HAR_9_a_bad_case_aborts_a_live_run_with_its_id_before_any_call(tmp_path: Path) -> None:
+    cs = live_set(tmp_path, 3)
+    data = json.loads((cs.dir / "cases" / f"{case_ids(3)[0]}.case.json").read_text())
+    data["id"] = "syn-999-broken"
+    data["labels"][0]["risk"] = "catastrophic"
+    (cs.dir / "cases" / "syn-999-broken.case.json").write_text(json.dumps(data))
+    factory, confirm = Factory(FakeLive()), Confirm()
+    with pytest.raises(EvalError, match="syn-999-broken"):
+        run_eval(live_options(cs, factory, confirm))
+    assert confirm.seen == [] and factory.built == 0 and factory.client.requests == []

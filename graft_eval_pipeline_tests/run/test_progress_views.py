@@ -11,7 +11,9 @@ from collections.abc import Callable
 
 from rich.console import Console
 
+from graft_eval_pipeline.card import Models
 from graft_eval_pipeline.evalset.evaluate import run_eval
+from graft_eval_pipeline.evalset.run.harness import fake_result
 from graft_eval_pipeline.evalset.run.options import ProgressEvery
 from graft_eval_pipeline.evalset.run.progress import CaseProgress
 from graft_eval_pipeline.evalset.run.progress_bar import TerminalBar
@@ -45,7 +47,7 @@ def test_summary_mode_prints_a_line_per_n_cases_and_the_failed_ones_only() -> No
         open_set(SYNTHETIC_DIR, None),
         progress=lines.append,
         progress_every=ProgressEvery(cases=10, seconds=3600),
-        now_ms=ticking(1),
+        now_ms=ticking(100),  # a run of a few seconds
     )
     run_eval(opts)
     summaries = [line for line in lines if line.startswith("progress: ")]
@@ -66,6 +68,7 @@ def test_summary_mode_lists_skipped_cases_up_to_the_limit_then_counts_them() -> 
         open_set(SYNTHETIC_DIR, None),
         progress=lines.append,
         progress_every=ProgressEvery(cases=100, max_failures=2),
+        now_ms=ticking(500),
     )
     progress = CaseProgress(opts, 4)
     for n in range(4):
@@ -73,9 +76,56 @@ def test_summary_mode_lists_skipped_cases_up_to_the_limit_then_counts_them() -> 
     progress.finish()
     assert lines == [
         "syn-900-x floor logic skipped (budget)",
-        "syn-901-x floor logic skipped (budget) (further failed or skipped cases are only counted)",
-        "done: 4 of 4 cases (100 %), 0 unavailable, 4 skipped, 0 cached; 4000 cases/s",
+        "syn-901-x floor logic skipped (budget) (further unavailable, skipped or under-classified cases "
+        "are only counted)",
+        "done: 4 of 4 cases (100 %), 0 unavailable, 4 skipped, 0 cached; 2 cases/s",
     ]
+
+
+def test_a_step_under_a_second_logs_no_progress_and_no_eta_under_a_second() -> None:
+    """Issue 26 item 5: a 0.2 s step logged ten "about 0 s left" events."""
+    lines: list[str] = []
+    opts = run_options(
+        open_set(SYNTHETIC_DIR, None),
+        progress=lines.append,
+        progress_every=ProgressEvery(),
+        now_ms=ticking(2),
+    )
+    run_eval(opts)
+    assert not [line for line in lines if line.startswith(("progress: ", "done: "))]
+    assert {line.split()[0] for line in lines} == UNAVAILABLE  # the failed cases still show
+    slow: list[str] = []
+    progress = CaseProgress(
+        run_options(
+            open_set(SYNTHETIC_DIR, None),
+            progress=slow.append,
+            progress_every=ProgressEvery(),
+            now_ms=ticking(300),
+        ),
+        20,
+    )
+    for n in range(20):
+        progress.case(f"syn-9{n:02d}-x", None, floor="logic", skipped="budget")
+    summaries = [line for line in slow if line.startswith("progress: ")]
+    assert 1 <= len(summaries) <= 9 and all("s left" in line for line in summaries[:-1])
+    assert "about 0 s left" not in "\n".join(slow)
+
+
+def test_under_classified_cases_are_noted_as_they_happen_with_ids_and_classes_only() -> None:
+    screen = io.StringIO()
+    bar = TerminalBar(Console(file=screen, force_terminal=True, width=160, color_system=None))
+    lines: list[str] = []
+    progress = CaseProgress(
+        run_options(open_set(SYNTHETIC_DIR, None), progress=lines.append, progress_bar=bar), 2
+    )
+    fake = fake_result(read_cases(open_set(SYNTHETIC_DIR, None))[0], Models(), 1000)  # syn-001: final trivial
+    progress.case("syn-001-docs-typo", fake, gold="logic")
+    progress.case("syn-002-x", fake, gold="trivial")  # correct: not noted
+    bar.finish()
+    drawn = screen.getvalue()
+    assert "syn-001-docs-typo floor trivial final trivial ok under-classified (gold logic)" in drawn
+    assert "syn-002-x" not in drawn and "1 under-classified, 0 unavailable" in drawn
+    assert lines == []
 
 
 def test_the_bar_shows_count_rate_and_eta_on_a_terminal_and_no_case_content() -> None:

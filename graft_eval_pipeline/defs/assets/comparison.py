@@ -15,7 +15,12 @@ from pydantic import Field
 
 from graft_eval_pipeline.defs.assets import EVALUATION_GROUP
 from graft_eval_pipeline.defs.assets.evaluation import eval_report, report_run_id, set_thresholds
-from graft_eval_pipeline.defs.checks import COMPARISON_CHECK, COMPARISON_CHECKS
+from graft_eval_pipeline.defs.checks import (
+    COMPARISON_CHECK,
+    COMPARISON_CHECKS,
+    comparison_check,
+    comparison_failure,
+)
 from graft_eval_pipeline.defs.isolation import report_inputs
 from graft_eval_pipeline.defs.metadata import rates_table
 from graft_eval_pipeline.defs.partitions import case_set_partitions
@@ -111,7 +116,10 @@ def eval_comparison(
             metadata={"compared": False, "reason": reason},
             check_results=[
                 dg.AssetCheckResult(
-                    check_name=COMPARISON_CHECK, passed=True, metadata={"compared": False, "reason": reason}
+                    check_name=COMPARISON_CHECK,
+                    passed=True,
+                    description=f"skipped: {reason}",
+                    metadata={"compared": False, "reason": reason},
                 )
             ],
         )
@@ -121,7 +129,8 @@ def eval_comparison(
         "against": base[0],
         "base_run_id": comparison.base.run_id,
         "new_run_id": comparison.new.run_id,
-        "verdict": comparison.verdict,
+        "verdict": comparison_failure(comparison),
+        "rates_verdict": comparison.verdict,
         "blockers": dg.MetadataValue.json([b.to_json_dict() for b in comparison.blockers]),
     }
     return dg.MaterializeResult(
@@ -129,17 +138,11 @@ def eval_comparison(
             **verdict,
             "shared_cases": comparison.shared,
             "changed_cases": dg.MetadataValue.json([c.id for c in comparison.changed][:100]),
+            "usage_moved": comparison.usage_moved,
             "rates": rates_table(comparison),
             "detectable": dg.MetadataValue.json({r.name: r.detectable for r in comparison.rates}),
             "non_inferiority": dg.MetadataValue.json([m.to_json_dict() for m in comparison.non_inferiority]),
             "comparison": dg.MetadataValue.md(comparison_markdown(comparison)),
         },
-        check_results=[
-            dg.AssetCheckResult(
-                check_name=COMPARISON_CHECK,
-                passed=not comparison.failed,
-                severity=dg.AssetCheckSeverity.ERROR,
-                metadata=verdict,
-            )
-        ],
+        check_results=[comparison_check(comparison, verdict)],
     )

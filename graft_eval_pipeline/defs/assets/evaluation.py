@@ -12,6 +12,7 @@ sealed IO manager.
 # from the real annotations.
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Literal
 
 import dagster as dg
@@ -35,7 +36,7 @@ from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.compare import calibrate, calibration_markdown
 from graft_eval_pipeline.evalset.evaluate import report_agreement
-from graft_eval_pipeline.evalset.labeling import AgreementReport
+from graft_eval_pipeline.evalset.labeling import AgreementReport, scan_set
 from graft_eval_pipeline.evalset.report import (
     HTML_FILE,
     MARKDOWN_FILE,
@@ -44,10 +45,11 @@ from graft_eval_pipeline.evalset.report import (
     ThresholdBlock,
     brief_markdown,
     build_report,
-    headline_metadata,
     load_thresholds,
     new_run_id,
+    plotted_metadata,
     publish_run,
+    rate_evidence,
     trials_metadata,
 )
 from graft_eval_pipeline.evalset.run import (
@@ -70,10 +72,8 @@ from graft_eval_pipeline.evalset.scoring import (
 from graft_eval_pipeline.evalset.sets import (
     THRESHOLDS_FILE,
     CaseSet,
-    CaseTally,
     EvalError,
     card_results_file,
-    iter_cases,
 )
 
 
@@ -83,17 +83,17 @@ def loaded_case_set(
 ) -> dg.MaterializeResult[Any]:
     """Every case parsed, validated (and decrypted), one at a time; a malformed case fails naming its file.
 
-    Only the counts and the set hash are kept.
+    Only the counts and the set hash are kept. The label import's read of the same
+    files serves here when no case changed since (`scan_set`), so a run reads the set once
+    before the harness.
     """
     cs = case_sets.open_for_run(context)
-    tally = CaseTally()
-    for case in iter_cases(cs):
-        tally.add(case)
+    scan = scan_set(cs)
     return dg.MaterializeResult(
         metadata={
             "kind": cs.meta.kind,
-            **tally.counts()._asdict(),
-            "case_set_hash": tally.case_set_hash(),
+            **scan.counts._asdict(),
+            "case_set_hash": scan.case_set_hash,
         }
     )
 
@@ -232,23 +232,21 @@ def harness_run(
 def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
     """Every report metric (under-classification, confusion, precision/recall, cost), from the per-case rows.
 
-    Each headline rate is numeric metadata, so Dagster plots it over runs and partitions.
+    Each headline rate, the severe rate among sensitive gold and the cost are one number each,
+    ranked so the Plots tab shows the gated rates first; their k/n and intervals are one JSON entry
+    beside them (not plotted).
     """
     metrics = compute_metrics(harness_run.rows)
-    uc = metrics.under_classification_final
     return dg.Output(
         metrics,
         metadata={
-            **headline_metadata(metrics),
-            "scored": metrics.scored,
-            "run_cases": metrics.run_cases,
+            **plotted_metadata(metrics),
+            "rate_evidence": dg.MetadataValue.json(rate_evidence(metrics)),
+            "cases": f"{metrics.run_cases} run, {metrics.scored} scored",
             "metrics": metric_table(metrics, harness_run.llm),
             "confusion_floor": confusion_table(metrics.confusion.floor),
             "confusion_model": confusion_table(metrics.confusion.model),
             "confusion_final": confusion_table(metrics.confusion.final),
-            "under_classification_final": uc.value,
-            "under_classification_final_k_of_n": f"{uc.k}/{uc.n}",
-            "under_classification_final_upper95": uc.upper95,
             "model_numbers": model_numbers(harness_run.llm),
         },
     )
@@ -270,6 +268,27 @@ def set_thresholds() -> dict[str, ThresholdBlock]:
     eval_report's gates and eval_comparison's non-inferiority margins both come from it.
     """
     return load_thresholds(THRESHOLDS_FILE)
+
+
+def report_file_metadata(cs: CaseSet, out: Path, run_id: str) -> "dict[str, dg.RawMetadataValue]":
+    """The run's files.
+
+    `open_report` says how to open report.html (a browser does not follow a file:// link from the
+    UI's http page, so a URL entry would not open either), and each file is a path entry (a click
+    copies it).
+    """
+    html = out / HTML_FILE
+    return {
+        "open_report": dg.MetadataValue.md(
+            "Open report.html (browsers do not follow `file://` links from the Dagster UI):\n\n"
+            f"```\ngraft-eval view --set {cs.dir} --run {run_id}\n```\n\n"
+            f"or paste `{html.resolve().as_uri()}` into the address bar."
+        ),
+        "report_html": dg.MetadataValue.path(str(html)),
+        "report_md": dg.MetadataValue.path(str(out / MARKDOWN_FILE)),
+        "report_json": dg.MetadataValue.path(str(out / REPORT_FILE)),
+        "cases_parquet": dg.MetadataValue.path(str(out / PARQUET_FILE)),
+    }
 
 
 def report_run_id(context: dg.AssetExecutionContext, harness: HarnessRun) -> str:
@@ -318,10 +337,7 @@ def eval_report(
             "inputs": dg.MetadataValue.json(report.inputs or {}),
             "report": dg.MetadataValue.md(brief_markdown(report, diff)),  # one screen: opens at its top
             "verifier_calibration": dg.MetadataValue.md(calibration_markdown(calibrate(report.cases))),
-            "report_html": dg.MetadataValue.path(str(out / HTML_FILE)),
-            "report_md": dg.MetadataValue.path(str(out / MARKDOWN_FILE)),
-            "report_json": dg.MetadataValue.path(str(out / REPORT_FILE)),
-            "cases_parquet": dg.MetadataValue.path(str(out / PARQUET_FILE)),
+            **report_file_metadata(cs, out, report.run_id),
             "metrics": metric_table(report.metrics, report.llm),
             "prompt_version": report.prompt.prompt_version,
             "prompt_fingerprint": report.prompt.prompt_fingerprint,
@@ -329,7 +345,8 @@ def eval_report(
             "models": models_label(report.models.fast, report.models.strong),
             "llm": report.llm,
             "model_numbers": model_numbers(report.llm),
-            "changed_cases": 0 if diff is None else len({c.where for c in diff.case_changes}),
+            "changed_cases": 0 if diff is None else len(diff.changed_cases),
+            "usage_moved": diff is not None and diff.usage_moved,
             **trials_metadata(report.trials),
         },
         check_results=[

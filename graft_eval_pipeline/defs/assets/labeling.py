@@ -14,12 +14,7 @@ from graft_eval_pipeline.defs.assets.export import case_files
 from graft_eval_pipeline.defs.checks import KAPPA_CHECKS, kappa_check
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
-from graft_eval_pipeline.evalset.labeling import (
-    AgreementReport,
-    agreement,
-    import_label_inbox,
-)
-from graft_eval_pipeline.evalset.sets import iter_cases
+from graft_eval_pipeline.evalset.labeling import AgreementReport, import_label_inbox, scan_set
 
 
 @dg.asset(partitions_def=case_set_partitions, group_name=EVALUATION_GROUP, deps=[case_files])
@@ -72,7 +67,7 @@ def labeler_agreement(
     class) and when no pair was compared (agreement not measured): revise the guide, or assign
     double labeling, before trusting metrics.
     """
-    report = agreement(iter_cases(case_sets.open_for_run(context)))  # one case at a time
+    report = scan_set(case_sets.open_for_run(context)).agreement  # the import's read, if it made one
     rows = [
         dg.TableRecord(
             {

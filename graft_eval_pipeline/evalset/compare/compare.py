@@ -35,7 +35,7 @@ from graft_eval_pipeline.evalset.compare.paired_stats import (
     percentile_interval,
     trials_exact_p,
 )
-from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport, round_down, round_up
+from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport, changed_decisions, round_down, round_up
 from graft_eval_pipeline.evalset.sets import EvalError
 
 if TYPE_CHECKING:
@@ -193,9 +193,13 @@ class NonInferiority(CamelModel):
 
 
 class CaseChange(CamelModel):
-    """A shared case whose final class, model class or status changed; ids and classes only."""
+    """A shared case whose decisions changed (scoring/changes.py; `fields` names them).
+
+    Ids and classes only. Usage alone never makes a changed case.
+    """
 
     id: str
+    fields: list[str]
     gold: RiskClass | None
     base_final: RiskClass | None
     new_final: RiskClass | None
@@ -207,7 +211,7 @@ class CaseChange(CamelModel):
 
 
 class FlakyCase(CamelModel):
-    """A shared case whose trials answer differently within a run (class, model class or status).
+    """A shared case whose trials answer differently within a run (a decision field differs).
 
     Its under-classification share in each run, `*_under` of `*_scored` trials. Reported as a flip,
     never as a changed case.
@@ -255,6 +259,7 @@ class Comparison(CamelModel):
     flaky_cases: list[FlakyCase]
     base_usage: UsageTotals
     new_usage: UsageTotals
+    usage_moved: bool  # tokens, calls or cost of the shared cases differ; never a changed case
 
     @property
     def failed(self) -> bool:
@@ -543,19 +548,16 @@ def _notes(old: CaseRow, cur: CaseRow) -> list[str]:
     return notes
 
 
-def _answer(row: CaseRow) -> tuple[RiskClass | None, RiskClass | None, str | None]:
-    return row.final, row.model, row.status
-
-
 def _stable(rows: list[CaseRow]) -> bool:
-    return len({_answer(r) for r in rows}) == 1
+    return not any(changed_decisions(rows[0], row) for row in rows[1:])
 
 
 def changed_cases(base: Trials, new: Trials) -> list[CaseChange]:
-    """Cases that answer the same in every trial of each run, and differently between the runs."""
+    """Cases that decide the same in every trial of each run, and differently between the runs."""
     return [
         CaseChange(
             id=cur.id,
+            fields=fields,
             gold=cur.gold.risk if cur.gold is not None else None,
             base_final=old.final,
             new_final=cur.final,
@@ -567,7 +569,9 @@ def changed_cases(base: Trials, new: Trials) -> list[CaseChange]:
         )
         for old_rows, cur_rows in zip(base, new, strict=True)
         for old, cur in [(old_rows[0], cur_rows[0])]
-        if _stable(old_rows) and _stable(cur_rows) and _answer(old) != _answer(cur)
+        if _stable(old_rows) and _stable(cur_rows)
+        for fields in [changed_decisions(old, cur)]
+        if fields
     ]
 
 
@@ -697,6 +701,8 @@ def compare_reports(
         seed=seed,
     )
     per_case = gate.per_case
+    base_usage = usage_totals([base_rows[i] for i in paired])
+    new_usage = usage_totals([new_rows[i] for i in paired])
     return Comparison(
         base=run_side(base),
         new=run_side(new),
@@ -720,6 +726,7 @@ def compare_reports(
         new_trials=max(len(rows) for rows in cur),
         changed=changed_cases(old, cur),
         flaky_cases=flaky_cases(old, cur),
-        base_usage=usage_totals([base_rows[i] for i in paired]),
-        new_usage=usage_totals([new_rows[i] for i in paired]),
+        base_usage=base_usage,
+        new_usage=new_usage,
+        usage_moved=base_usage != new_usage,
     )

@@ -17,7 +17,6 @@ from graft_eval_pipeline.evalset.compare.compare import (
     NonInferiority,
     RateComparison,
     RunSide,
-    UsageTotals,
 )
 
 MAX_LISTED_IDS = 20
@@ -108,17 +107,45 @@ RATE_HEADER = [
 ]
 
 
-def _usage(totals: UsageTotals) -> tuple[str, str, str, str]:
-    cost = "n/a" if totals.cost_usd is None else f"${totals.cost_usd:.4f}"
-    return f"{totals.input_tokens:,}", f"{totals.output_tokens:,}", f"{totals.calls:,}", cost
+MAX_COST_DECIMALS = 8
+
+
+def moved_numbers(old: float, new: float, decimals: int = 4) -> tuple[str, str]:
+    """Two amounts with enough decimals that values which differ never print alike.
+
+    `$0.2570 → $0.2570` when it moved is shown as `0.25704 → 0.25698`; at most 8 decimals.
+    """
+    while decimals < MAX_COST_DECIMALS and old != new and f"{old:.{decimals}f}" == f"{new:.{decimals}f}":
+        decimals += 1
+    return f"{old:.{decimals}f}", f"{new:.{decimals}f}"
+
+
+def _count_pair(name: str, old: int, new: int) -> str:
+    if old == new:
+        return f"{name} {old:,} (same)"
+    return f"{name} {old:,} → {new:,} ({new - old:+,})"
+
+
+def _cost_pair(old: float | None, new: float | None) -> str:
+    if old is None or new is None:
+        return f"cost {'n/a' if old is None else f'${old:.4f}'} → {'n/a' if new is None else f'${new:.4f}'}"
+    if old == new:
+        return f"cost ${old:.4f} (same)"
+    before, after = moved_numbers(old, new)
+    return f"cost ${before} → ${after}"
 
 
 def usage_line(comparison: Comparison) -> str:
-    b, n = _usage(comparison.base_usage), _usage(comparison.new_usage)
-    names = ("input tokens", "output tokens", "calls", "cost")
-    return "usage (shared cases): " + ", ".join(
-        f"{name} {old} → {new}" + ("" if old != new else " (same)")
-        for name, old, new in zip(names, b, n, strict=True)
+    """`usage moved (shared cases): ...` or `usage unchanged (...)`: reported apart from changed cases."""
+    b, n = comparison.base_usage, comparison.new_usage
+    state = "usage moved" if comparison.usage_moved else "usage unchanged"
+    return f"{state} (shared cases, never a changed case): " + ", ".join(
+        [
+            _count_pair("input tokens", b.input_tokens, n.input_tokens),
+            _count_pair("output tokens", b.output_tokens, n.output_tokens),
+            _count_pair("calls", b.calls, n.calls),
+            _cost_pair(b.cost_usd, n.cost_usd),
+        ]
     )
 
 
@@ -130,9 +157,22 @@ def _change_text(change: CaseChange) -> str:
         parts.append(f"model {change.base_model} → {change.new_model}")
     if change.base_status != change.new_status:
         parts.append(f"status {change.base_status} → {change.new_status}")
+    shown = {"final", "model", "status"}
+    others = [f for f in change.fields if f not in shown]
+    if others:
+        parts.append("also " + ", ".join(others))
     gold = f" (gold {change.gold})" if change.gold else " (no gold)"
     notes = f": {', '.join(change.notes)}" if change.notes else ""
     return f"{change.id}: {', '.join(parts)}{gold}{notes}"
+
+
+def changed_line(comparison: Comparison) -> str:
+    """`changed cases: none; usage moved` or `changed cases: 2; usage unchanged`.
+
+    One definition of a changed case: a decision field moved (scoring/changes.py).
+    """
+    usage = "usage moved" if comparison.usage_moved else "usage unchanged"
+    return f"changed cases: {len(comparison.changed) or 'none'}; {usage}"
 
 
 def trials_line(comparison: Comparison) -> str | None:
@@ -257,7 +297,7 @@ def render_comparison(comparison: Comparison) -> str:
         lines.append(f"{title}:")
         lines += [f"  {line}" for line in found]
     lines.append(usage_line(c))
-    lines.append(f"changed cases: {len(c.changed) or 'none'}")
+    lines.append(changed_line(c))
     lines += [f"  {_change_text(change)}" for change in c.changed]
     if c.flaky_cases:
         lines.append(f"{FLAKY_TITLE}: {len(c.flaky_cases)}")
@@ -311,7 +351,7 @@ def comparison_markdown(comparison: Comparison) -> str:
         ]
     for title, found in candidate_lines(c):
         lines += [f"{title[0].upper()}{title[1:]}:", *(f"- {line}" for line in found), ""]
-    lines.append(f"Changed cases: {len(c.changed) or 'none'}")
+    lines.append(changed_line(c)[0].upper() + changed_line(c)[1:])
     lines += [f"- {_change_text(change)}" for change in c.changed[:100]]
     if c.flaky_cases:
         lines += ["", f"{FLAKY_TITLE[0].upper()}{FLAKY_TITLE[1:]}: {len(c.flaky_cases)}"]

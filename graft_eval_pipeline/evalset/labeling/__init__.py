@@ -15,6 +15,7 @@ from graft_eval_pipeline.evalset.labeling.agreement import (
 )
 from graft_eval_pipeline.evalset.labeling.inbox import apply_label_file, assign_double, import_label_inbox
 from graft_eval_pipeline.evalset.labeling.session import run_adjudication_session, run_label_session
+from graft_eval_pipeline.evalset.labeling.set_scan import scan_set
 
 __all__ = [
     "TARGET_RISK_KAPPA",
@@ -28,4 +29,5 @@ __all__ = [
     "render_agreement",
     "run_adjudication_session",
     "run_label_session",
+    "scan_set",
 ]

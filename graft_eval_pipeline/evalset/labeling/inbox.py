@@ -15,6 +15,7 @@ from typing import Any
 
 from graft_eval_pipeline.card import CamelModel
 from graft_eval_pipeline.evalset.labeling.labels import apply_labels, choose_double, with_label, with_tag
+from graft_eval_pipeline.evalset.labeling.set_scan import scan_set
 from graft_eval_pipeline.evalset.sets import (
     DOUBLE_LABEL_TAG,
     IMPORTED_DIR,
@@ -161,6 +162,16 @@ def import_label_inbox(cs: CaseSet, *, now: datetime) -> ImportResult:
     order.
     """
     names, bad = _inbox_entries(cs)
+    if not names:  # nothing to merge: the set's counts need one streamed read, shared by the run
+        scan = scan_set(cs)
+        return ImportResult(
+            imported_files=[],
+            labels_by_labeler={},
+            bad_files={to_terminal_safe(name): to_terminal_safe(why) for name, why in sorted(bad.items())},
+            case_count=scan.counts.cases,
+            gold_count=scan.counts.gold,
+            needs_adjudication=list(scan.needs_adjudication),
+        )
     cases = {c.id: c for c in read_cases(cs)}
     imported: list[str] = []
     by_labeler: dict[str, int] = {}

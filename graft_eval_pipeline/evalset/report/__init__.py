@@ -7,7 +7,13 @@ What other stages, `defs/` and `cli/` may use; everything else is internal to th
 
 from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
 from graft_eval_pipeline.evalset.report.brief import brief_markdown
-from graft_eval_pipeline.evalset.report.case_kinds import CASE_KINDS, KIND_TITLES, CaseKind, CaseLine
+from graft_eval_pipeline.evalset.report.case_kinds import (
+    CASE_KINDS,
+    KIND_MEANINGS,
+    KIND_TITLES,
+    CaseKind,
+    CaseLine,
+)
 from graft_eval_pipeline.evalset.report.files import (
     HTML_FILE,
     MARKDOWN_FILE,
@@ -15,7 +21,7 @@ from graft_eval_pipeline.evalset.report.files import (
     REPORT_FILE,
     load_report,
 )
-from graft_eval_pipeline.evalset.report.headline import headline_metadata
+from graft_eval_pipeline.evalset.report.headline import plotted_metadata, rate_evidence
 from graft_eval_pipeline.evalset.report.history_table import DEFAULT_LAST, read_history
 from graft_eval_pipeline.evalset.report.html import CaseDetail, case_detail
 from graft_eval_pipeline.evalset.report.json_schemas import render_schemas
@@ -45,6 +51,7 @@ __all__ = [
     "CASE_KINDS",
     "DEFAULT_LAST",
     "HTML_FILE",
+    "KIND_MEANINGS",
     "KIND_TITLES",
     "MARKDOWN_FILE",
     "PARQUET_FILE",
@@ -65,7 +72,6 @@ __all__ = [
     "dagster_check_passed",
     "default_baseline_path",
     "gate_baseline",
-    "headline_metadata",
     "latest_report_summary",
     "load_report",
     "load_thresholds",
@@ -73,7 +79,9 @@ __all__ = [
     "new_run_id",
     "no_run_yet",
     "open_run",
+    "plotted_metadata",
     "publish_run",
+    "rate_evidence",
     "read_history",
     "render_schemas",
     "run_dirs",

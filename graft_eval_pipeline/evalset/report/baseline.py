@@ -1,10 +1,11 @@
 """Baselines (spec 6.6, E22, E23): compare a report with a baseline report, and save one.
 
 Comparison ignores what differs between two runs of the same code. What is left falls in three
-parts: `decisions` (per case floor, rules, classes, status, verifier status, flags, and the
-metrics over them), which must be equal for matchBaseline; `usage` (tokens, calls, cost), which a
-prompt edit moves without changing a decision, reported and blocking only where
-eval/thresholds.json says so; and `context` (prompt, models, mode, set), shown as it is.
+parts: `decisions` (per case the fields of scoring/changes.py, and the metrics over them), which
+must be equal for matchBaseline and make a case "changed"; `usage` (tokens, calls, cost), which a
+prompt edit moves without changing a decision, reported as "usage moved" and blocking only where
+eval/thresholds.json says so; and `context` (prompt, models, mode, set, a case's tags), shown as
+it is.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from graft_eval_pipeline.evalset.report.files import dump_report, load_any_report
 from graft_eval_pipeline.evalset.report.legacy import ReportV1, values_only
-from graft_eval_pipeline.evalset.scoring import EvalReport
+from graft_eval_pipeline.evalset.scoring import ChangePart, EvalReport, case_field_part
 from graft_eval_pipeline.evalset.sets import (
     EvalError,
     EvalLocationError,
@@ -48,16 +49,16 @@ IGNORED_PATHS = (
     "metrics.costUsdThisRun",
     "thresholds",
     "pass",
+    "baseline",
 )
 IGNORED_CASE_FIELDS = ("cached", "repository")
-# Usage: per case fields and report paths that count tokens, calls and money.
-USAGE_CASE_FIELDS = ("usage", "costUsd", "verifierCostUsd")
+# Usage: report paths that count tokens, calls and money (a case's fields: scoring/changes.py).
 USAGE_REPORT_PATHS = ("metrics.usage", "metrics.costUsd", "metrics.costPerCaseUsd")
 DECISION_REPORT_PATHS = ("metrics",)
 # Blocks compared as one summary line each (trial count, flaky cases; confirmed cases), never
 # field by field: `--trials 3` against a one-trial baseline is one line, not a dump of rows.
 SUMMARISED_BLOCKS = ("trials", "confirmation")
-Part = Literal["decisions", "usage", "context"]
+Part = ChangePart
 PUBLIC_DIR_MODE = 0o755
 PUBLIC_FILE_MODE = 0o644
 
@@ -101,10 +102,6 @@ def block_summaries(report: EvalReport | ReportV1) -> dict[str, str]:
             else "none"
         ),
     }
-
-
-def case_field_part(name: str) -> Part:
-    return "usage" if _under(name, USAGE_CASE_FIELDS) else "decisions"
 
 
 def report_path_part(path: str) -> Part:
@@ -152,6 +149,20 @@ class BaselineDiff:
 
     def changed_case_ids(self, part: Part) -> list[str]:
         return sorted({c.where for c in self.case_changes if c.part == part})
+
+    @property
+    def changed_cases(self) -> list[str]:
+        """The cases that changed.
+
+        A decision field moved (scoring/changes.py). Every surface that says "changed" reads this;
+        usage alone never makes a case changed.
+        """
+        return self.changed_case_ids("decisions") if self.comparable else []
+
+    @property
+    def usage_moved(self) -> bool:
+        """Tokens, calls or cost differ from the baseline (reported apart from changed cases)."""
+        return self.comparable and bool(self.part("usage"))
 
 
 def _diff_dicts(

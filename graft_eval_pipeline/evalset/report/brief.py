@@ -16,6 +16,7 @@ from graft_eval_pipeline.evalset.report.case_kinds import (
     kind_counts,
 )
 from graft_eval_pipeline.evalset.report.headline import headline_metrics
+from graft_eval_pipeline.evalset.report.render import baseline_line
 from graft_eval_pipeline.evalset.report.thresholds import threshold_verdict
 from graft_eval_pipeline.evalset.scoring import EvalReport
 
@@ -34,17 +35,6 @@ def _rate(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f} %"
 
 
-def _baseline(diff: BaselineDiff | None) -> str:
-    if diff is None:
-        return "no baseline"
-    if not diff.comparable:
-        return "not comparable (" + "; ".join(diff.not_comparable) + ")"
-    if diff.equal:
-        return "matches"
-    cases = len({c.where for c in diff.case_changes})
-    return f"differs in {cases} case(s) and {len(diff.changes)} other field(s)"
-
-
 def brief_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
     s = report.set
     failed = [t for t in report.thresholds if not t.passed]
@@ -58,7 +48,8 @@ def brief_markdown(report: EvalReport, diff: BaselineDiff | None) -> str:
     lines = [
         f"## Run {report.run_id}: set {s.set_id} ({s.kind}), {report.llm}",
         "",
-        f"{s.cases} cases, {s.scored} scored. **Thresholds:** {thresholds}. **Baseline:** {_baseline(diff)}.",
+        f"{s.cases} cases, {s.scored} scored. **Thresholds:** {thresholds}. "
+        f"**Baseline:** {baseline_line(diff)}.",
         "",
         "| rate | value | cases |",
         "|---|---|---|",

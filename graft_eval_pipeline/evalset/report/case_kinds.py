@@ -2,10 +2,13 @@
 
 The per-case drill-down of report.md, report.html and `graft-eval cases`.
 
-A case is under- or over-classified when its final class is below or above its gold class,
-unavailable when no card came back, flagged when the verifier disagreed with the card (it raised
-a flag), and changed when any field of its row differs from the baseline. The lines hold ids,
-classes, rule ids and the verifier's status only (E8), so they can go anywhere a report goes.
+Each failure kind is an error against gold: under- or over-classified (final class below or
+above gold), unavailable (no card), a missed flag (gold says flag, the verifier agreed), a false
+flag (the verifier disagreed, gold says no flag), an out-of-scope miss (a file gold marks out of
+scope that the card and verifier did not name) and an out-of-scope extra (a file they named that
+gold does not). A correct flag is no failure. A case is changed when a decision field differs
+from the baseline (scoring/changes.py; usage alone never). The lines hold ids, classes, rule ids
+and the verifier's status only (E8), so they can go anywhere a report goes.
 """
 
 from __future__ import annotations
@@ -18,21 +21,53 @@ from graft_eval_pipeline.card import RISK_ORDER
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
 from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport
 
-CaseKind = Literal["under", "over", "unavailable", "flagged", "changed"]
-FAILURE_KINDS: tuple[CaseKind, ...] = ("under", "over", "unavailable", "flagged")
+CaseKind = Literal[
+    "under",
+    "over",
+    "unavailable",
+    "missed-flag",
+    "false-flag",
+    "out-of-scope-miss",
+    "out-of-scope-extra",
+    "changed",
+]
+FAILURE_KINDS: tuple[CaseKind, ...] = (
+    "under",
+    "over",
+    "unavailable",
+    "missed-flag",
+    "false-flag",
+    "out-of-scope-miss",
+    "out-of-scope-extra",
+)
 CASE_KINDS: tuple[CaseKind, ...] = (*FAILURE_KINDS, "changed")
 KIND_TITLES: dict[CaseKind, str] = {
     "under": "under-classified",
     "over": "over-classified",
     "unavailable": "unavailable",
-    "flagged": "flagged (verifier disagreed)",
+    "missed-flag": "missed flag",
+    "false-flag": "false flag",
+    "out-of-scope-miss": "out-of-scope miss",
+    "out-of-scope-extra": "out-of-scope extra",
     "changed": "changed since the baseline",
 }
+KIND_MEANINGS: dict[CaseKind, str] = {
+    "under": "final class below gold",
+    "over": "final class above gold",
+    "unavailable": "no card",
+    "missed-flag": "gold says flag, the verifier agreed with the card",
+    "false-flag": "the verifier disagreed, gold says no flag",
+    "out-of-scope-miss": "a file gold marks out of scope was not named",
+    "out-of-scope-extra": "a file was named out of scope that gold does not mark",
+    "changed": "a decision differs from the baseline (usage alone never)",
+}
+"""One line per kind: `cases --help`, report.md and report.html say what each means."""
 MAX_MARKDOWN_CASES = 100  # report.md lists at most this many; cases.parquet and `cases` list all
 
 
 def changed_case_ids(diff: BaselineDiff | None) -> frozenset[str]:
-    return frozenset(c.where for c in diff.case_changes) if diff is not None else frozenset()
+    """The changed cases by the one definition (`BaselineDiff.changed_cases`)."""
+    return frozenset(diff.changed_cases) if diff is not None else frozenset()
 
 
 def case_kinds(row: CaseRow, changed: Iterable[str] = ()) -> list[CaseKind]:
@@ -46,8 +81,14 @@ def case_kinds(row: CaseRow, changed: Iterable[str] = ()) -> list[CaseKind]:
             kinds.append("over")
     if row.status == "unavailable":
         kinds.append("unavailable")
-    if row.verifier_status == "disagree":
-        kinds.append("flagged")
+    if row.flag == "fn":
+        kinds.append("missed-flag")
+    elif row.flag == "fp":
+        kinds.append("false-flag")
+    if row.oos is not None and row.oos.fn:
+        kinds.append("out-of-scope-miss")
+    if row.oos is not None and row.oos.fp:
+        kinds.append("out-of-scope-extra")
     if row.id in changed:
         kinds.append("changed")
     return kinds
@@ -76,10 +117,16 @@ class CaseLine:
     verifier: str | None
     severe: bool  # gold sensitive, final trivial
 
+    @property
+    def changed(self) -> bool:
+        """A decision differs from the baseline (the one definition; usage alone never)."""
+        return "changed" in self.kinds
+
     def to_json_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "kinds": list(self.kinds),
+            "changed": self.changed,
             "gold": self.gold,
             "floor": self.floor,
             "model": self.model,
@@ -107,7 +154,7 @@ def case_line(row: CaseRow, changed: Iterable[str] = ()) -> CaseLine:
 
 
 def _look_order(line: CaseLine) -> tuple[int, str]:
-    """Severe under-classification first, then under, unavailable, flagged, over; then by id."""
+    """Severe under-classification first, then the failure kinds in FAILURE_KINDS order; then by id."""
     if line.severe and "under" in line.kinds:
         return 0, line.id
     first = next((k for k in FAILURE_KINDS if k in line.kinds), None)
@@ -124,7 +171,7 @@ def case_lines(
 
 
 def cases_to_look_at(report: EvalReport, diff: BaselineDiff | None = None) -> list[CaseLine]:
-    """Under-, over-classified, unavailable and flagged cases, the worst first."""
+    """The cases with a failure kind (errors against gold only), the worst first."""
     looks = [line for line in case_lines(report, diff) if set(line.kinds) & set(FAILURE_KINDS)]
     return sorted(looks, key=_look_order)
 
@@ -147,12 +194,17 @@ def markdown_cases_section(report: EvalReport, diff: BaselineDiff | None) -> lis
     counts = kind_counts(looks)
     lines = ["", "## Cases to look at", ""]
     if not looks:
-        lines.append("None: no case was under- or over-classified, unavailable or flagged.")
+        lines.append(
+            "None: no case was under- or over-classified, unavailable, or wrong on a flag or out of scope."
+        )
         return lines
     summary = ", ".join(f"{counts[k]} {KIND_TITLES[k]}" for k in FAILURE_KINDS)
+    meanings = "; ".join(f"{k}: {KIND_MEANINGS[k]}" for k in FAILURE_KINDS)
     lines += [
         f"{len(looks)} of {len(report.cases)} cases: {summary}. Every case is in `cases.parquet`; "
         f"`graft-eval cases --set <set> --run {report.run_id} --only under` lists one kind.",
+        "",
+        f"Kinds: {meanings}.",
         "",
         "| case | why | gold | floor | model | final | status | rules fired | verifier |",
         "|---|---|---|---|---|---|---|---|---|",

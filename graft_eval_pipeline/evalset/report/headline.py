@@ -4,7 +4,11 @@ report.html plots them over runs; Dagster records them on `eval_metrics` so it c
 runs and partitions.
 
 Each is a rate of the metrics with its evidence (k of n and the 95% interval); every view
-(HTML, brief, Dagster `<name>`, `<name>_lower` / `<name>_upper`) reads it from here.
+(HTML, brief, Dagster) reads it from here.
+
+Dagster draws one chart per numeric metadata entry, sorted by key: each plotted rate is one
+float whose key starts with its rank (`01_under_classification_final`), the most watched first,
+and the evidence (k/n, interval, upper bound) is one JSON entry that is not plotted.
 """
 
 from __future__ import annotations
@@ -68,15 +72,60 @@ def headline_metrics(metrics: Metrics) -> list[Headline]:
     return headlines
 
 
-def headline_metadata(metrics: Metrics) -> dict[str, float | None]:
-    """Every headline rate as a number (null on an empty denominator) with its bounds.
+# What Dagster plots, in this order: the gated safety rates first, then the other headline rates.
+PLOTTED_RATES: tuple[str, ...] = (
+    "underClassificationFinal",
+    "severeUnderClassificationFinal",
+    "severeUnderClassificationSensitiveFinal",
+    "unavailableRate",
+    "exactAccuracyFinal",
+    "overClassificationFinal",
+    "flagRecall",
+    "flagPrecision",
+    "outOfScopeRecall",
+    "outOfScopePrecision",
+    "underClassificationFloor",
+    "underClassificationModel",
+    "severeUnderClassificationFloor",
+    "trivialRecall",
+    "cardAcceptableRate",
+)
+COST_KEY = "cost_usd"
 
-    What Dagster plots over runs and partitions.
+
+def plotted_key(name: str) -> str:
+    """The metadata key of a plotted rate: its rank, then its snake_case name."""
+    return f"{PLOTTED_RATES.index(name) + 1:02d}_{snake_name(name)}"
+
+
+def plotted_metadata(metrics: Metrics) -> dict[str, float | None]:
+    """The numbers Dagster plots over runs and partitions, in PLOTTED_RATES order, then the cost.
+
+    The cost's key is `<rank>_cost_usd`; a value is null on an empty denominator or an unpriced model.
     """
     values: dict[str, float | None] = {}
-    for headline in headline_metrics(metrics):
-        key = snake_name(headline.name)
-        values[key] = headline.value
-        if headline.interval is not None:
-            values[f"{key}_lower"], values[f"{key}_upper"] = headline.interval
+    for name in PLOTTED_RATES:
+        rate = getattr(metrics, snake_name(name))
+        assert isinstance(rate, RateStat), name
+        values[plotted_key(name)] = rate.value
+    values[f"{len(PLOTTED_RATES) + 1:02d}_{COST_KEY}"] = metrics.cost_usd
     return values
+
+
+def rate_evidence(metrics: Metrics) -> dict[str, dict[str, object]]:
+    """Each plotted rate's k, n, 95% interval and (safety rates) upper bound.
+
+    One JSON entry beside the plotted numbers, so the intervals do not crowd the Plots tab.
+    """
+    evidence: dict[str, dict[str, object]] = {}
+    for name in PLOTTED_RATES:
+        rate = getattr(metrics, snake_name(name))
+        assert isinstance(rate, RateStat), name
+        evidence[name] = {
+            "k": rate.k,
+            "n": rate.n,
+            "value": rate.value,
+            "ci95": list(rate.ci95) if rate.ci95 is not None else None,
+            **({"upper95": rate.upper95} if hasattr(rate, "upper95") else {}),
+        }
+    return evidence

@@ -3,8 +3,9 @@
 `runs/<runId>/report.json`, oldest first (the HTML report's history charts, and `graft-eval history`
 through history_table.py).
 
-Only the metrics of each report are read (through the untrusted-file reader, without validating
-every case row), so a set with many large runs still renders quickly. A report that cannot be read
+Only the metrics, prompt (version and fingerprints) and trial count of each report are read
+(through the untrusted-file reader, without validating every case row), so a set with many large
+runs still renders quickly. A report that cannot be read
 (damaged, hostile, of another shape) is skipped with a one-line warning naming it: a past run never
 stops a new one.
 """
@@ -56,12 +57,20 @@ class HistoryPoint:
     rates: dict[str, float | None]  # headline metric -> value
     evidence: dict[str, RatePoint] = field(default_factory=dict)  # headline metric -> k, n, bounds
     passed: bool | None = None  # the report's `pass`: every threshold passed (also the baseline match)
+    prompt_version: str | None = None  # None: a report of another shape held none
+    prompt_fingerprint: str | None = None
+    engine_fingerprint: str | None = None  # None in reports made before the engine was hashed
+    trials: int = 1  # runs of each case (--trials)
 
     def to_json_dict(self) -> dict[str, Any]:
         return {
             "runId": self.run_id,
             "llm": self.llm,
             "caseSetHash": self.case_set_hash,
+            "promptVersion": self.prompt_version,
+            "promptFingerprint": self.prompt_fingerprint,
+            "engineFingerprint": self.engine_fingerprint,
+            "trials": self.trials,
             "pass": self.passed,
             "rates": {name: rate.to_json_dict() for name, rate in self.evidence.items()},
         }
@@ -105,6 +114,8 @@ def _point_of(data: dict[str, Any]) -> HistoryPoint:
     metrics = data["metrics"]
     evidence = {name: _rate_point(metrics.get(name)) for name in HEADLINE_RATES}
     passed = data.get("pass")
+    prompt = data.get("prompt") or {}
+    trials = (data.get("trials") or {}).get("trials", 1)
     return HistoryPoint(
         str(data["runId"]),
         str(data["llm"]),
@@ -112,11 +123,21 @@ def _point_of(data: dict[str, Any]) -> HistoryPoint:
         {name: rate.value for name, rate in evidence.items()},
         evidence,
         passed if isinstance(passed, bool) else None,
+        _text(prompt.get("promptVersion")),
+        _text(prompt.get("promptFingerprint")),
+        _text(prompt.get("engineFingerprint")),
+        _count(trials) or 1,
     )
 
 
+def _text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError("not a string")
+
+
 def _point(report: EvalReport) -> HistoryPoint:
-    fields = {"run_id", "llm", "set", "metrics", "passed"}
+    fields = {"run_id", "llm", "set", "metrics", "passed", "prompt", "trials"}
     return _point_of(report.model_dump(mode="json", by_alias=True, include=fields))
 
 

@@ -1,8 +1,9 @@
 """`graft-eval history`: how the headline rates moved over a set's last runs, as a table or JSON.
 
 It reads what the HTML report's history charts read (history.py: each run's report.json,
-metrics only), so the CLI answers "how did the rates move" with the same numbers. Run ids,
-modes and numbers only: no case id, no content.
+metrics, prompt and trials only), so the CLI answers "how did the rates move, and what changed
+between the runs" with the same numbers. Run ids, modes, fingerprint prefixes and numbers only:
+no case id, no content.
 """
 
 from __future__ import annotations
@@ -57,11 +58,14 @@ class History:
         if not self.points:
             return f"set {self.set_id}: no run can be read yet\n"
         latest = self.points[-1].case_set_hash
-        header = ["run", "mode", *HISTORY_COLUMNS.values(), "verdict"]
+        header = ["run", "mode", "prompt", "engine", "trials", *HISTORY_COLUMNS.values(), "verdict"]
         rows = [
             [
                 point.run_id + ("*" if point.case_set_hash != latest else ""),
                 point.llm,
+                _prompt_cell(point),
+                _short(point.engine_fingerprint),
+                str(point.trials),
                 *(_cell(point.evidence.get(name)) for name in HISTORY_COLUMNS),
                 {True: "PASS", False: "FAIL", None: "-"}[point.passed],
             ]
@@ -70,7 +74,8 @@ class History:
         widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
         lines = [
             f"set {self.set_id}: the last {len(self.points)} of {self.total} run(s), oldest first "
-            "(k/n value, ≤ the one-sided 95% upper bound)"
+            "(prompt version and fingerprint prefix, engine fingerprint prefix, trials per case; "
+            "k/n value, ≤ the one-sided 95% upper bound)"
         ]
         lines += [
             "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
@@ -81,6 +86,18 @@ class History:
         if any(point.llm == "fake" for point in self.points):
             lines.append("fake: the model's answers are scripted; only floor and label numbers are measured")
         return "\n".join(lines) + "\n"
+
+
+FINGERPRINT_CHARS = 8  # a fingerprint prefix, like a short git commit
+
+
+def _short(fingerprint: str | None) -> str:
+    return fingerprint[:FINGERPRINT_CHARS] if fingerprint else "-"
+
+
+def _prompt_cell(point: HistoryPoint) -> str:
+    """`intent-v1 3653418f`: the prompt version and a prefix of its fingerprint."""
+    return f"{point.prompt_version or '-'} {_short(point.prompt_fingerprint)}"
 
 
 def _cell(rate: RatePoint | None) -> str:

@@ -25,6 +25,7 @@ from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
 from graft_eval_pipeline.evalset.report.case_kinds import (
     CASE_KINDS,
     FAILURE_KINDS,
+    KIND_MEANINGS,
     KIND_TITLES,
     CaseLine,
     case_lines,
@@ -32,7 +33,12 @@ from graft_eval_pipeline.evalset.report.case_kinds import (
 )
 from graft_eval_pipeline.evalset.report.headline import Headline, headline_metrics
 from graft_eval_pipeline.evalset.report.history import HistoryPoint, load_history
-from graft_eval_pipeline.evalset.report.render import gated_value, render_change, render_value
+from graft_eval_pipeline.evalset.report.render import (
+    baseline_change_lines,
+    baseline_line,
+    gated_value,
+    render_value,
+)
 from graft_eval_pipeline.evalset.report.svg import bar_chart, heatmap, line_chart
 from graft_eval_pipeline.evalset.report.thresholds import threshold_verdict
 from graft_eval_pipeline.evalset.report.trials_render import trials_html
@@ -90,10 +96,7 @@ def _baseline_text(diff: BaselineDiff | None) -> tuple[str, str]:
         return "warn", "not comparable: " + "; ".join(diff.not_comparable)
     if diff.equal:
         return "pass", "matches the baseline"
-    return (
-        "fail",
-        f"differs from the baseline: {len(diff.case_changes)} case field(s), {len(diff.changes)} other",
-    )
+    return ("warn" if diff.decisions_equal else "fail"), "baseline: " + baseline_line(diff)
 
 
 def _verdict(report: EvalReport) -> tuple[str, str]:
@@ -183,13 +186,8 @@ def _verdict_section(report: EvalReport, diff: BaselineDiff | None) -> str:
         )
     else:
         parts.append("<p>No thresholds for this set kind.</p>")
-    if diff is not None and (diff.case_changes or diff.changes):
-        changes = [render_change(c) for c in diff.case_changes]
-        changes += [
-            f"{c.field}: {render_value(c.baseline)} → {render_value(c.current)}"
-            for c in diff.changes
-            if not c.field.startswith("metrics.")
-        ]
+    changes = baseline_change_lines(report, diff)
+    if changes:
         shown = "".join(f"<li>{_e(c)}</li>" for c in changes[:MAX_CHANGES_SHOWN])
         more = (
             f"<p>… and {len(changes) - MAX_CHANGES_SHOWN} more (report.md).</p>"
@@ -293,8 +291,8 @@ def _cases_section(report: EvalReport, diff: BaselineDiff | None, details: Mappi
         "<code>graft-eval show --set &lt;set&gt; --case &lt;id&gt;</code> prints a case."
     )
     return f"""<section id="cases"><h2>Cases</h2>
-<p class="meta">Under/over: final class below/above gold. Unavailable: no card. Flagged: the verifier
-disagreed with the card. Changed: differs from the baseline. {note} Click a column to sort.</p>
+<p class="meta">{_e(". ".join(f"{KIND_TITLES[k]}: {KIND_MEANINGS[k]}" for k in CASE_KINDS))}.
+{note} Click a column to sort.</p>
 <div class="filters" role="group" aria-label="Filter cases" data-default="{default}">{filter_buttons}</div>
 <p id="shown" class="meta" aria-live="polite"></p>
 <div class="scroll"><table id="case-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>

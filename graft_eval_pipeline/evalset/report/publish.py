@@ -26,7 +26,7 @@ from graft_eval_pipeline.evalset.report.files import (
 )
 from graft_eval_pipeline.evalset.report.html import CaseDetail, set_html
 from graft_eval_pipeline.evalset.report.legacy import ReportV1
-from graft_eval_pipeline.evalset.report.render import render_markdown, summary_text
+from graft_eval_pipeline.evalset.report.render import baseline_summary, render_markdown, summary_text
 from graft_eval_pipeline.evalset.report.runs import latest_run
 from graft_eval_pipeline.evalset.report.thresholds import (
     ThresholdBlock,
@@ -151,6 +151,23 @@ def live_comparison(
         return None
 
 
+BASELINE_GATES = ("matchBaseline", "regressionVsBaseline")
+
+
+def accepting_helps(report: EvalReport, diff: BaselineDiff | None) -> bool:
+    """Whether saving these results as the baseline could resolve anything.
+
+    They differ from the baseline (or there is none), some case was scored, and no limit of
+    thresholds.json fails outside a provisional block (a failing `max 0` fails against any baseline).
+    """
+    if report.set.scored == 0 or (diff is not None and diff.equal):
+        return False
+    return not any(
+        not t.passed and not t.provisional and not t.name.startswith(BASELINE_GATES)
+        for t in report.thresholds
+    )
+
+
 def check_run(
     report: EvalReport,
     baseline: EvalReport | ReportV1 | None,
@@ -158,17 +175,21 @@ def check_run(
     strict: bool,
     accept_if_changed: str | None = None,
 ) -> CheckedRun:
-    """Diff against the baseline, check the thresholds, render report.md (CLI and main job).
+    """Diff against the baseline, check the thresholds, record what changed, render report.md.
 
-    A live run is also compared with the baseline case by case: its answers vary from run to run,
-    so its baseline gate is the comparison's verdict rather than equality. `accept_if_changed`,
-    the command that would make these results the baseline, is shown when they differ from it
-    (or there is none).
+    What changed goes into report.json's `baseline` (changed cases, usage apart). Used by the CLI
+    and the main job.
+
+    A live run is also compared with the baseline case by case: its answers vary from run to run, so
+    its baseline gate is the comparison's verdict rather than equality. `accept_if_changed`, the
+    command that would make these results the baseline, is shown where accepting can help
+    (`accepting_helps`).
     """
     diff = diff_reports(baseline, report) if baseline is not None else None
     comparison = live_comparison(baseline, report, margins_for(report, thresholds))
     checked = with_thresholds(report, check_thresholds(report, thresholds, diff, strict, comparison))
-    accept = accept_if_changed if diff is None or not diff.equal else None
+    checked = checked.model_copy(update={"baseline": baseline_summary(checked, diff)})
+    accept = accept_if_changed if accepting_helps(checked, diff) else None
     return CheckedRun(checked, diff, render_markdown(checked, diff, accept, comparison), comparison, accept)
 
 
@@ -226,8 +247,6 @@ def latest_report_summary(cs: CaseSet) -> str:
     baseline_path = default_baseline_path(cs.dir, cs.meta)
     diff = diff_reports(load_any_report(baseline_path), report) if baseline_path.is_file() else None
     accept = (
-        None
-        if diff is not None and diff.equal
-        else accept_command(cs.dir, baseline_path, report.llm == "live")
+        accept_command(cs.dir, baseline_path, report.llm == "live") if accepting_helps(report, diff) else None
     )
     return summary_text(report, diff, report.thresholds, accept) + f"report: {path}\n"

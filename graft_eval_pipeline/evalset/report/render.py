@@ -18,11 +18,12 @@ from graft_eval_pipeline.evalset.compare import (
     comparison_markdown,
     verdict_line,
 )
-from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, Part, flatten
+from graft_eval_pipeline.evalset.report.baseline import BaselineDiff, Change, flatten
 from graft_eval_pipeline.evalset.report.case_kinds import markdown_cases_section
 from graft_eval_pipeline.evalset.report.thresholds import check_failed, threshold_verdict
 from graft_eval_pipeline.evalset.report.trials_render import trials_markdown
 from graft_eval_pipeline.evalset.scoring import (
+    BaselineSummary,
     EvalReport,
     LabelAgreement,
     LabelQuality,
@@ -32,6 +33,7 @@ from graft_eval_pipeline.evalset.scoring import (
     RateStat,
     SafetyRate,
     ThresholdResult,
+    UsageMove,
     metric_stats,
     model_derived,
 )
@@ -106,24 +108,27 @@ def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
     return lines
 
 
-def _part_count(diff: BaselineDiff, part: Part) -> str:
-    cases = len(diff.changed_case_ids(part))
-    fields = sum(c.part == part for c in diff.changes)
-    return f"{cases} case(s), {fields} report field(s)"
+def _decisions_text(diff: BaselineDiff) -> str:
+    """`no changed cases`, or how many cases (and metric fields) changed their decisions."""
+    cases = len(diff.changed_cases)
+    fields = sum(c.part == "decisions" for c in diff.changes)
+    if not cases and not fields:
+        return "no changed cases"
+    return f"decisions differ ({cases} changed case(s), {fields} report field(s))"
 
 
-def _baseline_line(diff: BaselineDiff | None) -> str:
-    """matches, or what differs by part: decisions (the gate), usage and context (reported)."""
+def baseline_line(diff: BaselineDiff | None) -> str:
+    """matches, or what differs by part: decisions (changed cases: the gate), usage and context."""
     if diff is None:
         return "no baseline"
     if not diff.comparable:
         return "not comparable: " + "; ".join(diff.not_comparable)
     if diff.equal:
         return "matches"
-    decisions = diff.part("decisions")
-    parts = [f"decisions differ ({_part_count(diff, 'decisions')})" if decisions else "decisions match"]
-    if diff.part("usage"):
-        parts.append(f"usage differs ({_part_count(diff, 'usage')})")
+    parts = [_decisions_text(diff)]
+    if diff.usage_moved:
+        fields = sum(c.part == "usage" for c in diff.changes)
+        parts.append(f"usage moved ({len(diff.changed_case_ids('usage'))} case(s), {fields} report field(s))")
     context = sorted({c.field.split(".")[0] for c in diff.part("context")})
     if context:
         parts.append("context differs: " + ", ".join(context))
@@ -132,6 +137,13 @@ def _baseline_line(diff: BaselineDiff | None) -> str:
 
 def render_change(change: Change) -> str:
     return f"{change.where}: {change.field} {render_value(change.baseline)} → {render_value(change.current)}"
+
+
+def _context_change(change: Change) -> str:
+    """A context change of the report (`prompt.promptVersion: a → b`) or of a case (with its id)."""
+    if change.where != "report":
+        return render_change(change)
+    return f"{change.field}: {render_value(change.baseline)} → {render_value(change.current)}"
 
 
 USAGE_TOTALS = (
@@ -144,16 +156,52 @@ USAGE_TOTALS = (
 )
 
 
-def usage_change_line(report: EvalReport, diff: BaselineDiff) -> str:
-    """The usage totals that moved, baseline → current, and in how many cases."""
+def usage_moves(report: EvalReport, diff: BaselineDiff) -> list[UsageMove]:
+    """The usage totals that moved, baseline and current."""
     current = flatten(report.metrics.to_json_dict())
-    moved = [
-        f"{name} {render_value(diff.baseline_metrics.get(key))} → {render_value(current.get(key))}"
+    return [
+        UsageMove(name=name, baseline=diff.baseline_metrics.get(key), current=current.get(key))
         for name, key in USAGE_TOTALS
         if diff.baseline_metrics.get(key) != current.get(key)
     ]
+
+
+def usage_change_line(report: EvalReport, diff: BaselineDiff) -> str:
+    """The usage totals that moved, baseline → current, and in how many cases."""
+    moved = [
+        f"{m.name} {render_value(m.baseline)} → {render_value(m.current)}" for m in usage_moves(report, diff)
+    ]
     cases = len(diff.changed_case_ids("usage"))
     return f"usage: {', '.join(moved) or 'totals unchanged'} (in {cases} case(s))"
+
+
+def baseline_summary(report: EvalReport, diff: BaselineDiff | None) -> BaselineSummary | None:
+    """report.json's `baseline`: the verdict, the changed cases, and usage apart; None without one."""
+    if diff is None:
+        return None
+    return BaselineSummary(
+        verdict=baseline_line(diff),
+        comparable=diff.comparable,
+        changed_cases=diff.changed_cases,
+        usage_moved=diff.usage_moved,
+        usage_cases=len(diff.changed_case_ids("usage")) if diff.comparable else 0,
+        usage=usage_moves(report, diff) if diff.usage_moved else [],
+    )
+
+
+def baseline_change_lines(report: EvalReport, diff: BaselineDiff | None) -> list[str]:
+    """What differs from the baseline as report.html lists it.
+
+    The decision changes of the changed cases, then one usage line (usage is never a case change),
+    then the context.
+    """
+    if diff is None or not diff.comparable:
+        return []
+    lines = [render_change(c) for c in diff.case_changes if c.part == "decisions"]
+    if diff.usage_moved:
+        lines.append(usage_change_line(report, diff))
+    lines += [_context_change(c) for c in diff.part("context")]
+    return lines
 
 
 SCRIPTED_NOTE = (
@@ -420,7 +468,7 @@ def render_markdown(
         f"- Prompt: {report.prompt.prompt_version} (fingerprint `{report.prompt.prompt_fingerprint}`)",
         f"- Models: fast {report.models.fast}, strong {report.models.strong}",
         f"- Git: {git.commit or 'unknown'}{' (dirty)' if git.dirty else ''}",
-        f"- Baseline: {_baseline_line(diff)}",
+        f"- Baseline: {baseline_line(diff)}",
     ]
     if report.llm == "fake":
         lines.append(f"- Numbers: {SCRIPTED_NOTE}")
@@ -499,12 +547,12 @@ def render_markdown(
         lines += [f"- {render_change(c)}" for c in decisions]
     else:
         lines.append("None.")
-    if diff is not None and diff.part("usage"):
-        lines += ["", "## Usage changes", "", usage_change_line(report, diff)]
+    if diff is not None and diff.usage_moved:
+        lines += ["", "## Usage moved", "", "Not a changed case: " + usage_change_line(report, diff) + "."]
     other = diff.part("context") if diff else []
     if other:
         lines += ["", "## Other changes", ""]
-        lines += [f"- {c.field}: {render_value(c.baseline)} → {render_value(c.current)}" for c in other]
+        lines += [f"- {_context_change(c)}" for c in other]
     if comparison is not None:
         lines += ["", "## Comparison with the baseline", "", comparison_markdown(comparison).rstrip("\n")]
     if accept is not None:
@@ -526,11 +574,9 @@ def _baseline_details(report: EvalReport, diff: BaselineDiff) -> list[str]:
     ]
     if len(decisions) > len(shown):
         lines.append(f"  … and {len(decisions) - len(shown)} more (see report.md)")
-    if diff.part("usage"):
+    if diff.usage_moved:
         lines.append(f"  {usage_change_line(report, diff)}; not blocking unless thresholds.json says so")
-    lines += [
-        f"  {c.field}: {render_value(c.baseline)} → {render_value(c.current)}" for c in diff.part("context")
-    ]
+    lines += [f"  {_context_change(c)}" for c in diff.part("context")]
     return lines
 
 
@@ -609,7 +655,7 @@ def summary_text(
                 else "n/a"
             )
         )
-    lines.append(f"baseline: {_baseline_line(diff)}")
+    lines.append(f"baseline: {baseline_line(diff)}")
     if diff is not None:
         lines += [f"  warning: {w}" for w in diff.warnings]
         if diff.comparable:
@@ -667,12 +713,12 @@ def baseline_check_details(
     if len(decisions) > len(shown):
         shown.append(f"… and {len(decisions) - len(shown)} more (report.md)")
     return BaselineCheckDetails(
-        verdict=_baseline_line(diff),
+        verdict=baseline_line(diff),
         compared=diff is not None,
         decisions_equal=diff is not None and diff.decisions_equal,
         usage_equal=diff is not None and diff.usage_equal,
-        changed_cases=diff.changed_case_ids("decisions") if diff is not None else [],
+        changed_cases=diff.changed_cases if diff is not None else [],
         decision_changes=shown,
-        usage=usage_change_line(report, diff) if diff is not None and diff.part("usage") else "unchanged",
+        usage=usage_change_line(report, diff) if diff is not None and diff.usage_moved else "unchanged",
         accept_command=accept,
     )

@@ -51,27 +51,47 @@ def latest_run(cs: CaseSet, option: str | None = None) -> Path:
     return runs[-1]
 
 
-def find_run(cs: CaseSet, run_id: str | None, option: str = "--run") -> Path:
-    """The folder of run `run_id` of the set, or of its latest run.
+RUN_ID_PREFIX = r"^\d{1,8}(T\d{0,6}(Z(-[0-9a-f]{0,4})?)?)?$"
+"""The start of a run id, like a short git commit: `20261201T2306`, `20261201T230647Z-3f`."""
 
-    A clear error naming `option` when the id is malformed or the set has no such run.
+
+def is_run_id_prefix(ref: str) -> bool:
+    return bool(re.match(RUN_ID_PATTERN, ref) or re.match(RUN_ID_PREFIX, ref))
+
+
+def find_run(cs: CaseSet, run_id: str | None, option: str = "--run") -> Path:
+    """The folder of run `run_id` of the set (a whole run id or its start), or of its latest run.
+
+    A start matches when only one run starts so; a clear error naming `option` when the id is
+    malformed, names no run, or starts several (listed).
     """
     if run_id is None:
         return latest_run(cs)
-    if not re.match(RUN_ID_PATTERN, run_id):
-        raise EvalError(f"{option} {run_id!r} is not a run id (YYYYMMDDTHHMMSSZ-xxxx, a folder under runs/)")
+    if not is_run_id_prefix(run_id):
+        raise EvalError(
+            f"{option} {run_id!r} is not a run id or the start of one (YYYYMMDDTHHMMSSZ-xxxx, a folder "
+            "under runs/)"
+        )
     runs = run_dirs(cs.dir)
-    found = Path(cs.dir) / RUNS_DIR / run_id
-    if found not in runs:
+    exact = [p for p in runs if p.name == run_id]
+    found = exact or [p for p in runs if p.name.startswith(run_id)]
+    if len(found) > 1:
+        shown = ", ".join(p.name for p in found[:SHOWN_RUN_IDS])
+        more = f" and {len(found) - SHOWN_RUN_IDS} more" if len(found) > SHOWN_RUN_IDS else ""
+        raise EvalError(
+            f"{option} {run_id} is ambiguous in set {cs.set_id}: {len(found)} runs start with it "
+            f"({shown}{more}); give more of the id"
+        )
+    if not found:
         latest = ", ".join(p.name for p in runs[-SHOWN_RUN_IDS:]) or "none"
         raise EvalError(
             f"{option}: set {cs.set_id} has no run {run_id} with a report.json; latest runs: {latest}"
         )
-    return found
+    return found[0]
 
 
 def resolve_report_path(ref: str, cs: CaseSet | None, option: str) -> Path:
-    """The report.json that `ref` names (a report.json, a run folder, or a run id of the set).
+    """The report.json that `ref` names (a report.json, a run folder, or a run id of the set or its start).
 
     EvalError (exit 2) naming the option otherwise.
     """
@@ -80,13 +100,13 @@ def resolve_report_path(ref: str, cs: CaseSet | None, option: str) -> Path:
         return path
     if path.is_dir() and (path / REPORT_FILE).is_file():
         return path / REPORT_FILE
-    if re.fullmatch(RUN_ID_PATTERN, ref):
+    if is_run_id_prefix(ref):
         if cs is None:
             raise EvalError(
                 f"{option} {ref} is a run id: add --set <set folder> so its runs/ can be searched"
             )
         return find_run(cs, ref, option) / REPORT_FILE
     raise EvalError(
-        f"{option} {ref}: no such report.json file or run folder, and not a run id "
+        f"{option} {ref}: no such report.json file or run folder, and not a run id or its start "
         "(YYYYMMDDTHHMMSSZ-xxxx with --set)"
     )

@@ -1,15 +1,19 @@
 """Run the card engine over a case set, fake or live, into per-case rows (spec 5.2, T13, E18-E21).
 
-Streamed, in two passes over the set, each holding one case (or one per lane) at a time. The
-first reads and validates every case, so a bad case aborts with its id before any call; in live
-mode it also plans each selected case (cache key, upper-bound estimate), then the run refuses an
-estimate over the cost cap and asks for confirmation (E19). The second reads each selected case
-again when a lane of the pool is free, runs it, reduces it to its report row and its two digests
-for the set hash, writes its card result out (when the run keeps them) and drops it; no step
-holds every case's inputs, prompts or cards. Fake mode (the default) answers every call from the
-case's script or the null model: it never builds a live client and never reads or writes
-`cache/`. LLM failures are results (the card is unavailable); any other exception is a bug and
-aborts the run naming the case.
+Streamed, holding one case (or one per lane) at a time. A fake run (the default) over the whole
+set reads each case once: the case is read and validated when a lane of the pool is free, run,
+reduced to its report row and its two digests for the set hash, its card result written out
+(when the run keeps them) and dropped. A bad case aborts the run naming it, and nothing of the
+run is written (the card-results file is only renamed into place at the end), so scripted
+replies made for the cases before it cost nothing. A fake run that selects cases (--cases,
+--tag) first reads and validates every case (its progress needs the count) and then reads the
+selected ones again. A live run always reads twice: the first pass validates every case and
+plans each selected one (cache key, upper-bound estimate), so a bad case aborts before any call
+(U-HAR-9), then the run refuses an estimate over the cost cap and asks for confirmation (E19);
+the second reads each selected case again when a lane is free. No step holds every case's
+inputs, prompts or cards. Fake mode answers every call from the case's script or the null model:
+it never builds a live client and never reads or writes `cache/`. LLM failures are results (the
+card is unavailable); any other exception is a bug and aborts the run naming the case.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from graft_eval_pipeline.evalset.scoring import (
     set_summary,
     skipped_row,
 )
-from graft_eval_pipeline.evalset.sets import CaseTally, EvalCase, EvalError, iter_cases
+from graft_eval_pipeline.evalset.sets import CaseTally, EvalCase, EvalError, iter_cases, list_case_ids
 
 if TYPE_CHECKING:
     from graft_eval_pipeline.evalset.run.live import LiveOutcome
@@ -81,10 +85,9 @@ def first_pass(options: RunOptions) -> Iterator[EvalCase]:
 
 
 def check_every_case(options: RunOptions) -> int:
-    """The first pass of a fake run.
+    """The first pass of a fake run that selects cases: read and validate every case, keep none.
 
-    Read and validate every case, keep none (U-HAR-9); returns how many are selected (the progress
-    summaries need the total).
+    Returns how many are selected (the progress summaries need the total).
     """
     with collector_paused():
         return sum(1 for _case in first_pass(options))
@@ -166,7 +169,11 @@ def trial_row(item: TrialCase, row: CaseRow) -> CaseRow:
     return row if item.trial == 0 else row.model_copy(update={"trial": item.trial})
 
 
-async def _run_fake(options: RunOptions, total: int, tally: RunTally, results: CardResultWriter) -> None:
+async def _run_fake(options: RunOptions, tally: RunTally, results: CardResultWriter) -> None:
+    if options.case_filter is None:  # the whole set: each case read once, the count from its ids
+        total, cases = len(list_case_ids(options.set)), first_pass(options)
+    else:
+        total, cases = check_every_case(options), selected_cases(options)
     progress = CaseProgress(options, total * options.trials)
 
     async def run_one(item: TrialCase) -> CardResult:
@@ -178,9 +185,9 @@ async def _run_fake(options: RunOptions, total: int, tally: RunTally, results: C
         tally.add(index, case, trial_row(item, row))
         if item.trial == 0:  # the card results file keeps trial 0's cards
             results.add(case, result)
-        progress.case(case.id, result)
+        progress.case(case.id, result, gold=row.gold.risk if row.gold is not None else None)
 
-    items = trial_items(selected_cases(options), options.trials)
+    items = trial_items(cases, options.trials)
     await stream_pool(items, run_one, options.effective_concurrency, done)
     progress.finish()
 
@@ -213,8 +220,7 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
             live = await run_live(options, first_pass(options), lambda: selected_cases(options), done)
             limiter, batch = live.limiter, live.batch
         else:
-            total = check_every_case(options)
-            await _run_fake(options, total, tally, results)
+            await _run_fake(options, tally, results)
     return assemble_run(options, tally, started_ms, limiter=limiter, batch=batch)
 
 

@@ -47,7 +47,7 @@ from graft_eval_pipeline.evalset.scoring import (
     price_for,
     upper_bound_estimate,
 )
-from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalError, GraftEvalError
+from graft_eval_pipeline.evalset.sets import EvalAbort, EvalCase, EvalEnv, EvalError, GraftEvalError, gold
 
 if TYPE_CHECKING:
     import httpx2
@@ -300,7 +300,15 @@ async def run_live(
             if outcome.skipped == "secret_detected"
             else "budget"
         )
-        progress.case(case.id, outcome.result, cached=outcome.cached, floor=plan.floor.risk, skipped=skipped)
+        label = gold(case)
+        progress.case(
+            case.id,
+            outcome.result,
+            cached=outcome.cached,
+            floor=plan.floor.risk,
+            skipped=skipped,
+            gold=label.risk if label is not None else None,
+        )
 
     batch: BatchInfo | None = None
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings

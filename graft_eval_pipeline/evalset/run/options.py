@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
-from graft_eval_pipeline.card import CardResult, GenerateOptions, LlmClient, Models
+from graft_eval_pipeline.card import RISK_ORDER, CardResult, GenerateOptions, LlmClient, Models, RiskClass
 from graft_eval_pipeline.evalset.run.budget import DEFAULT_MAX_COST_USD, DEFAULT_MAX_TOKENS, Estimate
 from graft_eval_pipeline.evalset.scoring import GitInfo, git_info
 from graft_eval_pipeline.evalset.sets import CaseSet, EvalCase, EvalEnv, EvalError, list_case_ids
@@ -30,19 +30,26 @@ DEFAULT_TIMEOUT_MS = 120_000
 CODE_DIR = Path(__file__).resolve().parent
 
 
+def monotonic_ms() -> int:
+    """The run's clock (RunOptions.now_ms), by name so a test can stand in for it."""
+    return time.monotonic_ns() // 1_000_000
+
+
 @dataclass(frozen=True)
 class ProgressEvery:
     """Summarise progress instead of a line per case.
 
-    A summary every `cases` cases (default: a tenth of the run) or `seconds` seconds, whichever
-    comes first, and the first `max_failures` failed or skipped cases one by one. Dagster uses it
-    (each log line there is an event in its database), and so does the CLI when stderr is not a
-    terminal.
+    At most one summary per `cases` cases (default: a tenth of the run) or per `seconds` seconds,
+    whichever comes first, none before the run has taken `quiet_seconds` (a step shorter than that
+    logs no progress at all, not even its closing summary), and the first `max_failures`
+    unavailable, skipped or under-classified cases one by one. Dagster uses it (each log line there
+    is an event in its database), and so does the CLI when stderr is not a terminal.
     """
 
     cases: int | None = None
     seconds: float = 10.0
     max_failures: int = 20
+    quiet_seconds: float = 1.0
 
 
 class ProgressBar(Protocol):
@@ -99,7 +106,7 @@ class RunOptions:
     on_case: Callable[[EvalCase], None] | None = None
     on_result: Callable[[EvalCase, CardResult], None] | None = None
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
-    now_ms: Callable[[], int] = field(default=lambda: time.monotonic_ns() // 1_000_000)
+    now_ms: Callable[[], int] = field(default=lambda: monotonic_ms())
     progress: Callable[[str], None] | None = None
     progress_every: ProgressEvery | None = None
     progress_bar: ProgressBar | None = None
@@ -128,11 +135,19 @@ def generate_options(case: EvalCase, models: Models, timeout_ms: int) -> Generat
     )
 
 
-def progress_line(case_id: str, result: CardResult, *, cached: bool = False) -> str:
-    """Ids and classes only."""
+def progress_line(
+    case_id: str, result: CardResult, *, cached: bool = False, gold: RiskClass | None = None
+) -> str:
+    """Ids and classes only; `under-classified (gold <class>)` when the final class is below gold."""
     line = f"{case_id} floor {result.risk.floor} final {result.risk.final} {result.status}"
     line += f" ({result.failure_reason})" if result.failure_reason else ""
+    if under_classified(result, gold):
+        line += f" under-classified (gold {gold})"
     return line + (" cached" if cached else "")
+
+
+def under_classified(result: CardResult, gold: RiskClass | None) -> bool:
+    return gold is not None and RISK_ORDER[result.risk.final] < RISK_ORDER[gold]
 
 
 def case_filter_for(

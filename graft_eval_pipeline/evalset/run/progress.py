@@ -1,19 +1,20 @@
 """Progress of a run, in one of three views.
 
 - a line per finished case (the default of `RunOptions.progress`);
-- with `ProgressEvery`, a summary every N cases or seconds plus the failed or skipped cases
-  (Dagster, where each line is an event in its database: one per case made a 5,000-case run ten
-  times slower there than on the CLI; and the CLI when stderr is not a terminal);
-- with a `ProgressBar`, a bar with count, rate and ETA (the CLI on a terminal), the failed or
-  skipped cases printed above it.
+- with `ProgressEvery`, a summary every N cases or seconds (none in a run shorter than a second)
+  plus the unavailable, skipped and under-classified cases (Dagster, where each line is an event
+  in its database: one per case made a 5,000-case run ten times slower there than on the CLI;
+  and the CLI when stderr is not a terminal);
+- with a `ProgressBar`, a bar with count, rate and ETA (the CLI on a terminal), the unavailable,
+  skipped and under-classified cases printed above it as they happen.
 
 Lines hold ids, classes, status and failure codes only (E8).
 """
 
 from __future__ import annotations
 
-from graft_eval_pipeline.card import CardResult
-from graft_eval_pipeline.evalset.run.options import ProgressEvery, RunOptions, progress_line
+from graft_eval_pipeline.card import CardResult, RiskClass
+from graft_eval_pipeline.evalset.run.options import ProgressEvery, RunOptions, progress_line, under_classified
 
 SUMMARY_PARTS = 10  # default summary step: a tenth of the run
 
@@ -35,7 +36,8 @@ class CaseProgress:
         self.step = max(1, -(-total // SUMMARY_PARTS))
         if self.every is not None and self.every.cases is not None:
             self.step = max(1, self.every.cases)
-        self.done = self.unavailable = self.skipped = self.cached = self.noted = 0
+        self.done = self.unavailable = self.skipped = self.cached = self.noted = self.under = 0
+        self.quiet_ms = (self.every or ProgressEvery()).quiet_seconds * 1000
         self.started_ms = self.last_ms = self.now_ms()
         if self.bar is not None:
             self.bar.start(total)
@@ -48,14 +50,19 @@ class CaseProgress:
         cached: bool = False,
         floor: str = "",
         skipped: str = "budget",
+        gold: RiskClass | None = None,
     ) -> None:
-        """One finished case: `result` None means it was skipped (its floor class and why given)."""
+        """One finished case.
+
+        `result` None means it was skipped (its floor class and why given); `gold` (the case's
+        gold class, if any) marks an under-classified case as it happens.
+        """
         if self.sink is None and self.bar is None:
             return
         line = (
             f"{case_id} floor {floor} skipped ({skipped})"
             if result is None
-            else progress_line(case_id, result, cached=cached)
+            else progress_line(case_id, result, cached=cached, gold=gold)
         )
         if self.sink is not None and self.every is None and self.bar is None:
             self.sink(line)
@@ -64,18 +71,27 @@ class CaseProgress:
         self.cached += cached
         self.skipped += result is None
         self.unavailable += result is not None and result.status == "unavailable"
-        if (result is None or result.status == "unavailable") and self.noted < self.max_noted:
+        under = result is not None and under_classified(result, gold)
+        self.under += under
+        if (result is None or result.status == "unavailable" or under) and self.noted < self.max_noted:
             self.noted += 1
             more = (
-                " (further failed or skipped cases are only counted)" if self.noted == self.max_noted else ""
+                " (further unavailable, skipped or under-classified cases are only counted)"
+                if self.noted == self.max_noted
+                else ""
             )
             self._note(line + more)
         if self.bar is not None:
             self.bar.advance(self.done, self.counts())
             return
         now = self.now_ms()
-        if self.done < self.total and (
-            self.done % self.step == 0 or now - self.last_ms >= (self.every or ProgressEvery()).seconds * 1000
+        if (
+            self.done < self.total
+            and now - self.started_ms >= self.quiet_ms
+            and (
+                self.done % self.step == 0
+                or now - self.last_ms >= (self.every or ProgressEvery()).seconds * 1000
+            )
         ):
             self.last_ms = now
             self._note(self.summary(now))
@@ -87,14 +103,14 @@ class CaseProgress:
             self.sink(line)
 
     def counts(self) -> str:
-        return f"{self.unavailable} unavailable, {self.skipped} skipped, {self.cached} cached"
+        under = f"{self.under} under-classified, " if self.under else ""
+        return f"{under}{self.unavailable} unavailable, {self.skipped} skipped, {self.cached} cached"
 
     def summary(self, now_ms: int) -> str:
         elapsed_s = max(now_ms - self.started_ms, 1) / 1000
         rate = self.done / elapsed_s
-        left = (
-            f", about {(self.total - self.done) / rate:.0f} s left" if rate and self.done < self.total else ""
-        )
+        seconds_left = (self.total - self.done) / rate if rate and self.done < self.total else 0
+        left = f", about {seconds_left:.0f} s left" if seconds_left >= 1 else ""
         share = 100 * self.done / self.total if self.total else 100
         return (
             f"progress: {self.done} of {self.total} cases ({share:.0f} %), {self.counts()}; "
@@ -106,4 +122,6 @@ class CaseProgress:
         if self.bar is not None:
             self.bar.finish()
         elif self.sink is not None and self.every is not None:
-            self.sink(self.summary(self.now_ms()).replace("progress:", "done:", 1))
+            now = self.now_ms()
+            if now - self.started_ms >= self.quiet_ms:  # a step under a second logs no progress
+                self.sink(self.summary(now).replace("progress:", "done:", 1))

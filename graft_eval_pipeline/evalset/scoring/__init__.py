@@ -3,6 +3,7 @@
 What other stages, `defs/` and `cli/` may use; everything else is internal to the stage.
 """
 
+from graft_eval_pipeline.evalset.scoring.changes import ChangePart, case_field_part, changed_decisions
 from graft_eval_pipeline.evalset.scoring.intervals import (
     error_free_cases_needed,
     lower_bound,
@@ -31,6 +32,7 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     REPORT_RULES_NOT_IN_SCHEMA,
     REPORT_SCHEMA_VERSION,
     RUN_ID_PATTERN,
+    BaselineSummary,
     BatchInfo,
     CaseRow,
     ConcurrencyPoint,
@@ -55,6 +57,7 @@ from graft_eval_pipeline.evalset.scoring.report_schema import (
     ThresholdResult,
     TrialRate,
     TrialsSummary,
+    UsageMove,
 )
 from graft_eval_pipeline.evalset.scoring.rows import (
     HarnessRun,
@@ -71,8 +74,10 @@ __all__ = [
     "REPORT_RULES_NOT_IN_SCHEMA",
     "REPORT_SCHEMA_VERSION",
     "RUN_ID_PATTERN",
+    "BaselineSummary",
     "BatchInfo",
     "CaseRow",
+    "ChangePart",
     "ConcurrencyPoint",
     "ConfirmationTrials",
     "Confusion",
@@ -96,8 +101,11 @@ __all__ = [
     "ThresholdResult",
     "TrialRate",
     "TrialsSummary",
+    "UsageMove",
     "build_row",
     "case_cost",
+    "case_field_part",
+    "changed_decisions",
     "cohen_kappa",
     "compute_metrics",
     "error_free_cases_needed",

@@ -495,6 +495,28 @@ class ConfirmationTrials(CamelModel):
     cost_usd: float | None = Field(description="their cost; null when a call had no price")
 
 
+class UsageMove(CamelModel):
+    """One usage total that moved against the baseline: tokens, calls or cost."""
+
+    name: str
+    baseline: int | float | None
+    current: int | float | None
+
+
+class BaselineSummary(CamelModel):
+    """What the report says about the baseline it was checked against.
+
+    By the one definition of a changed case (scoring/changes.py): decisions, then usage, apart.
+    """
+
+    verdict: str = Field(description="the baseline line of report.md: matches, or what differs by part")
+    comparable: bool
+    changed_cases: list[str] = Field(description="ids of the cases whose decisions changed")
+    usage_moved: bool = Field(description="tokens, calls or cost moved; never a changed case")
+    usage_cases: int = Field(ge=0, description="cases whose usage moved")
+    usage: list[UsageMove] = Field(description="the usage totals that moved, baseline and current")
+
+
 class EvalReport(CamelModel):
     schema_version: Literal[2]
     run_id: Annotated[str, StringConstraints(pattern=RUN_ID_PATTERN)]
@@ -523,6 +545,11 @@ class EvalReport(CamelModel):
         default=None,
         exclude_if=lambda value: value is None,
         description="absent unless a live run re-ran blocker candidates against its baseline",
+    )
+    baseline: BaselineSummary | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="absent when the run was checked against no baseline",
     )
 
 

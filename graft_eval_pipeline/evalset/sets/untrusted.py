@@ -86,9 +86,14 @@ def read_limited(path: Path, where: str, limit: int = MAX_JSON_BYTES) -> bytes:
     OSError is the caller's to name (a missing file means different things to different readers).
     """
     with open(path, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size > limit:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
             raise _too_large(where, limit)
-        data = handle.read(limit + 1)
+        # Its size first: read(limit + 1) alone allocates limit + 1 bytes for every file (a
+        # quarter of a GB) and gives back the rest, which cost more than the read of a 60 kB case.
+        data = handle.read(size + 1)
+        if len(data) > size:  # it grew since: the rest, up to the limit
+            data += handle.read(limit + 1 - len(data))
     check_size(data, where, limit)  # grew while it was read
     return data
 
@@ -117,11 +122,12 @@ def _fast_parse(data: bytes | str, depth_of: Callable[[Any], Any] | None) -> tup
         measured = value if depth_of is None else depth_of(value)
     except Exception:  # orjson.JSONDecodeError; depth_of on a document of another shape
         return False, None
+    if depth_of is not None:  # only that part can nest freely: walk it (a case's script is small)
+        return 1 + json_depth(measured) <= MAX_JSON_DEPTH, value
     raw = data.encode() if isinstance(data, str) else data
     if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:  # no deeper than its brackets: no walk
         return True, value
-    offset = 0 if depth_of is None else 1
-    return offset + json_depth(measured) <= MAX_JSON_DEPTH, value
+    return json_depth(measured) <= MAX_JSON_DEPTH, value
 
 
 def load_json(
