@@ -197,15 +197,18 @@ def first_keyword(data: bytes, pos: int = 0) -> int | None:
     return None if start < 0 else start
 
 
-def gitleaks_spans(data: bytes, add: AddSpan, taken: Callable[[int, int], bool] | None = None) -> None:
+def gitleaks_spans(
+    data: bytes, add: AddSpan, taken: Callable[[int, int], bool] | None = None, first: int = 0
+) -> None:
     """Report, in byte offsets of `data`, the secrets the running gitleaks rules find.
 
     A match for which `taken(start, end)` holds (inside a secret found otherwise) is not looked at.
+    `first`: a byte offset before which no keyword occurs (the search starts there).
     """
     index = _index()
     prefilter, by_head, size = index.prefilter, index.by_head, len(data)
     covered: dict[str, int] = {}  # rule id -> end of the last window it ran over
-    pos = 0
+    pos = first
     while pos < size:
         hit = prefilter(_UNANCHORED, data, pos, size)[0][0]
         if hit < 0:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from graft_eval_pipeline.secrets.catalogue import TOKENS
+from graft_eval_pipeline.secrets.entropy import KIND as HIGH_ENTROPY
 from graft_eval_pipeline.secrets.gitleaks import first_keyword, gitleaks_spans, kind_of, rule_ids
 from graft_eval_pipeline.secrets.scan import AddSpan, first_anchor, key_blocks, scan
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
@@ -27,6 +28,7 @@ SECRET_KINDS: tuple[str, ...] = tuple(
             *(kind_of(rule_id) for rule_id in rule_ids()),
             *STRUCTURED_KINDS,
             "assignment",
+            HIGH_ENTROPY,
         )
     )
 )
@@ -45,23 +47,36 @@ def secret_spans(
     add: AddSpan,
     add_block_line: AddSpan,
     data: bytes | None = None,
-    first: int = 0,
+    first: int | None = 0,
+    first_theirs: int | None = 0,
 ) -> int:
     """Report every secret span of `text` through `add` (key-block lines through `add_block_line`).
 
-    Returns the number of private-key blocks found. `data` (the text's UTF-8 bytes) and `first` (a
-    byte offset before which no anchor occurs) come from a caller that has already searched.
+    Returns the number of private-key blocks found. `data` (the text's UTF-8 bytes), `first` and
+    `first_theirs` (byte offsets before which no anchor of ours, or no gitleaks keyword, occurs;
+    None: none occurs at all, so that pass is skipped) come from a caller that has already searched.
     """
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     ours: list[tuple[int, int]] = []  # our token and structured spans: where we have the format
+    named: list[tuple[int, int]] = []  # every span but the high-entropy rule's
+    generic: list[tuple[int, int]] = []  # the high-entropy rule's: kept where no other rule found one
 
     def add_ours(start: int, end: int, kind: str) -> None:
+        if kind == HIGH_ENTROPY:
+            generic.append((start, end))
+            return
         if kind != "assignment":
             ours.append((start, end))
+        named.append((start, end))
         add(start, end, kind)
 
-    blocks = key_blocks(text, is_patch, add_block_line) if scan(text, is_patch, add_ours, data, first) else 0
+    def add_block(start: int, end: int, kind: str) -> None:
+        named.append((start, end))
+        add_block_line(start, end, kind)
+
+    found_key = first is not None and scan(text, is_patch, add_ours, data, first)
+    blocks = key_blocks(text, is_patch, add_block) if found_key else 0
     ours.sort()
     offsets: Utf8Offsets | None = None
 
@@ -75,6 +90,7 @@ def secret_spans(
             offsets = offsets or Utf8Offsets(text, data)
             start, end = offsets.char_of(start), offsets.char_of(end)
         if not overlaps(start, end):  # one that overlaps ours is left to ours (our kind and span)
+            named.append((start, end))
             add(start, end, kind)
 
     def inside_ours(start: int, end: int) -> bool:
@@ -83,7 +99,17 @@ def secret_spans(
 
     # A match wholly inside one of our spans is skipped before its capture groups are matched
     # (byte offsets are character offsets only in an ASCII text).
-    gitleaks_spans(data, add_theirs, inside_ours if len(data) == len(text) and ours else None)
+    if first_theirs is not None:
+        gitleaks_spans(
+            data, add_theirs, inside_ours if len(data) == len(text) and ours else None, first_theirs
+        )
+    if generic:
+        named.sort()
+        reach = list(accumulate((e for _, e in named), max))  # the furthest end up to each span
+        for start, end in generic:  # a rule that names the format (or the assignment) wins
+            at = bisect_right(named, (start, end))
+            if not ((at and reach[at - 1] > start) or (at < len(named) and named[at][0] < end)):
+                add(start, end, HIGH_ENTROPY)
     return blocks
 
 
@@ -101,12 +127,17 @@ def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:
 
 
 def secret_kinds(
-    text: str, *, is_patch: bool = False, data: bytes | None = None, first: int = 0
+    text: str,
+    *,
+    is_patch: bool = False,
+    data: bytes | None = None,
+    first: int | None = 0,
+    first_theirs: int | None = 0,
 ) -> Counter[str]:
     """Kind -> count of the secrets in `text`, counted as a redaction would, without rewriting anything.
 
-    For a rescan report or the last look at a prompt before it is sent. `data` and `first` as for
-    `secret_spans`.
+    For a rescan report or the last look at a prompt before it is sent. `data`, `first` and
+    `first_theirs` as for `secret_spans`.
     """
     spans: list[Span] = []
 
@@ -119,7 +150,7 @@ def secret_kinds(
             spans.append((start, SECRET_PRIORITY[kind], end, kind, False))
 
     counts: Counter[str] = Counter()
-    blocks = secret_spans(text, is_patch, add, add_block_line, data, first)
+    blocks = secret_spans(text, is_patch, add, add_block_line, data, first, first_theirs)
     if blocks:
         counts["private_key"] += blocks
     if spans:
@@ -136,8 +167,9 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
 
     Why one prefilter pass: a prompt is many short fields (title, paths, cut patches), and RE2's
     fixed price per call costs more than their length. The texts are joined by newlines and the
-    prefilter runs once over the whole; only a text in which an anchor starts is scanned on its
-    own (from that anchor on), and the search resumes at the next text. Exact: an anchor that
+    two prefilters (ours, gitleaks' keywords) run once over the whole; only a text in which a hit
+    starts is scanned on its own, by the pass that hit (from its first hit on), and the search
+    resumes at the next text. Exact: an anchor that
     matches in a text alone matches at the same place in the join (a newline is no word
     character and no token's), and RE2 reports the leftmost match, so no text with an anchor is
     passed over.
@@ -159,8 +191,13 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
         index = bisect_right(starts, hit) - 1
         text, is_patch = texts[index]
         begin, pos = starts[index], starts[index + 1]
-        # The text's bytes are a slice of the join, and our scan starts at the first hit.
-        if kinds := secret_kinds(text, is_patch=is_patch, data=data[begin : pos - 1], first=hit - begin):
+        # The text's bytes are a slice of the join; each pass starts at its first hit in the
+        # text, and a pass with no hit there is skipped.
+        mine = ours - begin if ours is not None and ours < pos else None
+        their = theirs - begin if theirs is not None and theirs < pos else None
+        if kinds := secret_kinds(
+            text, is_patch=is_patch, data=data[begin : pos - 1], first=mine, first_theirs=their
+        ):
             found.update(kinds)
         if pos >= len(data):
             break

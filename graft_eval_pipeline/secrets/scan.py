@@ -31,6 +31,7 @@ from functools import cache
 import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.secrets.catalogue import BASIC_AUTH_OK, TOKENS, Token
+from graft_eval_pipeline.secrets.entropy import tokens_near_keyword
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 from graft_eval_pipeline.secrets.values import (
     MIN_PASSWORD_LENGTH,
@@ -47,6 +48,7 @@ _A = re.ASCII
 AddSpan = Callable[[int, int, str], None]
 _Match = Callable[[object, bytes, int, int], list[tuple[int, int]]]
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+_ANCHOR_START = re2._re2.RE2.Anchor.ANCHOR_START
 _DIFF_PREFIXES = frozenset("+- ")
 
 WINDOW_BEFORE = 256
@@ -84,7 +86,7 @@ _KEY_QUALIFIERS = (
     "api|access|secret|private|priv|client|auth|account|service|signing|sign|encryption|encrypt|master|"
     "app|application|consumer|license|licence|subscription|admin|session|shared|sharedaccess|storage|hmac|"
     "webhook|db|database|crypto|cipher|aes|jwt|sas|ingest|deploy|runner|registration|integration|"
-    "server|pass|rest|management|primary[_.\\- ]?access|secondary[_.\\- ]?access"
+    "server|pass|rest|management|unseal|tls|stream|primary[_.\\- ]?access|secondary[_.\\- ]?access"
 )
 _STRONG = (
     r"passw(?:or)?d|passwort|passphrase|kennwort|contrase(?:n|\xf1)a|senha|pwd|secret|token|sharedaccesssignature|"
@@ -124,7 +126,8 @@ _PASS_WORDS = re.compile(
     _A | re.IGNORECASE,
 )
 _BLOCK_SCALAR = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-$@")
+_NAME_CHAR_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-$@"
+_NAME_CHARS = frozenset(_NAME_CHAR_STR)
 # Names that end like a secret but hold something else.
 _NOT_SECRET_NAMES = re.compile(
     r"(?:page|next|prev|previous|cancel|cancellation|continuation|csrf|xsrf|sync|resume|pagination|"
@@ -132,6 +135,47 @@ _NOT_SECRET_NAMES = re.compile(
     r"num|input|output|total|id|public|pub)[_.\-]?(?:token|key)$",
     _A | re.IGNORECASE,
 )
+
+# A secret-ish name, ending where the name ends (`accessToken)`, `# API token:`): the region of
+# the high-entropy rule (`entropy.py`). RE2 has no look-ahead: its anchor takes the next character.
+# Its keywords are the assignment rule's; a bare `key` is not one (two thirds of the names that
+# end in a keyword in real diffs end in `key`: `cache_key`, `sort_key`, `key2`, …).
+_NEAR_KW = rf"(?i:(?:{_STRONG}|{_WEAK}){_DECOR})"
+_NAME_END = re.compile(rf"{_NEAR_KW}(?![A-Za-z0-9_])", _A)
+_NAME_END_RE2 = rf"{_NEAR_KW}(?:[^A-Za-z0-9_]|$)"
+_NAME_TAIL = 48
+
+
+def _secret_name_at(text: str, start: int, lo: int) -> bool:
+    """Does a secret-ish name end at the keyword at `start` (not `bypass`, `next_token`, `oauth`)?
+
+    Only the name's last `_NAME_TAIL` characters are looked at (a minified chain of names is long).
+    """
+    match = _NAME_END.match(text, start)
+    if match is None:
+        return False
+    before = text[max(lo, start - _NAME_TAIL) : start]
+    name = before[len(before.rstrip(_NAME_CHAR_STR)) :] + text[start : match.end()]
+    if name == "pass":
+        return False  # Python's statement
+    tail = name[-24:]  # enough for the two patterns below, which match at the name's end
+    return not (_PASS_WORDS.search(tail) or tail.lower().endswith("oauth") or _NOT_SECRET_NAMES.search(tail))
+
+
+def _near_keyword(
+    text: str, lo: int, hi: int, done: int, is_patch: bool, add: AddSpan, data: bytes | None
+) -> int:
+    """Run the high-entropy rule over the keyword's region less what was examined before `done`.
+
+    The region is the keyword's line and the next, each within its window. Returns its end.
+    """
+    end = hi
+    if not _cut(text, hi) and hi < len(text):
+        end = _window(text, hi + 1, before=0)[1]
+    if end > max(lo, done):
+        tokens_near_keyword(text, max(lo, done), end, is_patch, add, data)
+    return max(end, done)
+
 
 # Dockerfile `ENV NAME value`, shell `--token value`, k8s/XML `name: X_TOKEN` + `value: …`, SQL.
 _ENV_RX = re.compile(
@@ -610,6 +654,9 @@ class _Scanner:
     by_head_ci: dict[str, tuple[Handler, ...]]  # lower-cased: structured keyword anchors
     fallback: tuple[Handler, ...]
     resume_inside: Handler
+    rule_at: _Match
+    """The alternation without the high-entropy rule's keywords, anchored at a hit: does any other
+    rule's anchor start there? (If not, a keyword hit goes to that rule alone.)"""
     """The handler whose anchor runs into what it accepts (the assignment rule: operator plus the
     value's first characters): after it the scan resumes where it says, not after the anchor."""
     dispatch: dict[str, tuple[Handler, ...]] = field(default_factory=dict)
@@ -713,10 +760,14 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         if not heads and not heads_ci:
             fallback.insert(0, handler)
     fallback.append(_gated(inside))
-    anchors.append("|".join(re.escape(h) for h in KEY_HINTS))  # last: any other anchor there wins
+    key_hints = "|".join(re.escape(h) for h in KEY_HINTS)
     options = re2.Options()
     options.max_mem = 64 << 20
     options.log_errors = False
+    rules = re2.compile("|".join(f"(?:{a})" for a in (*anchors, key_hints)), options)
+    # The high-entropy rule's keywords after every rule's own anchor; key hints last: any other
+    # anchor there wins.
+    anchors += [_NAME_END_RE2, key_hints]
     prefilter = re2.compile("|".join(f"(?:{a})" for a in anchors), options)
     return _Scanner(
         prefilter._regexp.Match,
@@ -724,6 +775,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         {k: tuple(v) for k, v in by_head_ci.items()},
         tuple(fallback),
         _assignment,
+        rules._regexp.Match,
     )
 
 
@@ -741,8 +793,10 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
-    match, handlers, size = scanner.match, scanner.handlers, len(data)
+    ascii_data = data if offsets is None else None  # byte offsets are character offsets
+    match, handlers, rule_at, size = scanner.match, scanner.handlers, scanner.rule_at, len(data)
     key_hint = False
+    near_done = 0  # the high-entropy rule has examined the text up to here
     pos = first
     while True:
         byte_start, byte_end = match(_UNANCHORED, data, pos, size)[0]
@@ -754,7 +808,12 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
             key_hint = True
         lo, hi = _window(text, start)
         resume = None
-        for handler in handlers(head):
+        if _secret_name_at(text, start, lo):
+            near_done = _near_keyword(text, lo, hi, near_done, is_patch, add, ascii_data)
+            candidates = handlers(head) if rule_at(_ANCHOR_START, data, byte_start, size)[0][0] >= 0 else ()
+        else:
+            candidates = handlers(head)
+        for handler in candidates:
             resume = handler(text, start, lo, hi, is_patch, add)
             if resume is not None:
                 break

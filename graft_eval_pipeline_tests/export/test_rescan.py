@@ -277,3 +277,39 @@ def test_rescanned_cases_asset_refuses_the_synthetic_partition(tmp_path: Path) -
     failure = next(e for e in result.all_events if e.is_step_failure)
     error = failure.step_failure_data.error
     assert error is not None and "not a pilot set" in error.to_string()
+
+
+# --- what the newer rules find: a gitleaks-only kind and a token next to a keyword ----------------
+SONAR = "squ_" + "4aae13c154b919634099d1a99bb916a5d9a5668f"  # made up; gitleaks' sonar-api-token
+NEAR = "Qm9vdF4xZk3pL8sT2vW7yB5nR0cX"  # made up: a token of no known format
+
+
+def test_rescan_reports_a_gitleaks_only_kind_and_a_high_entropy_token_by_kind_and_apply_rewrites_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = generate_key()
+    monkeypatch.setenv("GRAFT_EVAL_KEY", key)
+    cs = make_pilot_set(tmp_path / SET_ID, key=parse_key(key))
+    added = [f"sonar.token={SONAR}", "# staging API token (rotate monthly)", NEAR]
+    patch = "@@ -1,1 +1,4 @@\n import os\n" + "\n".join("+" + line for line in added)
+    leaky = make_inputs([make_file("ci/sonar.properties", patch=patch, additions=3)], pr={"number": 101})
+    write_case(cs, make_pilot_case(SET_ID, 101, inputs=leaky))
+
+    result = rescan_set(cs)
+    assert result.found_by_kind == {"gl_sonar_api_token": 1, "high_entropy": 1}
+    assert main(["rescan", "--set", str(cs.dir)]) == 1
+    out = capsys.readouterr().out
+    assert f"  gl_sonar_api_token: 1 in 1 case(s): {OLD}" in out
+    assert f"  high_entropy: 1 in 1 case(s): {OLD}" in out
+    assert SONAR not in out and NEAR not in out
+
+    assert main(["rescan", "--set", str(cs.dir), "--apply"]) == 0
+    rewritten = read_case(cs, OLD).inputs.files[0].patch or ""
+    assert SONAR not in rewritten and NEAR not in rewritten
+    assert rewritten.split("\n")[2:] == [
+        "+sonar.token=[REDACTED:gl_sonar_api_token]",
+        "+# staging API token (rotate monthly)",
+        "+[REDACTED:high_entropy]",
+    ]
+    capsys.readouterr()
+    assert main(["rescan", "--set", str(cs.dir)]) == 0  # nothing left to find

@@ -16,6 +16,7 @@ import pytest
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
 from graft_eval_pipeline.secrets import scan as secret_scan
+from graft_eval_pipeline.secrets.entropy import tokens_near_keyword
 from graft_eval_pipeline.secrets.rules import secret_kinds, secret_kinds_in
 
 # One segment of "minified JavaScript" in which several rules' anchors match and are rejected:
@@ -74,7 +75,7 @@ def test_a_secret_in_the_middle_of_a_long_minified_non_ascii_line_is_redacted() 
 
 
 def test_a_token_longer_than_the_window_is_redacted_to_its_end() -> None:
-    jwt = "eyJ" + "h" * 12 + ".eyJ" + "p" * 12 + "." + "s1" * (secret_scan.WINDOW_AFTER * 2)
+    jwt = "eyJ" + "hA1" * 4 + ".eyJ" + "pQ2" * 4 + "." + "s1" * (secret_scan.WINDOW_AFTER * 2)
     counts: Counter[str] = Counter()
     out = redact_text("x = f(" + jwt + ") + g", RedactOptions(), counts)
     assert out == "x = f([REDACTED:jwt]) + g" and counts == Counter({"jwt": 1})
@@ -166,3 +167,71 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
 )
 def test_their_look_alikes_are_kept(line: str) -> None:
     assert secret_kinds(line) == Counter()
+
+
+# --- the high-entropy rule (tokens of no known format next to a secret-ish word) ---------------
+_RANDOM = "Qm9vdF4xZk3pL8sT2vW7yB5nR0cX"  # made up: mixed case and digits, 28 characters
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Unseal Key 1: {_RANDOM}",
+        f"# Größe des API token (non-ASCII: the rule's `re` path)\n{_RANDOM}",
+        f"# staging API token (rotate monthly)\n{_RANDOM}",
+        f'client.connect(host, 443, "{_RANDOM}")  # the token',
+        f"curl -X POST https://hooks.example.test/services/{_RANDOM}xYz9 # webhook token",
+        "totp secret for the bot: JRLM52B7TVY6GHDNOAFPGZ3JYZIIFXYK",
+    ],
+)
+def test_a_high_entropy_token_on_a_keywords_line_or_the_next_is_redacted(text: str) -> None:
+    assert secret_kinds(text) == Counter({"high_entropy": 1})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"# staging API token (rotate monthly)\n\n{_RANDOM}",  # two lines below: too far
+        f"config = load()\n{_RANDOM}",  # no secret-ish word
+        "token rotation landed in commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+        'api_key_id = "3f2b8c1e-9d4a-4e7b-8a6f-1c2d3e4f5a6b"',
+        '"integrity": "sha512-Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznBq4bI5sKqzLq0iWq0hGk1xYv3Pz8u9T1cZ2wDnA==",',
+        "golang.org/x/oauth2 v0.21.0 h1:tsimM75w1tF/uws5rbeHzIWxEqElMehnc+iW793zsZs=",
+        'src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42" alt="auth"',
+        "secret = workInProgress2.memoizedState || fallbackState2",
+        'token_path = "src/auth/providers/oauth2_token_store_v2.py"',
+        'url = "https://files.example.test/94/a5/38c21d0e731bb716cffcf987bd9a3555cb95877ab4b6/google_auth.tgz"',
+    ],
+)
+def test_look_alikes_next_to_a_keyword_are_kept(text: str) -> None:
+    assert secret_kinds(text) == Counter()
+
+
+def test_a_rule_that_names_the_format_wins_over_the_high_entropy_rule() -> None:
+    token = "ghp_" + "a1B2" * 9
+    assert secret_kinds(f"# the CI token\n{token}") == Counter({"github_token": 1})
+
+
+def test_the_high_entropy_rule_examines_each_character_once_however_many_keywords(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Keywords every few characters on one long line: the rule's regions stay within the line.
+
+    Summed, they are at most the line's length (each region starts where the last one ended).
+    """
+    examined: list[int] = []
+    real = tokens_near_keyword
+
+    def counting(
+        text: str, lo: int, hi: int, is_patch: bool, add: secret_scan.AddSpan, data: bytes | None = None
+    ) -> None:
+        examined.append(hi - lo)
+        real(text, lo, hi, is_patch, add, data)
+
+    monkeypatch.setattr(secret_scan, "tokens_near_keyword", counting)
+    for length in (50_000, 100_000):
+        examined.clear()
+        line = "n.token=f(a);o.secret=g(b);p.auth=h(c);" * (length // 39)
+        assert secret_kinds(line) == Counter()
+        assert len(examined) >= length // 39  # a region at (nearly) every keyword
+        assert sum(examined) <= len(line) + secret_scan.WINDOW_AFTER

@@ -1646,10 +1646,188 @@ def lookalikes() -> list[dict[str, str]]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Kinds issue 25 lists that the entries above lack (formats neither our catalogue nor, for most,
+# gitleaks names), and a token of no known format next to a secret-ish word on the same line or
+# the one before (the high-entropy rule). Shapes from the providers' documentation or gitleaks'
+# rules; every value drawn here at random (generated after the look-alikes, so the entries above
+# keep their values).
+_MS = "https://learn.microsoft.com/en-us/azure/devops/organizations/accounts/use-personal-access-tokens-to-authenticate"
+_VAULT = "https://developer.hashicorp.com/vault/docs/concepts/seal"
+_NR = "https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/"
+_SF = "https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_flows.htm"
+_TWITCH = "https://help.twitch.tv/s/article/twitch-stream-key-faq"
+_DT = "https://docs.dependencytrack.org/integrations/rest-api/"
+_JINA = "https://jina.ai/api-dashboard/"
+_DD = "https://docs.datadoghq.com/account_management/api-app-keys/"
+_TWILIO = "https://www.twilio.com/docs/iam/credentials/api"
+ISSUE25_FORMATS: list[tuple[str, str, str, str, str]] = [
+    # (type, expected kind, line template with {v}, value spec, source)
+    ("azure_devops_pat", "assignment", 'azure_devops_token: "{v}"', "[a-z2-7]{52}", _MS),
+    (
+        "azure_devops_pat",
+        "url_password",
+        "git remote add ado https://ci:{v}@dev.azure.com/acme/app/_git/app",
+        "[a-z2-7]{52}",
+        _MS,
+    ),
+    ("vault_unseal_key", "high_entropy", "Unseal Key 1: {v}", "[A-Za-z0-9+/]{43}=", _VAULT),
+    (
+        "vault_unseal_key",
+        "high_entropy",
+        "# vault operator unseal (key 2 of 5)\n{v}",
+        "[A-Za-z0-9+/]{43}=",
+        _VAULT,
+    ),
+    ("newrelic_query_key", "high_entropy", "newrelic.query_key: NRIQ-{v}", "[A-Za-z0-9_-]{32}", _NR),
+    (
+        "newrelic_query_key",
+        "gl_curl_auth_header",
+        "curl -H 'X-Query-Key: NRIQ-{v}' https://insights-api.example.test",
+        "[A-Za-z0-9_-]{32}",
+        _NR,
+    ),
+    (
+        "salesforce_access_token",
+        "assignment",
+        "SF_ACCESS_TOKEN={v}",
+        "00D[A-Za-z0-9]{12}![A-Za-z0-9._]{96}",
+        _SF,
+    ),
+    (
+        "salesforce_access_token",
+        "auth_header",
+        "Authorization: Bearer {v}",
+        "00D[A-Za-z0-9]{12}![A-Za-z0-9._]{96}",
+        _SF,
+    ),
+    ("sonarqube_user_token", "gl_sonar_api_token", "sonar.token={v}", "squ_[a-f0-9]{40}", GL + "sonar.go"),
+    (
+        "sonarqube_project_token",
+        "gl_sonar_api_token",
+        'SONAR_TOKEN: "{v}"',
+        "sqp_[a-f0-9]{40}",
+        GL + "sonar.go",
+    ),
+    ("twitch_stream_key", "assignment", 'stream_key = "{v}"', "live_[0-9]{9}_[A-Za-z0-9]{30}", _TWITCH),
+    ("twitch_stream_key", "assignment", "obs --stream-key {v}", "live_[0-9]{9}_[A-Za-z0-9]{30}", _TWITCH),
+    (
+        "adafruit_io_key",
+        "gl_adafruit_api_key",
+        'ADAFRUIT_IO_KEY = "{v}"',
+        "aio_[A-Za-z0-9]{28}",
+        GL + "adafruit.go",
+    ),
+    ("dependency_track_key", "assignment", "DT_API_KEY={v}", "odt_[A-Za-z0-9]{32}", _DT),
+    (
+        "dependency_track_key",
+        "gl_curl_auth_header",
+        "curl -H 'X-Api-Key: {v}' https://dtrack.example.test/api/v1/project",
+        "odt_[A-Za-z0-9]{32}",
+        _DT,
+    ),
+    ("jina_api_key", "assignment", 'JINA_API_KEY="{v}"', "jina_[a-f0-9]{32}[A-Za-z0-9_-]{28}", _JINA),
+    (
+        "jina_api_key",
+        "auth_header",
+        "-H 'Authorization: Bearer {v}'",
+        "jina_[a-f0-9]{32}[A-Za-z0-9_-]{28}",
+        _JINA,
+    ),
+    ("datadog_app_key", "assignment", "DD_APP_KEY={v}", "[a-f0-9]{38}[0-9][a-f]", _DD),
+    ("datadog_app_key", "assignment", 'datadog:\n  application_key: "{v}"', "[a-f0-9]{38}[0-9][a-f]", _DD),
+    ("twilio_auth_token", "assignment", "TWILIO_AUTH_TOKEN={v}", "[a-f0-9]{30}[0-9][a-f]", _TWILIO),
+    # A token of no known format next to a secret-ish word: same line, or the line before.
+    (
+        "near_keyword_call",
+        "assignment",
+        "    api.setCredentials(`{v}`)",
+        "[A-Za-z0-9]{40}",
+        GL + "generic.go",
+    ),
+    (
+        "near_keyword_header",
+        "gl_curl_auth_header",
+        "curl -H 'X-Auth-Token: {v}' https://api.example.test",
+        "[A-Za-z0-9_-]{36}",
+        GL + "generic.go",
+    ),
+    (
+        "near_keyword_comment_above",
+        "high_entropy",
+        "# staging API token (rotate monthly)\n{v}",
+        "[A-Za-z0-9]{32}",
+        GL + "generic.go",
+    ),
+    (
+        "near_keyword_comment_above",
+        "high_entropy",
+        '// service credentials, see vault\nconst c = ["{v}"];',
+        "[A-Za-z0-9+/]{40}",
+        GL + "generic.go",
+    ),
+    ("near_keyword_hex", "assignment", 'client.auth("{v}", region)', "[a-f0-9]{48}", GL + "generic.go"),
+    (
+        "near_keyword_base32",
+        "high_entropy",
+        "totp secret for the bot: {v}",
+        "[A-Z2-7]{32}",
+        GL + "generic.go",
+    ),
+    (
+        "near_keyword_after",
+        "high_entropy",
+        'client.connect(host, 443, "{v}")  # the token',
+        "[A-Za-z0-9_]{40}",
+        GL + "generic.go",
+    ),
+    (
+        "near_keyword_webhook_path",
+        "high_entropy",
+        "curl -X POST https://hooks.example.test/services/{v} # webhook token",
+        "[A-Za-z0-9]{44}",
+        GL + "generic.go",
+    ),
+]
+
+ISSUE25_LOOKALIKES = [
+    # Long runs next to a secret-ish word that are no secret: digests, ids, payloads, names, paths.
+    "token rotation landed in commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+    'api_key_id = "3f2b8c1e-9d4a-4e7b-8a6f-1c2d3e4f5a6b"',
+    '"integrity": "sha512-Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznBq4bI5sKqzLq0iWq0hGk1xYv3Pz8u9T1cZ2wDnA==",',
+    "golang.org/x/oauth2 v0.21.0 h1:tsimM75w1tF/uws5rbeHzIWxEqElMehnc+iW793zsZs=",
+    '<img alt="auth" src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==">',
+    "secret = workInProgress2.memoizedState || fallbackState2",
+    'token_path = "src/auth/providers/oauth2_token_store_v2.py"',
+    "    const credentials = getCredentialsFromEnvironmentV2(config);",
+    "# see https://docs.example.test/en/authentication/creating-a-personal-access-token-v2",
+    'key: "user:42:profile:settings:notifications:email"',
+    "password reset links now expire after 24 hours (was 48)",
+    "sha256 of the token file: 8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92",
+]
+
+
+def issue25_entries() -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for type_, kind, template, spec, source in ISSUE25_FORMATS:
+        value = gen(spec)
+        while not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+            value = gen(spec)
+        out.append(_tp(template.replace("{v}", value), value, type_, kind, source))
+    return out
+
+
+def issue25_lookalikes() -> list[dict[str, str]]:
+    source = "issue 25 (look-alikes next to a secret-ish word: digests, ids, image data, names, paths)"
+    return [{"line": line, "type": "near_keyword_lookalike", "source": source} for line in ISSUE25_LOOKALIKES]
+
+
 def main() -> None:
     tps = token_entries() + structured_entries() + assignment_entries()
     tps += gitleaks_syntax_entries() + detect_secrets_keyword_entries()
     looks = lookalikes()
+    tps += issue25_entries()
+    looks += issue25_lookalikes()
     (HERE / "true_positives.jsonl").write_text("".join(json.dumps(e) + "\n" for e in tps))
     (HERE / "lookalikes.jsonl").write_text("".join(json.dumps(e) + "\n" for e in looks))
     types = {e["type"] for e in tps}

@@ -1,0 +1,170 @@
+"""High-entropy tokens next to a secret-ish keyword: a secret whose format no rule names.
+
+Why: the catalogue and gitleaks' rules find the formats they know, and the assignment rule finds
+a value assigned to a secret-named name; a token of an unknown format passed in some other way
+(`api.setCredentials(`…`)`, a comment `# auth token:` above it, a header `X-Auth: …`) is found
+by neither. A long run of base64, hex or base32 characters is rare next to such a word, unless
+it is one of the known look-alikes (a git SHA, a UUID, an integrity hash, image data, a path or
+an identifier), which `is_high_entropy_token` excludes.
+
+How it stays linear: the scan (`scan.py`) hands this rule the region of a keyword hit (the
+keyword's line and the next one, each cut to a bounded window) and the offset up to which an
+earlier keyword's region was already examined; only the rest is searched, so every character
+is examined at most once by this rule, however many keywords a line holds.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+
+import re2  # type: ignore[import-untyped]
+
+from graft_eval_pipeline.secrets.values import entropy, is_placeholder
+
+_A = re.ASCII
+KIND = "high_entropy"
+MIN_LENGTH = 20
+"""The shortest run considered: below it, a random-looking run is as often an identifier."""
+MIN_HEX_LENGTH = 32
+"""The shortest run of hex digits (a 128-bit key); a 40- or 64-digit one is taken for a git or
+SHA-256 digest, the commonest hex in code."""
+_DIGEST_LENGTHS = frozenset((40, 64))
+MIN_SWITCH_RATE = 0.3
+"""Changes of character class (lower, upper, digit, other) per character: random base64 has
+about 0.6, hex 0.47; words, `ALL_CAPS` and `snake_case` names far less."""
+MIN_BASE32_SWITCH_RATE = 0.15
+"""The same for a run of one case of base32 (letters and the digits 2-7 only, about 0.3 when
+random), where an identifier would hold an underscore."""
+ENTROPY_SHARE = 0.8
+"""The least Shannon entropy of a run, as a share of the most its length and alphabet allow:
+random runs sit at 0.85-0.95 of it, repeated or patterned ones below."""
+
+# A run starts only where the previous character is none of its own (so a short run is not tried
+# again from each of its characters: linear).
+_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-.])[A-Za-z0-9+/_\-.]{20,}={0,2}", _A)
+_SEGMENT = re.compile(r"(?<![A-Za-z0-9+_\-.])[A-Za-z0-9+_\-.]{20,}={0,2}", _A)  # a URL's path segment
+# The same runs found by RE2's DFA over an ASCII text's bytes (the common case: many times faster
+# than `re`); RE2's leftmost match of a run of 20 or more starts at the run's first character.
+_RUN_BYTES = re2.compile(rb"[A-Za-z0-9+/_\-.]{20,}={0,2}")._regexp.Match
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+_DIGIT = re.compile(r"[0-9]", _A)
+_LETTER = re.compile(r"[A-Za-z]", _A)
+_CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]+", _A)
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+", _A)
+_BASE32 = re.compile(r"[A-Z2-7]+=*|[a-z2-7]+=*", _A)
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", _A)
+# A word, or words run together in camel case (`hasOwnProperty`, `RawURLEncoding`).
+_WORD = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]{2,})+", _A)
+_SEPARATORS = re.compile(r"[_\-./]", _A)
+# What stands before a digest, a base64 payload or a hash that is no secret.
+_LOOKALIKE_BEFORE = re.compile(
+    r"(?:sha1|sha224|sha256|sha384|sha512|md5|h1|blake2b|blake3|git|commit|rev|revision|digest|"
+    r"checksum|hash|integrity|nonce|base64|sri|etag|id|uuid|guid|data:[\w/+.\-]+;base64)"
+    r"[\"']?[ \t]*[:=,@#]?[ \t]*[\"']?$",
+    _A | re.IGNORECASE,
+)
+_INTEGRITY = re.compile(r"(?:sha1|sha256|sha384|sha512|md5)-", _A | re.IGNORECASE)
+
+AddSpan = Callable[[int, int, str], None]
+
+
+def switch_rate(value: str) -> float:
+    """Changes of character class (lower, upper, digit, other) between neighbours, per character."""
+    if len(value) < 2:
+        return 0.0
+    return (len(_CLASS_RUNS.findall(value)) - 1) / (len(value) - 1)
+
+
+def _alphabet(value: str) -> int:
+    if _HEX.fullmatch(value):
+        return 16
+    if _BASE32.fullmatch(value):
+        return 32
+    return 64
+
+
+def _name_like(value: str) -> bool:
+    """Words joined by separators: words make up at least half of its characters.
+
+    `test_user_2_permissions_view`, `com.example.AuthProvider`, `src/auth/token_store.py`.
+    """
+    parts = [p for p in _SEPARATORS.split(value) if p]
+    words = sum(len(p) for p in parts if len(p) > 1 and _WORD.fullmatch(p.rstrip("0123456789")))
+    return 2 * words >= len(value)
+
+
+def lookalike_context(value: str, before: str) -> bool:
+    """A digest, an id or a payload by what precedes it, or a UUID.
+
+    What precedes it: `sha256:`, `h1:`, `commit `, `integrity sha512-`, `data:image/png;base64,`.
+    """
+    return bool(_LOOKALIKE_BEFORE.search(before) or _INTEGRITY.match(value) or _UUID.search(value))
+
+
+def is_high_entropy_token(value: str) -> bool:
+    """Is `value` (a run of base64/hex/base32 characters) random enough to be a secret?
+
+    And no digest, identifier, path or placeholder.
+    """
+    if len(value) < MIN_LENGTH or _DIGIT.search(value) is None or _LETTER.search(value) is None:
+        return False
+    alphabet = _alphabet(value)
+    if alphabet == 16 and (len(value) < MIN_HEX_LENGTH or len(value) in _DIGEST_LENGTHS):
+        return False
+    if alphabet == 32 and len(value) < MIN_HEX_LENGTH:
+        return False
+    least = MIN_BASE32_SWITCH_RATE if alphabet == 32 else MIN_SWITCH_RATE
+    if switch_rate(value) < least or _name_like(value) or is_placeholder(value):
+        return False
+    most = min(math.log2(alphabet), math.log2(len(value)))
+    return entropy(value) >= ENTROPY_SHARE * most
+
+
+def _runs(text: str, data: bytes | None, lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each run in `text[lo:hi]`; `data` is the text's bytes when it is ASCII."""
+    if data is None:
+        for match in _RUN.finditer(text, lo, hi):
+            yield match.span()
+        return
+    pos = lo
+    while pos < hi:
+        start, end = _RUN_BYTES(_UNANCHORED, data, pos, hi)[0]
+        if start < 0:
+            return
+        yield start, end
+        pos = end
+
+
+def tokens_near_keyword(
+    text: str, lo: int, hi: int, is_patch: bool, add: AddSpan, data: bytes | None = None
+) -> None:
+    """Report every high-entropy run of `text[lo:hi]` as a `high_entropy` span.
+
+    `text[lo:hi]` is a keyword's region, less what an earlier region covered; `data` is the
+    text's UTF-8 bytes when they are as many as its characters (ASCII). A run cut by the
+    region's edge is judged on the part inside: a region is bounded, so the scan stays linear.
+    """
+    for start, end in _runs(text, data, lo, hi):
+        if is_patch and (start == 0 or text[start - 1] == "\n"):
+            start += 1  # the diff prefix (`+`, `-`) is no part of a run
+        while start < end and text[start] in ".=":
+            start += 1
+        while end > start and text[end - 1] == ".":
+            end -= 1
+        value = text[start:end]
+        url = value.startswith("//") and text[start - 1 : start] == ":"
+        if not url and not is_high_entropy_token(value):
+            continue  # most runs: cheap checks first, the context only for a candidate
+        line_start = text.rfind("\n", max(0, start - 64), start) + 1 or max(0, start - 64)
+        if lookalike_context(value, text[line_start:start]):
+            continue
+        if url:
+            # A URL: its path segments one by one (a token in a webhook's path), not hex (a
+            # content hash in a download URL).
+            for part in _SEGMENT.finditer(text, start, end):
+                if not _HEX.fullmatch(part.group()) and is_high_entropy_token(part.group()):
+                    add(part.start(), part.end(), KIND)
+        else:
+            add(start, end, KIND)
