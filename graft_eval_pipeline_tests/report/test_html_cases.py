@@ -21,20 +21,12 @@ from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.report.svg import ChartPoint, line_chart, nice_axis
 from graft_eval_pipeline.evalset.report.thresholds import Limit
 from graft_eval_pipeline.evalset.scoring import CaseRow, EvalReport, RateStat
-from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
-from graft_eval_pipeline.evalset.sets.store import write_case
-from graft_eval_pipeline_tests.builders import (
-    make_file,
-    make_inputs,
-    make_label,
-    make_pilot_case,
-    make_pilot_set,
-)
 from graft_eval_pipeline_tests.report.test_html_report import (
     SECRET_PATH,
     SECRET_TITLE,
     case_data,
     chromium,
+    run_secret_pilot,
     synthetic_with_history,
     visible_ids,
 )
@@ -177,19 +169,7 @@ def test_pilot_panels_hold_facts_but_never_content_whatever_the_caller_passes(tm
 def test_pilot_run_keeps_panel_facts_from_its_cards_without_content(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from graft_eval_pipeline.cli import main
-
-    key = generate_key()
-    monkeypatch.setenv("GRAFT_EVAL_KEY", key)
-    set_dir = tmp_path / "evalroot" / "pilot-acme"
-    cs = make_pilot_set(set_dir, key=parse_key(key))
-    inputs = make_inputs(
-        [make_file(SECRET_PATH, patch="@@ -1 +1 @@\n-old ledger line\n+new ledger line")],
-        pr={"title": SECRET_TITLE, "body": "Rotates the ledger key.", "number": 413},
-    )
-    write_case(cs, make_pilot_case(pr_number=413, inputs=inputs, labels=[make_label(risk="logic")]))
-    assert main(["run", "--set", str(set_dir), "-q"]) == 0
-    (run_dir,) = (set_dir / "runs").iterdir()
+    _set_dir, run_dir = run_secret_pilot(tmp_path, monkeypatch, "-q")
     html = (run_dir / "report.html").read_text()
     data = case_data(html)
     col = {name: i for i, name in enumerate(data["cols"])}

@@ -120,9 +120,8 @@ def test_headline_counts_give_the_rates_and_every_rate_is_a_number(tmp_path: Pat
     assert by_name["unavailableRate"].count == (2, 30)
 
 
-def test_pilot_html_shows_ids_classes_and_counts_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def run_secret_pilot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *run_args: str) -> tuple[Path, Path]:
+    """A pilot set with one case whose title and path are secret, run once: (set folder, run folder)."""
     key = generate_key()
     monkeypatch.setenv("GRAFT_EVAL_KEY", key)
     set_dir = tmp_path / "evalroot" / "pilot-acme"
@@ -132,8 +131,15 @@ def test_pilot_html_shows_ids_classes_and_counts_only(
         pr={"title": SECRET_TITLE, "body": "Rotates the ledger key.", "number": 413},
     )
     write_case(cs, make_pilot_case(pr_number=413, inputs=inputs, labels=[make_label(risk="logic")]))
-    assert main(["run", "--set", str(set_dir)]) == 0
+    assert main(["run", "--set", str(set_dir), *run_args]) == 0
     (run_dir,) = (set_dir / "runs").iterdir()
+    return set_dir, run_dir
+
+
+def test_pilot_html_shows_ids_classes_and_counts_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    set_dir, run_dir = run_secret_pilot(tmp_path, monkeypatch)
     html = (run_dir / "report.html").read_text()
     data = case_data(html)
     (row,) = data["rows"]

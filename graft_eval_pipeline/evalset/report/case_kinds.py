@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from graft_eval_pipeline.card import RISK_ORDER
 from graft_eval_pipeline.evalset.report.baseline import BaselineDiff
@@ -31,16 +31,8 @@ CaseKind = Literal[
     "out-of-scope-extra",
     "changed",
 ]
-FAILURE_KINDS: tuple[CaseKind, ...] = (
-    "under",
-    "over",
-    "unavailable",
-    "missed-flag",
-    "false-flag",
-    "out-of-scope-miss",
-    "out-of-scope-extra",
-)
-CASE_KINDS: tuple[CaseKind, ...] = (*FAILURE_KINDS, "changed")
+CASE_KINDS: tuple[CaseKind, ...] = get_args(CaseKind)
+FAILURE_KINDS: tuple[CaseKind, ...] = tuple(kind for kind in CASE_KINDS if kind != "changed")
 KIND_TITLES: dict[CaseKind, str] = {
     "under": "under-classified",
     "over": "over-classified",
