@@ -423,6 +423,42 @@ def _added_text(patch: str, start: int, end: int) -> str:
     return "\n".join([first, *(line[1:] for line in rest if line.startswith("+"))])
 
 
+class _LastScan:
+    """R15's verdict on the texts of the inputs scanned last, found again by their identity.
+
+    A run scans a case's floor more than once: the report's case panel at first sight and
+    `prepare` (with its cut paths) as the card is made, each a full R15 scan, which was most of
+    a fake run on real commits. The verdict depends on the texts and paths alone, and a `str`
+    never changes, so the same objects give the same verdict: the scan is kept with references to
+    them (which also keeps their ids from being reused) and compared by `is`, in O(files). It holds
+    one case's texts until the next case is scanned.
+    """
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[str | None, ...], str | None] = ((), None)
+
+    def source(self, inputs: CardInputs) -> str | None:
+        issue = inputs.issue
+        texts: tuple[str | None, ...] = (
+            inputs.pr.title,
+            inputs.pr.body,
+            issue.title if issue is not None else None,
+            issue.body if issue is not None else None,
+            *(text for f in inputs.files for text in (f.path, f.patch)),
+        )
+        last, source = self._last  # one tuple, replaced whole: threads never see a torn pair
+        if len(texts) == len(last) and all(a is b for a, b in zip(texts, last, strict=True)):
+            return source
+        source = _injection_source(inputs)
+        self._last = (texts, source)
+        return source
+
+
+_LAST_SCAN = _LastScan()
+
+
 def _injection_source(inputs: CardInputs) -> str | None:
     texts = [("title", inputs.pr.title), ("body", inputs.pr.body)]
     if inputs.issue is not None:
@@ -507,7 +543,7 @@ def compute_risk_floor(
         fired["size_large"] = "pr"
     if inputs.listing_truncated:
         fired["listing_truncated"] = "listing"
-    source = _injection_source(inputs)
+    source = _LAST_SCAN.source(inputs)
     if source is not None:
         fired["injection_marker"] = source
 

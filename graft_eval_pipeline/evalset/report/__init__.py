@@ -7,7 +7,7 @@ What other stages, `defs/` and `cli/` may use; everything else is internal to th
 
 from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
 from graft_eval_pipeline.evalset.report.brief import brief_markdown
-from graft_eval_pipeline.evalset.report.case_detail import CaseDetail, case_detail, case_facts
+from graft_eval_pipeline.evalset.report.case_detail import CaseDetail, case_detail, case_facts, ended_detail
 from graft_eval_pipeline.evalset.report.case_kinds import (
     CASE_KINDS,
     KIND_MEANINGS,
@@ -72,6 +72,7 @@ __all__ = [
     "brief_markdown",
     "build_report",
     "case_detail",
+    "ended_detail",
     "case_facts",
     "check_baseline_target",
     "chosen_report",
