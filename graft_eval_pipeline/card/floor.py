@@ -236,6 +236,28 @@ def _keyword_hits(low: str) -> list[int]:
     return hits
 
 
+_HIT_SPAN = 1 << 20
+"""An ASCII patch is lower-cased this many characters at a time to find its keywords: one copy of
+a whole 170 MB patch was the largest allocation of a run that held it."""
+_LONGEST_KEYWORD = max(map(len, _KEYWORDS))
+
+
+def _patch_keyword_hits(patch: str) -> list[int]:
+    """`_keyword_hits(patch.lower())` for ASCII `patch`, lower-casing `_HIT_SPAN` characters at a time.
+
+    Each span is searched with the `_LONGEST_KEYWORD` - 1 characters after it, so a keyword that
+    starts in it is found there whole, and only hits that start in it are kept (ASCII lower-casing
+    keeps every position).
+    """
+    if len(patch) <= _HIT_SPAN:
+        return _keyword_hits(patch.lower())
+    hits: list[int] = []
+    for start in range(0, len(patch), _HIT_SPAN):
+        piece = patch[start : start + _HIT_SPAN + _LONGEST_KEYWORD - 1].lower()
+        hits += [start + at for at in _keyword_hits(piece) if at < _HIT_SPAN]
+    return hits
+
+
 def _search_normal(normal: str) -> bool:
     """`_INJECTION.search(normal)` on normalized text, only in windows around its keywords.
 
@@ -280,7 +302,7 @@ def _patch_injects(patch: str) -> bool:
     """
     if not patch.isascii():
         return _could_inject(patch) and _search_normal(normalize_text(_added_lines(patch)))
-    hits = _keyword_hits(patch.lower())
+    hits = _patch_keyword_hits(patch)
     lines = _Lines(patch)
     i = 0
     while i < len(hits):
