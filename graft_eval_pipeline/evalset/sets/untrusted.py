@@ -16,7 +16,8 @@ orjson parses first (strict UTF-8, no NaN, no lone surrogate, nesting bounded); 
 refuses takes Python's json with hooks, which either accepts it (a lone surrogate escape, checked
 against the schema's field locations after validation) or names what is wrong. So the surrogate walk
 runs only on that rare path, and a file read on the fast path costs a parse, a depth walk of its
-free-form part and a validation.
+free-form part and a validation. A document given as text and larger than
+`LARGE_DOCUMENT` takes json at once, for memory.
 """
 
 from __future__ import annotations
