@@ -279,7 +279,8 @@ async def run_live(
         for case_id, trials in zip(ids, by_case, strict=True)
         for t, plan in enumerate(trials)
     }
-    await confirm_estimate(options, estimate_of(list(plans.values()), batch=options.batch), options.confirm)
+    estimate = estimate_of(list(plans.values()), batch=options.batch)
+    await confirm_estimate(options, estimate, options.confirm)
     llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
     limiter = AdaptiveLimiter(options.effective_concurrency, clock=options.clock, sleep=options.sleep)
     # every interactive attempt through the limiter (unless `adaptive` is off, to compare)
@@ -317,6 +318,8 @@ async def run_live(
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
             return LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="budget")
+        if building is not None:
+            await building  # the client, built in a thread while the first lanes read their cases
         async with admitted():  # after a throttle, wait here rather than inside the card's timeout
             result = await generate_card(case.inputs, interactive(), plan.options)
         return await finish(case.id, plan, result, reserved)
@@ -350,8 +353,12 @@ async def run_live(
         done(order[position // trials] * trials + item.trial, item, outcome)
 
     batch: BatchInfo | None = None
+    building: asyncio.Future[LlmClient] | None = None
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
+            if not options.batch and estimate.cases_to_call:
+                # sends nothing; its TLS set-up (about 70 ms) overlaps with the first cases' reading
+                building = asyncio.ensure_future(asyncio.to_thread(llm))
             if options.batch:
                 batched = Batched(options, plan_of, llm, interactive, admitted, budget, finish, done)
                 batch = await batched.run(cases(ids))
@@ -364,6 +371,8 @@ async def run_live(
         else:
             await writes.drain()
         finally:
+            if building is not None:
+                await asyncio.wait([building])  # built (or failed) before it is closed
             if llm.cache_info().currsize:
                 await close_client(llm())
     progress.finish()
