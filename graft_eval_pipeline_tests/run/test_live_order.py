@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,7 +42,7 @@ def mixed_set(root: Path) -> CaseSet:
     """Cases 101-105 in id order: sensitive, trivial, too large, sensitive, trivial."""
     cs = make_synthetic_set(root / "mixed", set_id="mixed")
     workflow = [make_file(".github/workflows/ci.yml")]
-    shapes = [
+    shapes: list[dict[str, Any]] = [
         {"files": workflow},
         {},
         {"too_large": True},
@@ -76,7 +77,7 @@ def test_cached_cases_start_after_every_case_that_calls(tmp_path: Path) -> None:
     for path in sorted((cs.dir / "cache").iterdir())[:2]:
         path.unlink()  # two cases (whichever their keys name) call again
     events: list[str] = []
-    read_entry = live_module.read_entry
+    read_entry = cache_module.read_entry
 
     def tracked(set_: CaseSet, key: str) -> CacheEntry | None:
         events.append("read")
