@@ -6,18 +6,22 @@ the next case has called, so they fail (by timeout) if the write held the lane.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graft_eval_pipeline.card.llm import LlmReply, LlmRequest
+from graft_eval_pipeline.card.options import Models
 from graft_eval_pipeline.evalset.evaluate import run_eval
 from graft_eval_pipeline.evalset.run import cache as cache_module
 from graft_eval_pipeline.evalset.run import live as live_module
 from graft_eval_pipeline.evalset.run.cache import CacheEntry
+from graft_eval_pipeline.evalset.run.harness import fake_result
 from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline.evalset.sets.store import CaseSet, write_case
 from graft_eval_pipeline_tests.builders import (
@@ -139,3 +143,42 @@ def test_a_cache_write_that_fails_aborts_naming_the_case_and_nothing_else(
         message,
     )
     assert err.value.exit_code == 2 and "\n" not in message and "GOALTEXT" not in message
+
+
+def test_cache_writes_wait_for_room_and_drain_raises_a_failed_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most `limit` writes pending: a second put waits while the first write is held."""
+    cs = live_set(tmp_path, 0)
+    release = threading.Event()
+    started: list[str] = []
+
+    def held_write(_set: CaseSet, entry: CacheEntry) -> None:
+        started.append(entry.key)
+        if entry.key == "first":
+            assert release.wait(timeout=10)
+        if entry.key == "broken":
+            raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(cache_module, "write_entry", held_write)
+    card = fake_result(make_case(), Models(), timeout_ms=1000)
+    entry = CacheEntry(key="first", created_at=datetime.now(UTC), cost_usd=None, result=card)
+
+    async def scenario() -> tuple[bool, bool]:
+        writes = cache_module.CacheWrites(cs, limit=1)
+        await writes.put("syn-1", entry)
+        second = asyncio.ensure_future(writes.put("syn-2", entry.model_copy(update={"key": "broken"})))
+        await asyncio.sleep(0.05)
+        waiting = not second.done()  # no room while the first write is held
+        release.set()
+        await second
+        with pytest.raises(
+            EvalError, match=r"^case syn-2: its cache entry could not be written \(PermissionError\)"
+        ):
+            await writes.drain()
+        quiet = cache_module.CacheWrites(cs, limit=1)
+        await quiet.put("syn-3", entry.model_copy(update={"key": "broken"}))
+        await quiet.drain(quiet=True)  # the run is already failing: its own error comes first
+        return waiting, started == ["first", "broken", "broken"]
+
+    assert asyncio.run(scenario()) == (True, True)

@@ -209,8 +209,9 @@ def run_order(plans: Sequence[Sequence[CasePlan]]) -> list[int]:
 
     Each case runs its calls one after another in its lane, so a long case started last ends
     last: cases that can make the most calls start first (three after a trivial floor, two
-    otherwise; cached and skipped ones, which make none, last), in case order among equals.
-    This is the longest-processing-time rule, within 4/3 of the best packing of the lanes.
+    otherwise; cached and skipped ones, which make none, last), in case order among equals:
+    the longest-processing-time rule on what the plan knows (whether a fast writer escalates is
+    only known once it answers).
     """
     most = [max((p.calls_to_make for p in trials), default=0) for trials in plans]
     return sorted(range(len(plans)), key=lambda index: -most[index])
