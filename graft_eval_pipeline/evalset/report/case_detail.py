@@ -72,18 +72,28 @@ def case_facts(result: CardResult) -> CaseFacts:
 
 def case_content(case: EvalCase, result: CardResult | None) -> CaseContent:
     """The title, the card (when there is one), the floor's sources and gold's paths."""
-    card = result.card if result is not None else None
     floor = compute_risk_floor(case.inputs, case.floor_config.extra_sensitive_globs)
     label = gold(case)
-    return CaseContent(
-        title=case.inputs.pr.title,
+    return with_card(
+        CaseContent(
+            title=case.inputs.pr.title,
+            fired_by=tuple(sorted(floor.fired_by.items())),
+            gold_out_of_scope=tuple(label.out_of_scope) if label is not None else (),
+        ),
+        result,
+    )
+
+
+def with_card(content: CaseContent, result: CardResult | None) -> CaseContent:
+    """`content` with the card's part taken from `result` (none when it is None); the case's part kept."""
+    card = result.card if result is not None else None
+    return replace(
+        content,
         goal=card.goal if card else None,
         behavior_changes=tuple(card.behavior_changes) if card else (),
         out_of_scope=tuple(f"{e.path}: {e.reason}" for e in card.out_of_scope_edits) if card else (),
         risk_reason=card.risk_reason if card else None,
-        fired_by=tuple(sorted(floor.fired_by.items())),
         unexplained_files=tuple(result.verifier.unexplained) if result and result.verifier else (),
-        gold_out_of_scope=tuple(label.out_of_scope) if label is not None else (),
     )
 
 
@@ -93,6 +103,17 @@ def case_detail(case: EvalCase, result: CardResult | None, *, content: bool) -> 
         facts=case_facts(result) if result is not None else None,
         content=case_content(case, result) if content else None,
     )
+
+
+def after_result(seen: CaseDetail | None, case: EvalCase, result: CardResult, *, content: bool) -> CaseDetail:
+    """The panel once `result` ended the case, built on the panel made when it was `seen`.
+
+    The case's part of the content (title, the floor's sources, gold's paths) is kept from `seen`
+    instead of computing the floor again; the same panel as `case_detail(case, result, ...)`.
+    """
+    if not content or seen is None or seen.content is None:
+        return case_detail(case, result, content=content)
+    return CaseDetail(facts=case_facts(result), content=with_card(seen.content, result))
 
 
 def case_details(
