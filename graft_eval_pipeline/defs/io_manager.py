@@ -83,8 +83,7 @@ class SealedIOManager(dg.ConfigurableIOManager):
 
     def load_input(self, context: dg.InputContext) -> Any:
         partition = _partition(context.has_asset_partitions, context)
-        step = context.step_context
-        cs = self.sets.opened_in_run(step.run_id, partition)
+        cs = self._set_to_load_from(context, partition)
         rel = _asset_rel(context.asset_key)
         stored = read_private(cs, rel)
         what = f"asset {context.asset_key.to_user_string()} of set {cs.set_id}"
@@ -93,6 +92,7 @@ class SealedIOManager(dg.ConfigurableIOManager):
                 f"{what} has no stored value on this machine: materialize it for this partition first"
             )
         stamp, text = unstamp(stored, f"stored {rel} of set {cs.set_id}")
+        step = context.step_context
         expected = expected_writer(step.instance, step.run_id, context.asset_key, partition)
         check_writer(stamp.run_id, stamp.sha256, expected, what)
         wanted = context.dagster_type.typing_type
@@ -112,6 +112,14 @@ class SealedIOManager(dg.ConfigurableIOManager):
             raise UntrustedInputError(
                 f"{err}: the code changed since it was written; materialize the upstream asset again"
             ) from None
+
+    def _set_to_load_from(self, context: dg.InputContext, partition: str) -> CaseSet:
+        """The run's open set; opened here for a context built without a step (a direct call)."""
+        try:
+            run_id = context.step_context.run_id
+        except dg.DagsterInvariantViolationError:
+            return self.sets.open(partition, warn=False)
+        return self.sets.opened_in_run(run_id, partition)
 
 
 def _partition(has_partitions: bool, context: dg.OutputContext | dg.InputContext) -> str:
