@@ -14,7 +14,7 @@ from typing import TypeVar
 from graft_eval_pipeline.card import CardResult
 from graft_eval_pipeline.evalset.compare import compare_reports
 from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, AgreementTally
-from graft_eval_pipeline.evalset.report import CaseDetail, after_result, build_report, case_detail
+from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail, ended_detail
 from graft_eval_pipeline.evalset.run import RunOptions, collector_policy, run_harness
 from graft_eval_pipeline.evalset.scoring import (
     CaseRow,
@@ -79,7 +79,7 @@ class KeptDetails:
             self.details[case.id] = case_detail(case, None, content=True)
 
     def ended(self, case: EvalCase, result: CardResult) -> None:
-        self.details[case.id] = after_result(self.details.get(case.id), case, result, content=self.content)
+        self.details[case.id] = ended_detail(self.details.get(case.id), case, result, content=self.content)
 
 
 def _spent(rows: list[CaseRow]) -> tuple[float, int]:

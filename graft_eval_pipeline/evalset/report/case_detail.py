@@ -74,18 +74,20 @@ def case_content(case: EvalCase, result: CardResult | None) -> CaseContent:
     """The title, the card (when there is one), the floor's sources and gold's paths."""
     floor = compute_risk_floor(case.inputs, case.floor_config.extra_sensitive_globs)
     label = gold(case)
-    return with_card(
-        CaseContent(
-            title=case.inputs.pr.title,
-            fired_by=tuple(sorted(floor.fired_by.items())),
-            gold_out_of_scope=tuple(label.out_of_scope) if label is not None else (),
-        ),
-        result,
+    seen = CaseContent(
+        title=case.inputs.pr.title,
+        fired_by=tuple(sorted(floor.fired_by.items())),
+        gold_out_of_scope=tuple(label.out_of_scope) if label is not None else (),
     )
+    return with_card(seen, result)
 
 
 def with_card(content: CaseContent, result: CardResult | None) -> CaseContent:
-    """`content` with the card's part taken from `result` (none when it is None); the case's part kept."""
+    """`content` with the card's prose and the verifier's unexplained files of `result`.
+
+    Its case's part (title, floor sources, gold) stays: a run that showed the case's content at
+    first sight adds the card as the case ends, without scanning the case's floor again.
+    """
     card = result.card if result is not None else None
     return replace(
         content,
@@ -105,15 +107,18 @@ def case_detail(case: EvalCase, result: CardResult | None, *, content: bool) -> 
     )
 
 
-def after_result(seen: CaseDetail | None, case: EvalCase, result: CardResult, *, content: bool) -> CaseDetail:
-    """The panel once `result` ended the case, built on the panel made when it was `seen`.
+def ended_detail(
+    earlier: CaseDetail | None, case: EvalCase, result: CardResult, *, content: bool
+) -> CaseDetail:
+    """`case_detail(case, result)` for a case whose `case_detail(case, None)` is `earlier`, if any.
 
-    The case's part of the content (title, the floor's sources, gold's paths) is kept from `seen`
-    instead of computing the floor again; the same panel as `case_detail(case, result, ...)`.
+    The case's part of the content is taken from `earlier` (the same case, read once).
     """
-    if not content or seen is None or seen.content is None:
-        return case_detail(case, result, content=content)
-    return CaseDetail(facts=case_facts(result), content=with_card(seen.content, result))
+    if not content:
+        return CaseDetail(facts=case_facts(result))
+    if earlier is None or earlier.content is None:
+        return case_detail(case, result, content=True)
+    return CaseDetail(facts=case_facts(result), content=with_card(earlier.content, result))
 
 
 def case_details(
