@@ -9,6 +9,11 @@ Each stored value is stamped with the run that wrote it and its hash (`evalset.s
 which also go into the materialization's metadata; a load hands on only the value the step
 should see (`defs.isolation.expected_writer`) and refuses any other, naming both runs. A write
 re-enters the set's hold of the run (taken by the asset when it started).
+
+Within a run, each value is also kept in memory (`defs/run_memo.py`): a later step of the same
+run in the same process gets the kept object once the file's stamp names this run and the value's
+hash, instead of parsing and validating the file again. The file is written and checked either
+way; other runs and other processes read only the file.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from graft_eval_pipeline.defs.isolation import (
     release_run_holds,
 )
 from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.defs.run_memo import forget_run, keep, kept
 from graft_eval_pipeline.evalset.sets import (
     ASSETS_DIR,
     CaseSet,
@@ -54,18 +60,18 @@ class SealedIOManager(dg.ConfigurableIOManager):
         The run's holds go (`defs/isolation.py`; a multiprocess step's child keeps them for the
         run).
         """
-        release_run_holds(context.run.run_id if context.run is not None else None)
-
-    def _open(self, partition_key: str) -> CaseSet:
-        return self.sets.open(partition_key, warn=False)
+        run_id = context.run.run_id if context.run is not None else None
+        release_run_holds(run_id)
+        forget_run(run_id)
 
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
-        cs = self._open(_partition(context.has_asset_partitions, context))
+        cs = self.sets.opened_in_run(context.run_id, _partition(context.has_asset_partitions, context))
         hold_for_run(context, cs)
         rel = _asset_rel(context.asset_key)
         value = json.dumps(to_jsonable_python(obj, by_alias=True), ensure_ascii=False)
         stored, stamp = stamp_value(value, context.run_id)
         write_private(cs, rel, stored)
+        keep(context.run_id, _kept_name(cs, rel), (stamp.sha256, obj))
         context.add_output_metadata(
             {
                 "sealed": cs.is_pilot,
@@ -77,7 +83,7 @@ class SealedIOManager(dg.ConfigurableIOManager):
 
     def load_input(self, context: dg.InputContext) -> Any:
         partition = _partition(context.has_asset_partitions, context)
-        cs = self._open(partition)
+        cs = self._set_to_load_from(context, partition)
         rel = _asset_rel(context.asset_key)
         stored = read_private(cs, rel)
         what = f"asset {context.asset_key.to_user_string()} of set {cs.set_id}"
@@ -90,6 +96,10 @@ class SealedIOManager(dg.ConfigurableIOManager):
         expected = expected_writer(step.instance, step.run_id, context.asset_key, partition)
         check_writer(stamp.run_id, stamp.sha256, expected, what)
         wanted = context.dagster_type.typing_type
+        mine = kept(step.run_id, _kept_name(cs, rel)) if stamp.run_id == step.run_id else None
+        typed = wanted not in (Any, object) and isinstance(wanted, type)
+        if mine is not None and mine[0] == stamp.sha256 and typed and isinstance(mine[1], wanted):
+            return mine[1]  # the file holds this very value: this run wrote it, same hash
         where = f"stored {rel} of set {cs.set_id}"
         document = parse_document(text, where)  # the one reader of untrusted JSON: size, depth, numbers
         if wanted in (Any, object):
@@ -103,11 +113,23 @@ class SealedIOManager(dg.ConfigurableIOManager):
                 f"{err}: the code changed since it was written; materialize the upstream asset again"
             ) from None
 
+    def _set_to_load_from(self, context: dg.InputContext, partition: str) -> CaseSet:
+        """The run's open set; opened here for a context built without a step (a direct call)."""
+        try:
+            run_id = context.step_context.run_id
+        except dg.DagsterInvariantViolationError:
+            return self.sets.open(partition, warn=False)
+        return self.sets.opened_in_run(run_id, partition)
+
 
 def _partition(has_partitions: bool, context: dg.OutputContext | dg.InputContext) -> str:
     if not has_partitions:
         raise EvalError("the sealed IO manager stores only case_set-partitioned assets: add the partitions")
     return context.asset_partition_key
+
+
+def _kept_name(cs: CaseSet, rel: str) -> str:
+    return f"value {cs.dir}/{rel}"
 
 
 def _asset_rel(asset_key: dg.AssetKey) -> str:

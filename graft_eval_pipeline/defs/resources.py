@@ -15,6 +15,7 @@ from typing import Literal
 import dagster as dg
 
 from graft_eval_pipeline.defs.isolation import hold_for_run
+from graft_eval_pipeline.defs.run_memo import keep, kept
 from graft_eval_pipeline.evalset.export.client import github_client
 from graft_eval_pipeline.evalset.sets import (
     DEFAULT_EVAL_DIR,
@@ -63,11 +64,24 @@ class CaseSetsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
         """Open the step's set and take (or re-enter) its hold for this run.
 
         Every asset of a set starts here, so a run holds its set from its first step to its end
-        (`defs/isolation.py`).
+        (`defs/isolation.py`). The set as opened is kept for the run (`opened_in_run`).
         """
         cs = self.open(context.partition_key)
         hold_for_run(context, cs)
+        keep(context.run.run_id, _opened(cs.dir), cs)
         return cs
+
+    def opened_in_run(self, run_id: str, set_id: str) -> CaseSet:
+        """The set as this run's latest step opened it (same folder and key), else opened now.
+
+        The IO manager reads and writes each value through it: one walk of the set folder per
+        step (`open_for_run`), not one more per value, while the run holds the set.
+        """
+        found = kept(run_id, _opened(self.set_dir(set_id)))
+        key = parse_key(self.eval_key) if self.eval_key else None
+        if isinstance(found, CaseSet) and found.key == key:
+            return found
+        return self.open(set_id, warn=False)
 
     def env(self) -> EvalEnv:
         """Model ids and timeouts: the same environment variables `graft-eval` reads."""
@@ -80,6 +94,10 @@ class CaseSetsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     def purged(self) -> set[str]:
         """The set ids the purge log under the eval dir names (gone for good)."""
         return purged_set_ids(Path(self.eval_dir))
+
+
+def _opened(set_dir: Path) -> str:
+    return f"opened set {set_dir}"
 
 
 def case_sets_resource(environ: Mapping[str, str] = os.environ) -> CaseSetsResource:

@@ -8,7 +8,7 @@ Dagster assets both end up here or in the same steps.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from graft_eval_pipeline.card import CardResult
@@ -60,6 +60,26 @@ class Evaluation:
 
     report: EvalReport
     details: dict[str, CaseDetail] | None
+
+
+@dataclass
+class KeptDetails:
+    """report.html's case panels, kept as the harness shows each case (`seen`) and ends it (`ended`).
+
+    Every case of the set for the synthetic set (its title and card: `content`), only the cases
+    run for a pilot set (classes and counts of each card). What `graft-eval run` and the Dagster
+    harness asset hand the report, so it never reads the cases or cards back.
+    """
+
+    content: bool
+    details: dict[str, CaseDetail] = field(default_factory=dict)
+
+    def seen(self, case: EvalCase) -> None:
+        if self.content:
+            self.details[case.id] = case_detail(case, None, content=True)
+
+    def ended(self, case: EvalCase, result: CardResult) -> None:
+        self.details[case.id] = ended_detail(self.details.get(case.id), case, result, content=self.content)
 
 
 def _spent(rows: list[CaseRow]) -> tuple[float, int]:
@@ -137,22 +157,17 @@ def evaluate_then(options: RunOptions, baseline: EvalReport | None, then: Callab
     A live run with a `baseline` re-runs its unconfirmed blocker candidates (`confirm_blockers`).
     """
     labels = AgreementTally()
-    content = options.set.meta.kind == "synthetic"
-    details: dict[str, CaseDetail] = {}
+    kept = KeptDetails(content=options.set.meta.kind == "synthetic")
 
     def seen(case: EvalCase) -> None:
         labels.add(case)
-        if content:
-            details[case.id] = case_detail(case, None, content=True)
-
-    def ended(case: EvalCase, result: CardResult) -> None:
-        details[case.id] = ended_detail(details.get(case.id), case, result, content=content)
+        kept.seen(case)
 
     with collector_policy(options):
-        harness = run_harness(replace(options, on_case=seen, on_result=ended))
+        harness = run_harness(replace(options, on_case=seen, on_result=kept.ended))
         label_agreement = report_agreement(labels.report())
         report = build_report(harness, compute_metrics(harness.rows), label_agreement=label_agreement)
-        return then(Evaluation(confirm_blockers(options, report, baseline), details))
+        return then(Evaluation(confirm_blockers(options, report, baseline), kept.details))
 
 
 def run_eval(options: RunOptions) -> EvalReport:

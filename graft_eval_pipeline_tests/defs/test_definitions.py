@@ -9,6 +9,7 @@ from typing import cast
 
 import dagster as dg
 import pytest
+from pydantic import TypeAdapter
 
 from graft_eval_pipeline.definitions import defs
 from graft_eval_pipeline.defs.assets.comparison import eval_comparison
@@ -25,10 +26,13 @@ from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
 from graft_eval_pipeline.defs.schedules import nightly_synthetic_schedule
 from graft_eval_pipeline.defs.sensors import case_set_registry_sensor
 from graft_eval_pipeline.evalset.report.baseline import diff_reports
+from graft_eval_pipeline.evalset.report.case_detail import case_details
 from graft_eval_pipeline.evalset.report.files import load_report
+from graft_eval_pipeline.evalset.run import read_card_results
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE
-from graft_eval_pipeline.evalset.sets.store import list_case_ids, open_set, read_case
+from graft_eval_pipeline.evalset.sets.stamped import unstamp
+from graft_eval_pipeline.evalset.sets.store import iter_cases, list_case_ids, open_set, read_case
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
@@ -116,6 +120,39 @@ def test_synthetic_partition_materializes_and_every_check_passes(
     assert records["underClassificationFloor"]["basis"] == "measured"
     harness_metadata = result.asset_materializations_for_node("harness_run")[0].metadata
     assert meta_value(harness_metadata, "model_numbers") == "scripted"
+
+
+def test_what_a_run_hands_on_in_memory_equals_what_its_files_give(
+    tmp_path: Path, instance_with: InstanceWith, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within a run each step gets the kept value and the report the kept case panels.
+
+    A step of another run parses the files instead (and the report reads the cases and cards
+    back): both must give the same, so the report is the same whichever a step got.
+    """
+    from graft_eval_pipeline.defs import io_manager, run_memo
+
+    monkeypatch.setattr(io_manager, "forget_run", lambda run_id: None)  # look at them after the run
+    synthetic = copy_synthetic(tmp_path, baseline=True)
+    result = materialize_synthetic(synthetic, tmp_path, instance_with("synthetic"))
+    assert result.success
+    kept = {name: value for (run, name), value in run_memo._KEPT.items() if run == result.run_id}
+    run_memo.forget_run(result.run_id)
+    values = {name.removeprefix("value "): v for name, v in kept.items() if name.startswith("value ")}
+    assert sorted(Path(p).name for p in values) == [
+        "eval_metrics.json",
+        "harness_run.json",
+        "labeler_agreement.json",
+    ]
+    for path, (sha, value) in values.items():
+        stamp, text = unstamp(Path(path).read_text(encoding="utf-8"), path)
+        assert stamp.sha256 == sha and stamp.run_id == result.run_id
+        assert TypeAdapter(type(value)).validate_python(json.loads(text)) == value
+    harness = next(v for p, (_, v) in values.items() if p.endswith("harness_run.json"))
+    (details,) = [v for name, v in kept.items() if name.startswith("case details ")]
+    cs = open_set(synthetic, None)
+    cards = dict(read_card_results(cs, harness.card_results))
+    assert details == case_details(iter_cases(cs), cards, content=True) and len(details) == 30
 
 
 def test_check_executions_are_recorded_per_case_set(tmp_path: Path, instance_with: InstanceWith) -> None:

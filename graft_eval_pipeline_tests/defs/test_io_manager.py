@@ -312,3 +312,71 @@ def test_a_value_without_its_stamp_or_with_another_hash_is_refused(
         f"stale value: asset upstream_summary of set synthetic of run {run_id} is not the value"
         in _errors(result)
     )
+
+
+def test_within_a_run_the_kept_value_is_handed_on_and_a_later_run_reads_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    """The step after the writer in the same run gets the very object; another run parses the file.
+
+    Both are equal, and the file is written (sealed in a pilot set) either way.
+    """
+    monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
+    folder = _make_set(tmp_path, "synthetic", None)
+    made: list[Summary] = []
+    seen: list[Summary] = []
+
+    @dg.asset(partitions_def=partitions, name="upstream_summary")
+    def writer() -> Summary:
+        made.append(Summary(case_ids=["c-1", "c-2"], goal_text=SECRET_GOAL))
+        return made[-1]
+
+    @dg.asset(partitions_def=partitions, name="downstream_digest")
+    def reader(upstream_summary: Summary) -> int:
+        seen.append(upstream_summary)
+        return len(upstream_summary.case_ids)
+
+    instance = instance_with("synthetic")
+    resources = {"io_manager": _io(tmp_path)}
+    first = dg.materialize(
+        [writer, reader], partition_key="synthetic", instance=instance, resources=resources
+    )
+    assert first.success and seen[0] is made[0]
+    assert (folder / "assets" / "upstream_summary.json").is_file()
+    second = dg.materialize(
+        [writer, reader],
+        selection=[reader],
+        partition_key="synthetic",
+        instance=instance,
+        resources=resources,
+    )
+    assert second.success and seen[1] is not made[0] and seen[1] == made[0]
+
+
+def test_within_a_run_a_file_restamped_in_between_is_refused_despite_the_kept_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance_with: InstanceWith
+) -> None:
+    """The kept value is handed on only while the file holds it: same run id, another hash fails."""
+    monkeypatch.setenv("GRAFT_EVAL_KEY", generate_key())
+    folder = _make_set(tmp_path, "synthetic", None)
+    stored = folder / "assets" / "upstream_summary.json"
+
+    @dg.asset(partitions_def=partitions, deps=[upstream_summary])
+    def restamper() -> int:
+        this_run = unstamp(stored.read_text(), "upstream")[0].run_id  # written by this run's first step
+        stored.write_text(stamp_value('{"caseIds": [], "goalText": "other"}', this_run)[0])
+        return 0
+
+    @dg.asset(partitions_def=partitions)
+    def reader(upstream_summary: Summary, restamper: int) -> int:
+        return len(upstream_summary.case_ids)
+
+    result = dg.materialize(
+        [upstream_summary, restamper, reader],
+        partition_key="synthetic",
+        instance=instance_with("synthetic"),
+        resources={"io_manager": _io(tmp_path)},
+        raise_on_error=False,
+    )
+    assert not result.success
+    assert f"of run {result.run_id} is not the value that run recorded" in _errors(result)

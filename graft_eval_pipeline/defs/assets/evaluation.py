@@ -34,8 +34,9 @@ from graft_eval_pipeline.defs.metadata import (
 )
 from graft_eval_pipeline.defs.partitions import case_set_partitions
 from graft_eval_pipeline.defs.resources import CaseSetsResource
+from graft_eval_pipeline.defs.run_memo import keep, kept
 from graft_eval_pipeline.evalset.compare import calibrate, calibration_markdown
-from graft_eval_pipeline.evalset.evaluate import report_agreement
+from graft_eval_pipeline.evalset.evaluate import KeptDetails, report_agreement
 from graft_eval_pipeline.evalset.labeling import AgreementReport, scan_set
 from graft_eval_pipeline.evalset.report import (
     HTML_FILE,
@@ -186,7 +187,8 @@ def harness_run(
     """The card engine over every selected case, streamed.
 
     Each card result is written to the set's assets/harness_run.card-results.<run id>.jsonl as its
-    case ends (sealed in a pilot set).
+    case ends (sealed in a pilot set). The case panels of report.html are kept for the rest of the
+    run as the cases go (`kept_details`), as `graft-eval run` keeps them.
     """
     settings = run_settings(config)
     cs = case_sets.open_for_run(context)
@@ -194,14 +196,18 @@ def harness_run(
     if settings.live:
         require_live_env(env)
     estimates: list[Estimate] = []
+    details = KeptDetails(content=cs.meta.kind == "synthetic")
     options = replace(
         settings.run_options(cs, env, llm=anthropic_llm, confirm=confirmed_by_config),
         on_estimate=estimates.append,
+        on_case=details.seen,
+        on_result=details.ended,
         progress=context.log.info,  # in summaries (ProgressEvery): each Dagster log line is an event
         card_results=card_results_file(context.run.run_id),
     )
     harness = run_harness(options)
     drop_other_card_results(cs, card_results_file(context.run.run_id))
+    keep(context.run.run_id, _details_name(cs, harness), details.details)
     statuses = [r.status for r in harness.rows]
     fresh_costs = [r.cost_usd for r in harness.rows if not r.cached]
     return dg.Output(
@@ -252,6 +258,22 @@ def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
             "model_numbers": model_numbers(harness_run.llm),
         },
     )
+
+
+def _details_name(cs: CaseSet, harness: HarnessRun) -> str:
+    return f"case details {cs.dir} {harness.card_results}"
+
+
+def kept_details(
+    context: dg.AssetExecutionContext, cs: CaseSet, harness: HarnessRun
+) -> dict[str, CaseDetail] | None:
+    """The case panels the harness of this run kept as it went, when `harness` is that run's value.
+
+    None when the harness ran in another run or process: the report then reads them back
+    (`synthetic_cards`, `pilot_panels`), which gives the same panels.
+    """
+    found = kept(context.run.run_id, _details_name(cs, harness))
+    return found if isinstance(found, dict) and harness.card_results is not None else None
 
 
 def synthetic_cards(cs: CaseSet, harness: HarnessRun) -> dict[str, CardResult] | None:
@@ -311,10 +333,17 @@ def report_run_id(context: dg.AssetExecutionContext, harness: HarnessRun) -> str
     return new_run_id(harness.created_at, context.run.run_id.replace("-", "")[:4])
 
 
+REPORT_FIRST = {"dagster/priority": "1"}
+"""eval_report's step tag: the in-process executor runs it before its sibling eval_comparison
+(neither needs the other). Its Parquet file then imports pyarrow before the comparison loads numpy,
+so pyarrow does not import pandas too (`evalset.report.files`): 0.3-1 s of CPU a run."""
+
+
 @dg.asset(
     partitions_def=case_set_partitions,
     group_name=EVALUATION_GROUP,
     check_specs=REPORT_CHECKS,
+    op_tags=REPORT_FIRST,
 )
 def eval_report(
     context: dg.AssetExecutionContext,
@@ -337,13 +366,14 @@ def eval_report(
         label_agreement=report_agreement(labeler_agreement),
         inputs=report_inputs(context),
     )
+    details = kept_details(context, cs, harness_run)
     published = publish_run(
         cs,
         report,
         thresholds=thresholds,
         strict=False,
-        results=synthetic_cards(cs, harness_run),
-        details=pilot_panels(cs, harness_run),
+        results=synthetic_cards(cs, harness_run) if details is None else None,
+        details=pilot_panels(cs, harness_run) if details is None else details,
     )
     for why in published.warnings:
         context.log.warning(why)
