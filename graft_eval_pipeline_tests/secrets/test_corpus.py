@@ -104,6 +104,7 @@ is not met: nearly every miss is a bare token with no secret-ish word on its lin
 before (`<value>…</value>`, `Client("…")`, `# rotated 2026-03-01: …`)."""
 
 
+@pytest.mark.slow  # the whole secret corpus redacted once per provider, each time by a rebuilt scanner
 def test_leave_one_provider_out_recall(
     true_positives: list[dict[str, object]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
