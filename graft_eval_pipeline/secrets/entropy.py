@@ -49,6 +49,13 @@ _SEGMENT = re.compile(r"(?<![A-Za-z0-9+_\-.])[A-Za-z0-9+_\-.]{20,}={0,2}", _A)  
 # than `re`); RE2's leftmost match of a run of 20 or more starts at the run's first character.
 _RUN_BYTES = re2.compile(rb"[A-Za-z0-9+/_\-.]{20,}={0,2}")._regexp.Match
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+# Eleven run characters with a digit at one end: every run this rule can report holds one (a run
+# of 20 or more with a digit has 10 run characters on one side of that digit), and most keyword
+# regions hold none, so a region without one is passed over unexamined.
+_CANDIDATE = r"[A-Za-z0-9+/_\-.]{10}[0-9]|[0-9][A-Za-z0-9+/_\-.]{10}"
+CANDIDATE_LENGTH = 11
+_CANDIDATE_BYTES = re2.compile(_CANDIDATE.encode())._regexp.Match
+_CANDIDATE_TEXT = re.compile(_CANDIDATE, _A)
 _DIGIT = re.compile(r"[0-9]", _A)
 _LETTER = re.compile(r"[A-Za-z]", _A)
 _CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]+", _A)
@@ -120,6 +127,41 @@ def is_high_entropy_token(value: str) -> bool:
         return False
     most = min(math.log2(alphabet), math.log2(len(value)))
     return entropy(value) >= ENTROPY_SHARE * most
+
+
+class Candidates:
+    """Whether a keyword's region holds a run this rule could report, in one text.
+
+    `inside(lo, hi)` says whether `text[lo:hi]` holds a candidate (`_CANDIDATE`) wholly. Regions
+    come in non-decreasing order of `lo`; what a search found (the first candidate after a
+    position, or none up to a position) is remembered, so a character is searched at most once
+    however many keyword regions overlap it, and never outside a region.
+    """
+
+    def __init__(self, text: str, data: bytes | None) -> None:
+        """`data`: the text's bytes when it is ASCII (RE2 on bytes), else None (`re` on the text)."""
+        self._text, self._data = text, data
+        self._from = 0  # no candidate lies wholly inside [_from, _to) ...
+        self._to = 0
+        self._at = -1  # ... or: one starts at _at, and none before it from _from
+
+    def inside(self, lo: int, hi: int) -> bool:
+        if self._from <= lo <= self._at:
+            return self._at + CANDIDATE_LENGTH <= hi
+        begin, since = lo, lo
+        if self._from <= lo < self._to:  # searched already up to _to: go on from there
+            begin, since = max(lo, self._to - CANDIDATE_LENGTH + 1), self._from
+        found = self._search(begin, hi)
+        self._from, self._to, self._at = since, hi if found < 0 else found, found
+        return found >= 0
+
+    def _search(self, pos: int, end: int) -> int:
+        if pos + CANDIDATE_LENGTH > end:
+            return -1
+        if self._data is not None:
+            return int(_CANDIDATE_BYTES(_UNANCHORED, self._data, pos, end)[0][0])
+        match = _CANDIDATE_TEXT.search(self._text, pos, end)
+        return -1 if match is None else match.start()
 
 
 def _runs(text: str, data: bytes | None, lo: int, hi: int) -> Iterator[tuple[int, int]]:

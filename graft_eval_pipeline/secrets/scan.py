@@ -31,7 +31,7 @@ from functools import cache
 import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.secrets.catalogue import BASIC_AUTH_OK, TOKENS, Token
-from graft_eval_pipeline.secrets.entropy import tokens_near_keyword
+from graft_eval_pipeline.secrets.entropy import Candidates, tokens_near_keyword
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 from graft_eval_pipeline.secrets.values import (
     MIN_PASSWORD_LENGTH,
@@ -162,19 +162,11 @@ def _secret_name_at(text: str, start: int, lo: int) -> bool:
     return not (_PASS_WORDS.search(tail) or tail.lower().endswith("oauth") or _NOT_SECRET_NAMES.search(tail))
 
 
-def _near_keyword(
-    text: str, lo: int, hi: int, done: int, is_patch: bool, add: AddSpan, data: bytes | None
-) -> int:
-    """Run the high-entropy rule over the keyword's region less what was examined before `done`.
-
-    The region is the keyword's line and the next, each within its window. Returns its end.
-    """
-    end = hi
+def _region_end(text: str, hi: int) -> int:
+    """The end of a keyword's region: its line and the next, each within its window."""
     if not _cut(text, hi) and hi < len(text):
-        end = _window(text, hi + 1, before=0)[1]
-    if end > max(lo, done):
-        tokens_near_keyword(text, max(lo, done), end, is_patch, add, data)
-    return max(end, done)
+        return _window(text, hi + 1, before=0)[1]
+    return hi
 
 
 # Dockerfile `ENV NAME value`, shell `--token value`, k8s/XML `name: X_TOKEN` + `value: …`, SQL.
@@ -797,6 +789,7 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
     match, handlers, rule_at, size = scanner.match, scanner.handlers, scanner.rule_at, len(data)
     key_hint = False
     near_done = 0  # the high-entropy rule has examined the text up to here
+    near = Candidates(text, ascii_data)
     pos = first
     while True:
         byte_start, byte_end = match(_UNANCHORED, data, pos, size)[0]
@@ -808,11 +801,14 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
             key_hint = True
         lo, hi = _window(text, start)
         resume = None
-        if _secret_name_at(text, start, lo):
-            near_done = _near_keyword(text, lo, hi, near_done, is_patch, add, ascii_data)
-            candidates = handlers(head) if rule_at(_ANCHOR_START, data, byte_start, size)[0][0] >= 0 else ()
-        else:
-            candidates = handlers(head)
+        # The high-entropy rule over the keyword's region, less what it examined before: only where
+        # the region holds a candidate run (most do not) and a secret-ish name ends at the keyword.
+        end, begin = _region_end(text, hi), max(lo, near_done)
+        if near.inside(begin, end) and _secret_name_at(text, start, lo):
+            tokens_near_keyword(text, begin, end, is_patch, add, ascii_data)
+            near_done = end
+        # A hit where no other rule's anchor starts is the high-entropy rule's keyword alone.
+        candidates = handlers(head) if rule_at(_ANCHOR_START, data, byte_start, size)[0][0] >= 0 else ()
         for handler in candidates:
             resume = handler(text, start, lo, hi, is_patch, add)
             if resume is not None:

@@ -18,7 +18,7 @@ from graft_eval_pipeline.defs.assets.export import rescanned_cases
 from graft_eval_pipeline.defs.checks import RESCAN_CHECK
 from graft_eval_pipeline.defs.io_manager import SealedIOManager
 from graft_eval_pipeline.defs.resources import CaseSetsResource, GitHubResource
-from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
+from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs, redact_text, secret_counts
 from graft_eval_pipeline.evalset.export.rescan import rescan_set
 from graft_eval_pipeline.evalset.sets.case_schema import PilotSource, Redaction
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
@@ -313,3 +313,30 @@ def test_rescan_reports_a_gitleaks_only_kind_and_a_high_entropy_token_by_kind_an
     ]
     capsys.readouterr()
     assert main(["rescan", "--set", str(cs.dir)]) == 0  # nothing left to find
+
+
+def test_a_rescan_counts_what_redacting_the_whole_case_would_report() -> None:
+    """`secret_counts` (one prefilter pass over every field) against `redact_inputs` on cases.
+
+    Cases built from the corpus four lines at a time (title, body, two patches) and a look-alike
+    line in a third patch: the counts are the ones redaction would record.
+    """
+    lines = _corpus_lines()
+    lookalikes = [
+        str(json.loads(line)["line"])
+        for line in (DATA / "lookalikes.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    with_findings = 0
+    for at in range(0, len(lines) - 3, 4):
+        title, body, first, second = lines[at : at + 4]
+        patches = [first, second, lookalikes[at % len(lookalikes)]]
+        files = [
+            make_file(path=f"src/f{i}.py", patch="@@ -0,0 +1 @@\n+" + p.replace("\n", "\n+"))
+            for i, p in enumerate(patches)
+        ]
+        inputs = make_inputs(files, pr={"title": title.replace("\n", " "), "body": body})
+        expected = redact_inputs(inputs, RedactOptions())[1]
+        assert secret_counts(inputs) == expected
+        with_findings += bool(expected)
+    assert with_findings >= len(lines) // 4 - 2

@@ -212,13 +212,8 @@ def test_a_rule_that_names_the_format_wins_over_the_high_entropy_rule() -> None:
     assert secret_kinds(f"# the CI token\n{token}") == Counter({"github_token": 1})
 
 
-def test_the_high_entropy_rule_examines_each_character_once_however_many_keywords(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Keywords every few characters on one long line: the rule's regions stay within the line.
-
-    Summed, they are at most the line's length (each region starts where the last one ended).
-    """
+def _regions(monkeypatch: pytest.MonkeyPatch, line: str) -> list[int]:
+    """The length of each region the high-entropy rule examines while scanning `line`."""
     examined: list[int] = []
     real = tokens_near_keyword
 
@@ -229,9 +224,29 @@ def test_the_high_entropy_rule_examines_each_character_once_however_many_keyword
         real(text, lo, hi, is_patch, add, data)
 
     monkeypatch.setattr(secret_scan, "tokens_near_keyword", counting)
+    assert secret_kinds(line) == Counter()
+    return examined
+
+
+def test_the_high_entropy_rule_examines_each_character_once_however_many_keywords(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Keywords every few characters on one long line, each region with a candidate run.
+
+    (`abcdefghij1`: a digit after ten run characters, too short to report.) The regions stay
+    within the line and, summed, are at most its length: each starts where the last one ended.
+    """
     for length in (50_000, 100_000):
-        examined.clear()
-        line = "n.token=f(a);o.secret=g(b);p.auth=h(c);" * (length // 39)
-        assert secret_kinds(line) == Counter()
-        assert len(examined) >= length // 39  # a region at (nearly) every keyword
+        line = "n.token=f(abcdefghij1);o.secret=g(b);p.auth=h(c);" * (length // 49)
+        examined = _regions(monkeypatch, line)
+        # a region at every segment past the first window (which the first region covers whole)
+        assert len(examined) >= (length - secret_scan.WINDOW_AFTER) // 49
         assert sum(examined) <= len(line) + secret_scan.WINDOW_AFTER
+
+
+def test_a_keyword_region_without_a_candidate_run_is_not_examined(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No run of ten characters beside a digit near the keywords: the rule examines nothing."""
+    line = "n.token=f(a);o.secret=g(b);p.auth=h(c);" * 2_000
+    assert _regions(monkeypatch, line) == []
+    text = "x = 1\n# the auth token\nabcdefghij1"  # a candidate on the next line: one region
+    assert _regions(monkeypatch, text) == [len(text) - len("x = 1\n")]

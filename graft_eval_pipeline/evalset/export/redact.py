@@ -24,7 +24,7 @@ import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.card import CardInputs
 from graft_eval_pipeline.evalset.sets import EvalError, Redaction
-from graft_eval_pipeline.secrets import SECRET_KINDS, Utf8Offsets, kept_spans, secret_spans
+from graft_eval_pipeline.secrets import SECRET_KINDS, Utf8Offsets, kept_spans, secret_kinds_in, secret_spans
 
 _A = re.ASCII  # JavaScript semantics: \b, \s and [A-Za-z] are ASCII-only
 
@@ -285,3 +285,21 @@ def redact_inputs(inputs: CardInputs, options: RedactOptions) -> tuple[CardInput
     ]
     redacted = inputs.model_copy(update={"pr": pr, "issue": issue, "files": files})
     return redacted, [Redaction(kind=k, count=n) for k, n in sorted(counts.items()) if n > 0]
+
+
+def redacted_fields(inputs: CardInputs) -> list[tuple[str, bool]]:
+    """The `(text, is_patch)` fields export redacts: PR and issue title and body, every patch."""
+    texts = [(inputs.pr.title, False), (inputs.pr.body, False)]
+    if inputs.issue is not None:
+        texts += [(inputs.issue.title, False), (inputs.issue.body, False)]
+    return texts + [(f.patch, True) for f in inputs.files if f.patch is not None]
+
+
+def secret_counts(inputs: CardInputs) -> list[Redaction]:
+    """What `redact_inputs(inputs, RedactOptions())` reports, without rewriting anything.
+
+    For a rescan: one prefilter pass over every field (`secret_kinds_in`), so a case without a
+    secret costs two RE2 calls and no copy.
+    """
+    counts = secret_kinds_in(redacted_fields(inputs))
+    return [Redaction(kind=k, count=n) for k, n in sorted(counts.items()) if n > 0]

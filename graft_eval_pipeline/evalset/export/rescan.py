@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from graft_eval_pipeline.card import CamelModel
-from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs
+from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_inputs, secret_counts
 from graft_eval_pipeline.evalset.sets import (
     CaseSet,
     EvalCase,
@@ -123,7 +123,7 @@ def rescan_set(
     ids = list_case_ids(cs)
     affected: list[RescannedCase] = []
     for done, case_id in enumerate(ids, start=1):
-        _, found = redact_inputs(read_case(cs, case_id).inputs, _SECRETS_ONLY)
+        found = secret_counts(read_case(cs, case_id).inputs)
         if found:
             affected.append(RescannedCase(case_id=case_id, found_by_kind={r.kind: r.count for r in found}))
         if progress is not None:
