@@ -236,6 +236,28 @@ def _keyword_hits(low: str) -> list[int]:
     return hits
 
 
+_HIT_SPAN = 1 << 20
+"""An ASCII patch is lower-cased this many characters at a time to find its keywords: one copy of
+a whole 170 MB patch was the largest allocation of a run that held it."""
+_LONGEST_KEYWORD = max(map(len, _KEYWORDS))
+
+
+def _patch_keyword_hits(patch: str) -> list[int]:
+    """`_keyword_hits(patch.lower())` for ASCII `patch`, lower-casing `_HIT_SPAN` characters at a time.
+
+    Each span is searched with the `_LONGEST_KEYWORD` - 1 characters after it, so a keyword that
+    starts in it is found there whole, and only hits that start in it are kept (ASCII lower-casing
+    keeps every position).
+    """
+    if len(patch) <= _HIT_SPAN:
+        return _keyword_hits(patch.lower())
+    hits: list[int] = []
+    for start in range(0, len(patch), _HIT_SPAN):
+        piece = patch[start : start + _HIT_SPAN + _LONGEST_KEYWORD - 1].lower()
+        hits += [start + at for at in _keyword_hits(piece) if at < _HIT_SPAN]
+    return hits
+
+
 def _search_normal(normal: str) -> bool:
     """`_INJECTION.search(normal)` on normalized text, only in windows around its keywords.
 
@@ -280,7 +302,7 @@ def _patch_injects(patch: str) -> bool:
     """
     if not patch.isascii():
         return _could_inject(patch) and _search_normal(normalize_text(_added_lines(patch)))
-    hits = _keyword_hits(patch.lower())
+    hits = _patch_keyword_hits(patch)
     lines = _Lines(patch)
     i = 0
     while i < len(hits):
@@ -423,6 +445,42 @@ def _added_text(patch: str, start: int, end: int) -> str:
     return "\n".join([first, *(line[1:] for line in rest if line.startswith("+"))])
 
 
+class _LastScan:
+    """R15's verdict on the texts of the inputs scanned last, found again by their identity.
+
+    A run scans a case's floor more than once: the report's case panel at first sight and
+    `prepare` (with its cut paths) as the card is made, each a full R15 scan, which was most of
+    a fake run on real commits. The verdict depends on the texts and paths alone, and a `str`
+    never changes, so the same objects give the same verdict: the scan is kept with references to
+    them (which also keeps their ids from being reused) and compared by `is`, in O(files). It holds
+    one case's texts until the next case is scanned.
+    """
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[str | None, ...], str | None] = ((), None)
+
+    def source(self, inputs: CardInputs) -> str | None:
+        issue = inputs.issue
+        texts: tuple[str | None, ...] = (
+            inputs.pr.title,
+            inputs.pr.body,
+            issue.title if issue is not None else None,
+            issue.body if issue is not None else None,
+            *(text for f in inputs.files for text in (f.path, f.patch)),
+        )
+        last, source = self._last  # one tuple, replaced whole: threads never see a torn pair
+        if len(texts) == len(last) and all(a is b for a, b in zip(texts, last, strict=True)):
+            return source
+        source = _injection_source(inputs)
+        self._last = (texts, source)
+        return source
+
+
+_LAST_SCAN = _LastScan()
+
+
 def _injection_source(inputs: CardInputs) -> str | None:
     texts = [("title", inputs.pr.title), ("body", inputs.pr.body)]
     if inputs.issue is not None:
@@ -507,7 +565,7 @@ def compute_risk_floor(
         fired["size_large"] = "pr"
     if inputs.listing_truncated:
         fired["listing_truncated"] = "listing"
-    source = _injection_source(inputs)
+    source = _LAST_SCAN.source(inputs)
     if source is not None:
         fired["injection_marker"] = source
 

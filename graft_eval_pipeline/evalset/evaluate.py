@@ -14,7 +14,7 @@ from typing import TypeVar
 from graft_eval_pipeline.card import CardResult
 from graft_eval_pipeline.evalset.compare import compare_reports
 from graft_eval_pipeline.evalset.labeling import TARGET_RISK_KAPPA, AgreementReport, AgreementTally
-from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail
+from graft_eval_pipeline.evalset.report import CaseDetail, build_report, case_detail, ended_detail
 from graft_eval_pipeline.evalset.run import RunOptions, collector_policy, run_harness
 from graft_eval_pipeline.evalset.scoring import (
     CaseRow,
@@ -146,7 +146,7 @@ def evaluate_then(options: RunOptions, baseline: EvalReport | None, then: Callab
             details[case.id] = case_detail(case, None, content=True)
 
     def ended(case: EvalCase, result: CardResult) -> None:
-        details[case.id] = case_detail(case, result, content=content)
+        details[case.id] = ended_detail(details.get(case.id), case, result, content=content)
 
     with collector_policy(options):
         harness = run_harness(replace(options, on_case=seen, on_result=ended))

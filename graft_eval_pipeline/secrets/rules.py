@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from graft_eval_pipeline.secrets.catalogue import TOKENS
 from graft_eval_pipeline.secrets.entropy import KIND as HIGH_ENTROPY
+from graft_eval_pipeline.secrets.entropy import PREFIXED_KIND, first_prefixed, prefixed_tokens
 from graft_eval_pipeline.secrets.gitleaks import first_keyword, gitleaks_spans, kind_of, rule_ids
 from graft_eval_pipeline.secrets.scan import AddSpan, first_anchor, key_blocks, scan
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
@@ -28,6 +29,7 @@ SECRET_KINDS: tuple[str, ...] = tuple(
             *(kind_of(rule_id) for rule_id in rule_ids()),
             *STRUCTURED_KINDS,
             "assignment",
+            PREFIXED_KIND,
             HIGH_ENTROPY,
         )
     )
@@ -35,6 +37,10 @@ SECRET_KINDS: tuple[str, ...] = tuple(
 """Every kind a secret rule reports, in priority order (an earlier kind wins a tie at one start)."""
 
 SECRET_PRIORITY = {kind: rank for rank, kind in enumerate(SECRET_KINDS)}
+
+GENERIC_KINDS = frozenset((PREFIXED_KIND, HIGH_ENTROPY))
+"""The kinds of the rules that need no format (`entropy.py`): where any other rule finds a span
+that overlaps one of theirs, the other rule's span is kept and theirs dropped."""
 
 Span = tuple[int, int, int, str, bool]
 """(start, priority, end, kind, counted): a private-key block's lines are spans that are not
@@ -49,22 +55,24 @@ def secret_spans(
     data: bytes | None = None,
     first: int | None = 0,
     first_theirs: int | None = 0,
+    first_prefixed: int | None = 0,
 ) -> int:
     """Report every secret span of `text` through `add` (key-block lines through `add_block_line`).
 
-    Returns the number of private-key blocks found. `data` (the text's UTF-8 bytes), `first` and
-    `first_theirs` (byte offsets before which no anchor of ours, or no gitleaks keyword, occurs;
-    None: none occurs at all, so that pass is skipped) come from a caller that has already searched.
+    Returns the number of private-key blocks found. `data` (the text's UTF-8 bytes), `first`,
+    `first_theirs` and `first_prefixed` (byte offsets before which no anchor of ours, no gitleaks
+    keyword, or no prefixed token's anchor occurs; None: none occurs at all, so that pass is
+    skipped) come from a caller that has already searched.
     """
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     ours: list[tuple[int, int]] = []  # our token and structured spans: where we have the format
     named: list[tuple[int, int]] = []  # every span but the high-entropy rule's
-    generic: list[tuple[int, int]] = []  # the high-entropy rule's: kept where no other rule found one
+    generic: list[tuple[int, int, str]] = []  # the generic rules': kept where no other rule found one
 
     def add_ours(start: int, end: int, kind: str) -> None:
-        if kind == HIGH_ENTROPY:
-            generic.append((start, end))
+        if kind in GENERIC_KINDS:
+            generic.append((start, end, kind))
             return
         if kind != "assignment":
             ours.append((start, end))
@@ -80,15 +88,22 @@ def secret_spans(
     ours.sort()
     offsets: Utf8Offsets | None = None
 
+    def char_of(byte: int) -> int:
+        nonlocal offsets
+        if len(data) == len(text):
+            return byte
+        offsets = offsets or Utf8Offsets(text, data)
+        return offsets.char_of(byte)
+
+    if first_prefixed is not None:
+        prefixed_tokens(text, data, first_prefixed, add_ours, char_of)
+
     def overlaps(start: int, end: int) -> bool:
         at = bisect_right(ours, (start, end))
         return bool((at and ours[at - 1][1] > start) or (at < len(ours) and ours[at][0] < end))
 
     def add_theirs(start: int, end: int, kind: str) -> None:
-        nonlocal offsets
-        if len(data) != len(text):
-            offsets = offsets or Utf8Offsets(text, data)
-            start, end = offsets.char_of(start), offsets.char_of(end)
+        start, end = char_of(start), char_of(end)
         if not overlaps(start, end):  # one that overlaps ours is left to ours (our kind and span)
             named.append((start, end))
             add(start, end, kind)
@@ -106,10 +121,10 @@ def secret_spans(
     if generic:
         named.sort()
         reach = list(accumulate((e for _, e in named), max))  # the furthest end up to each span
-        for start, end in generic:  # a rule that names the format (or the assignment) wins
+        for start, end, kind in generic:  # a rule that names the format (or the assignment) wins
             at = bisect_right(named, (start, end))
             if not ((at and reach[at - 1] > start) or (at < len(named) and named[at][0] < end)):
-                add(start, end, HIGH_ENTROPY)
+                add(start, end, kind)
     return blocks
 
 
@@ -133,11 +148,12 @@ def secret_kinds(
     data: bytes | None = None,
     first: int | None = 0,
     first_theirs: int | None = 0,
+    first_prefixed: int | None = 0,
 ) -> Counter[str]:
     """Kind -> count of the secrets in `text`, counted as a redaction would, without rewriting anything.
 
-    For a rescan report or the last look at a prompt before it is sent. `data`, `first` and
-    `first_theirs` as for `secret_spans`.
+    For a rescan report or the last look at a prompt before it is sent. `data` and the `first*`
+    offsets as for `secret_spans`.
     """
     spans: list[Span] = []
 
@@ -150,7 +166,7 @@ def secret_kinds(
             spans.append((start, SECRET_PRIORITY[kind], end, kind, False))
 
     counts: Counter[str] = Counter()
-    blocks = secret_spans(text, is_patch, add, add_block_line, data, first, first_theirs)
+    blocks = secret_spans(text, is_patch, add, add_block_line, data, first, first_theirs, first_prefixed)
     if blocks:
         counts["private_key"] += blocks
     if spans:
@@ -167,42 +183,51 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
 
     Why one prefilter pass: a prompt is many short fields (title, paths, cut patches), and RE2's
     fixed price per call costs more than their length. The texts are joined by newlines and the
-    two prefilters (ours, gitleaks' keywords) run once over the whole; only a text in which a hit
-    starts is scanned on its own, by the pass that hit (from its first hit on), and the search
-    resumes at the next text. Exact: an anchor that
-    matches in a text alone matches at the same place in the join (a newline is no word
-    character and no token's), and RE2 reports the leftmost match, so no text with an anchor is
-    passed over.
+    three prefilters (ours, gitleaks' keywords, prefixed tokens) run once over the whole; only a
+    text in which a hit starts is scanned on its own, by the passes that hit (each from its first
+    hit on), and the search resumes at the next text. Exact: an anchor that matches in a text
+    alone matches at the same place in the join (a newline is no word character and no token's),
+    and RE2 reports the leftmost match, so no text with an anchor is passed over.
     """
     found: Counter[str] = Counter()
     joined = "\n".join([text for text, _ in texts])
     data = joined.encode("utf-8", "surrogatepass")
-    # The next hit of each prefilter, kept until the search passes it: neither scans a byte twice.
-    ours, theirs = first_anchor(data), first_keyword(data)
-    if ours is None and theirs is None:
-        return found  # most prompts: two RE2 calls
+    # The next hit of each pass's prefilter, kept until the search passes it: none scans a byte twice.
+    hits = [find(data, 0) for find in _FIRST_HITS]
+    if all(h is None for h in hits):
+        return found  # most prompts: one RE2 call per pass
     if len(data) == len(joined):
         sizes = [len(text) + 1 for text, _ in texts]
     else:
         sizes = [len(text.encode("utf-8", "surrogatepass")) + 1 for text, _ in texts]
     starts = list(accumulate(sizes, initial=0))  # the byte offset of each text in `data`
-    while ours is not None or theirs is not None:
-        hit = min(h for h in (ours, theirs) if h is not None)
+    while True:
+        hit = min(h for h in hits if h is not None)
         index = bisect_right(starts, hit) - 1
         text, is_patch = texts[index]
         begin, pos = starts[index], starts[index + 1]
         # The text's bytes are a slice of the join; each pass starts at its first hit in the
         # text, and a pass with no hit there is skipped.
-        mine = ours - begin if ours is not None and ours < pos else None
-        their = theirs - begin if theirs is not None and theirs < pos else None
-        if kinds := secret_kinds(
-            text, is_patch=is_patch, data=data[begin : pos - 1], first=mine, first_theirs=their
-        ):
-            found.update(kinds)
+        mine, their, prefixed = (h - begin if h is not None and h < pos else None for h in hits)
+        kinds = secret_kinds(
+            text,
+            is_patch=is_patch,
+            data=data[begin : pos - 1],
+            first=mine,
+            first_theirs=their,
+            first_prefixed=prefixed,
+        )
+        found.update(kinds)
         if pos >= len(data):
             break
-        if ours is not None and ours < pos:
-            ours = first_anchor(data, pos)
-        if theirs is not None and theirs < pos:
-            theirs = first_keyword(data, pos)
+        hits = [
+            find(data, pos) if h is not None and h < pos else h
+            for find, h in zip(_FIRST_HITS, hits, strict=True)
+        ]
+        if all(h is None for h in hits):
+            break
     return found
+
+
+_FIRST_HITS: tuple[Callable[[bytes, int], int | None], ...] = (first_anchor, first_keyword, first_prefixed)
+"""Each pass's first hit at or after an offset: ours, gitleaks' keywords, prefixed tokens."""

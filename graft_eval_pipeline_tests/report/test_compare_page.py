@@ -139,6 +139,12 @@ def test_browser_opens_the_compare_page_of_two_synthetic_runs_and_follows_a_case
         assert first.name in sides.nth(0).inner_text() and run_dir.name in sides.nth(1).inner_text()
         assert "scripted" in sides.nth(1).inner_text()  # fake runs say so
         assert page.locator("#compare-rates tbody tr").count() == 8
+        # the page's differences are in points, and so is what a "no clear difference" could detect
+        verdicts = page.eval_on_selector_all(
+            "#compare-rates tbody tr td:last-child", "cs => cs.map(c => c.textContent)"
+        )
+        assert any("could detect changes of ≥ " in v for v in verdicts)
+        assert all(re.search(r"≥ \d+\.\d points\)$", v) for v in verdicts if "could detect" in v), verdicts
         counts = page.eval_on_selector_all("section.group", "gs => gs.map(g => [g.id, g.dataset.count])")
         assert counts == [
             ["newly-under", "0"],

@@ -97,11 +97,11 @@ def _found(entry: dict[str, object]) -> bool:
     return str(entry["secret"]) not in _MARKER.sub("", out) and out.count("\n") == patch.count("\n")
 
 
-LOPO_FLOOR = 0.91
-"""The leave-one-provider-out recall measured with the high-entropy rule (91.8 %), less a small
-margin: it fails when generalisation gets worse. The target (95 %, as for whole-corpus recall)
-is not met: nearly every miss is a bare token with no secret-ish word on its line or the one
-before (`<value>…</value>`, `Client("…")`, `# rotated 2026-03-01: …`)."""
+LOPO_TARGET = 0.95
+"""The leave-one-provider-out recall must meet the whole-corpus target: measured 95.3 % with the
+prefixed-token rule (91.8 % without it). The misses left are bare tokens without a prefix and a
+separator, or with a hex or one-case body, and no secret-ish word on their line or the one before
+(`<value>GOOG1…</value>`, `Client("9476467298:AA…")`, `# rotated 2026-03-01: SK8d5b…`)."""
 
 
 @pytest.mark.slow  # the whole secret corpus redacted once per provider, each time by a rebuilt scanner
@@ -137,4 +137,4 @@ def test_leave_one_provider_out_recall(
         f"{len(folds)} folds; folds below 100 %: {missed_by_fold}"
     )
     assert whole >= 0.95
-    assert recall >= LOPO_FLOOR, f"leave-one-provider-out recall {recall:.1%}: {missed_by_fold}"
+    assert recall >= LOPO_TARGET, f"leave-one-provider-out recall {recall:.1%}: {missed_by_fold}"

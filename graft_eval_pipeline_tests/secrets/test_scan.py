@@ -250,3 +250,70 @@ def test_a_keyword_region_without_a_candidate_run_is_not_examined(monkeypatch: p
     assert _regions(monkeypatch, line) == []
     text = "x = 1\n# the auth token\nabcdefghij1"  # a candidate on the next line: one region
     assert _regions(monkeypatch, text) == [len(text) - len("x = 1\n")]
+
+
+# --- prefixed tokens: a short prefix, a separator and a random body, whatever the provider ------
+_BODY = "Xq7Lm2Rt9Vb4Nz8Kd3Hs6Wp1"  # made up: digits, upper and lower case, no words
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"<value>zqx_{_BODY}</value>",
+        f'client = Client("acme-{_BODY}")',
+        f"# rotated 2026-03-01: ab1.{_BODY}",
+        f"+    headers = {{'X-Api': 'qpv9_{_BODY}'}}",
+    ],
+)
+def test_a_prefixed_random_token_is_redacted_without_a_keyword_or_a_known_format(text: str) -> None:
+    assert secret_kinds(text) == Counter({"prefixed_token": 1})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def test_user_2_permissions_view_Admin(self):",  # words
+        "import src.auth.TokenStore2.providers",  # a dotted name
+        f"https://cdn.example.test/assets/app-{_BODY}.js",  # a path segment
+        f"url = https-{_BODY}",  # a URL scheme as the prefix
+        f'"integrity": "sha512-{_BODY}"',  # a digest name as the prefix
+        "version = v1.2.3-beta.4+build.5678",
+        "ab_xxxxxxxxxxxxxxxxxxxxxxxx",  # a placeholder body
+        "ab_0123456789abcdef0123456789abcdef",  # hex, one case: a digest's look
+    ],
+)
+def test_prefixed_look_alikes_are_kept(text: str) -> None:
+    assert secret_kinds(text).get("prefixed_token", 0) == 0
+
+
+def test_a_rule_that_names_the_format_wins_over_the_prefixed_token_rule() -> None:
+    token = "ghp_" + "a1B2" * 9
+    assert secret_kinds(f"<value>{token}</value>") == Counter({"github_token": 1})
+
+
+def test_the_prefixed_token_rule_looks_at_most_one_line_window_per_anchor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A minified line of near misses: each anchor costs at most its window, and the pass moves on.
+
+    Anchors every 40 characters (a prefix, `_` and a body with a digit and both cases, cut short
+    by `/`): twice the line, twice the anchors, and no window wider than the limit.
+    """
+    from graft_eval_pipeline.secrets import entropy
+
+    looked: list[int] = []
+    real = entropy.prefixed_token_end
+
+    def counting(text: str, start: int, hi: int) -> int | None:
+        looked.append(hi - start)
+        return real(text, start, hi)
+
+    monkeypatch.setattr(entropy, "prefixed_token_end", counting)
+    counts = []
+    for length in (40_000, 80_000):
+        looked.clear()
+        line = "x=ab_Cd3efGh/" + "k;ab_Cd3efGhIjKl/mnoPq;" * (length // 23)
+        assert secret_kinds(line) == Counter()
+        counts.append(len(looked))
+        assert max(looked) <= 4096
+    assert counts[1] == pytest.approx(2 * counts[0], rel=0.01) and counts[0] >= 40_000 // 23

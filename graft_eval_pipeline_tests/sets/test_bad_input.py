@@ -20,6 +20,7 @@ from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.defs.assets.labeling import label_import
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.evalset.labeling import inbox as label_inbox
+from graft_eval_pipeline.evalset.sets import store, untrusted
 from graft_eval_pipeline.evalset.sets.case_schema import EvalCase, dump_case
 from graft_eval_pipeline.evalset.sets.crypto import format_envelope, generate_key, key_id, parse_key, seal
 from graft_eval_pipeline.evalset.sets.paths import INBOX_DIR
@@ -238,9 +239,20 @@ def test_validate_lists_every_bad_file_and_goes_on_run_and_show_stop_at_the_firs
     ],
     ids=["plain-not-utf8", "plain-deep", "sealed-not-utf8", "sealed-deep"],
 )
+@pytest.mark.parametrize("large", [False, True], ids=["bytes", "large-from-text"])
 def test_bad_bytes_and_deep_json_in_a_case_file_are_one_line_errors(
-    tmp_path: Path, key: bytes, kind: str, content: bytes, reason: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    key: bytes,
+    kind: str,
+    content: bytes,
+    reason: str,
+    large: bool,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    if large:  # every case file takes the path of one over LARGE_DOCUMENT (parsed from its text)
+        monkeypatch.setattr(store, "LARGE_DOCUMENT", 0)
+        monkeypatch.setattr(untrusted, "LARGE_DOCUMENT", 0)
     if kind == "synthetic":
         cs = make_synthetic_set(tmp_path / "syn")
         case_id, rel = "syn-001-bad", _rel("syn-001-bad", ".case.json")

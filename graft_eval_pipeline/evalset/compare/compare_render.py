@@ -64,20 +64,24 @@ def _interval(rate: RateComparison) -> str:
     return f"{_num(rate.difference, True)} [{_num(rate.low, True)}, {_num(rate.high, True)}]"
 
 
-def detectable_text(rate: RateComparison) -> str:
+def detectable_text(rate: RateComparison, points: bool = False) -> str:
     """What a "no clear difference" can and cannot rule out.
 
-    The change this comparison would have caught with 80% power (`RateComparison.detectable`).
+    The change this comparison would have caught with 80% power (`RateComparison.detectable`), as
+    a rate (the text tables) or in percentage points (`points`: the HTML page, whose differences
+    are in points).
     """
     if rate.detectable is None:
         return "too few shared cases to detect any change"
+    if points:
+        return f"could detect changes of ≥ {100 * rate.detectable:.1f} points"
     return f"could detect changes of ≥ {rate.detectable:.4f}"
 
 
-def verdict_text(rate: RateComparison) -> str:
+def verdict_text(rate: RateComparison, points: bool = False) -> str:
     """The rate's verdict; "no clear difference" always with the change it could have detected."""
     if rate.verdict == "no clear difference":
-        return f"{rate.verdict} ({detectable_text(rate)})"
+        return f"{rate.verdict} ({detectable_text(rate, points)})"
     return rate.verdict
 
 

@@ -7,7 +7,7 @@ What other stages, `defs/` and `cli/` may use; everything else is internal to th
 
 from graft_eval_pipeline.evalset.report.baseline import check_baseline_target, save_baseline
 from graft_eval_pipeline.evalset.report.brief import brief_markdown
-from graft_eval_pipeline.evalset.report.case_detail import CaseDetail, case_detail, case_facts
+from graft_eval_pipeline.evalset.report.case_detail import CaseDetail, case_detail, case_facts, ended_detail
 from graft_eval_pipeline.evalset.report.case_kinds import (
     CASE_KINDS,
     KIND_MEANINGS,
@@ -80,6 +80,7 @@ __all__ = [
     "dagster_check_passed",
     "default_baseline_path",
     "default_out_dir",
+    "ended_detail",
     "gate_baseline",
     "latest_report_summary",
     "load_report",

@@ -72,18 +72,30 @@ def case_facts(result: CardResult) -> CaseFacts:
 
 def case_content(case: EvalCase, result: CardResult | None) -> CaseContent:
     """The title, the card (when there is one), the floor's sources and gold's paths."""
-    card = result.card if result is not None else None
     floor = compute_risk_floor(case.inputs, case.floor_config.extra_sensitive_globs)
     label = gold(case)
-    return CaseContent(
+    seen = CaseContent(
         title=case.inputs.pr.title,
+        fired_by=tuple(sorted(floor.fired_by.items())),
+        gold_out_of_scope=tuple(label.out_of_scope) if label is not None else (),
+    )
+    return with_card(seen, result)
+
+
+def with_card(content: CaseContent, result: CardResult | None) -> CaseContent:
+    """`content` with the card's prose and the verifier's unexplained files of `result`.
+
+    Its case's part (title, floor sources, gold) stays: a run that showed the case's content at
+    first sight adds the card as the case ends, without scanning the case's floor again.
+    """
+    card = result.card if result is not None else None
+    return replace(
+        content,
         goal=card.goal if card else None,
         behavior_changes=tuple(card.behavior_changes) if card else (),
         out_of_scope=tuple(f"{e.path}: {e.reason}" for e in card.out_of_scope_edits) if card else (),
         risk_reason=card.risk_reason if card else None,
-        fired_by=tuple(sorted(floor.fired_by.items())),
         unexplained_files=tuple(result.verifier.unexplained) if result and result.verifier else (),
-        gold_out_of_scope=tuple(label.out_of_scope) if label is not None else (),
     )
 
 
@@ -93,6 +105,20 @@ def case_detail(case: EvalCase, result: CardResult | None, *, content: bool) -> 
         facts=case_facts(result) if result is not None else None,
         content=case_content(case, result) if content else None,
     )
+
+
+def ended_detail(
+    earlier: CaseDetail | None, case: EvalCase, result: CardResult, *, content: bool
+) -> CaseDetail:
+    """`case_detail(case, result)` for a case whose `case_detail(case, None)` is `earlier`, if any.
+
+    The case's part of the content is taken from `earlier` (the same case, read once).
+    """
+    if not content:
+        return CaseDetail(facts=case_facts(result))
+    if earlier is None or earlier.content is None:
+        return case_detail(case, result, content=True)
+    return CaseDetail(facts=case_facts(result), content=with_card(earlier.content, result))
 
 
 def case_details(

@@ -111,7 +111,7 @@ def _rates(comparison: Comparison) -> str:
             f'<tr data-rate="{_e(r.name)}" class="{css}"><td>{_e(r.name)}{"" if r.in_overall else " *"}</td>'
             f"<td>{_e(r.better)}</td><td>{r.base_k}/{r.base_n} {_pct(r.base)}</td>"
             f"<td>{r.new_k}/{r.new_n} {_pct(r.new)}</td><td>{_e(interval)}</td>"
-            f"<td>{p}</td><td>{_e(verdict_text(r))}</td></tr>"
+            f"<td>{p}</td><td>{_e(verdict_text(r, points=True))}</td></tr>"
         )
     return (
         f'<table id="compare-rates"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'

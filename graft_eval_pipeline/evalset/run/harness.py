@@ -18,7 +18,7 @@ card is unavailable); any other exception is a bug and aborts the run naming the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
@@ -53,7 +53,14 @@ from graft_eval_pipeline.evalset.scoring import (
     set_summary,
     skipped_row,
 )
-from graft_eval_pipeline.evalset.sets import CaseTally, EvalCase, EvalError, iter_cases, list_case_ids
+from graft_eval_pipeline.evalset.sets import (
+    CaseTally,
+    EvalCase,
+    EvalError,
+    iter_cases,
+    list_case_ids,
+    read_case,
+)
 
 if TYPE_CHECKING:
     from graft_eval_pipeline.evalset.run.live import LiveOutcome
@@ -217,7 +224,10 @@ async def _run_harness(options: RunOptions) -> HarnessRun:
                     if item.trial == 0:
                         results.add(case, outcome.result)
 
-            live = await run_live(options, first_pass(options), lambda: selected_cases(options), done)
+            def read(ids: Sequence[str]) -> Iterator[EvalCase]:
+                return (read_case(options.set, case_id) for case_id in ids)
+
+            live = await run_live(options, first_pass(options), read, done)
             limiter, batch = live.limiter, live.batch
         else:
             await _run_fake(options, tally, results)

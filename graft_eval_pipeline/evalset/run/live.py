@@ -2,12 +2,14 @@
 
 Every case is planned before any call: the run prints the upper-bound estimate for the cases
 not already cached, refuses one over the cost cap, asks for confirmation, and only then builds
-the client. Interactively, each case starts only if its estimate still fits both caps, and
-every attempt passes the adaptive limiter (limiter.py). With `batch`, every case that fits the
-caps at batch prices is decided up front and the calls go through the Message Batches API in
-phases (batch.py). Both fill the same cache, and both hand each case's outcome to the caller as
-it ends (the harness's tally and card-results file). A case whose prompt text the secret rules
-flag is skipped, not sent (secret_check.py), unless the run allows secrets.
+the client. Interactively, the cases that can make the most calls start first (`run_order`),
+each only if its estimate still fits both caps, every attempt passes the adaptive limiter
+(limiter.py), and each cache entry is written in the background (`CacheWrites`). With
+`batch`, every case that fits the caps at batch prices is decided up front and the calls go
+through the Message Batches API in phases (batch.py). Both fill the same cache, and both hand
+each case's outcome to the caller as it ends (the harness's tally and card-results file). A
+case whose prompt text the secret rules flag is skipped, not sent (secret_check.py), unless the
+run allows secrets.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from graft_eval_pipeline.card import (
 )
 from graft_eval_pipeline.evalset.run.batch import BATCH_CARD_TIMEOUT_MS, BatchCounts, BatchPhases, batch_info
 from graft_eval_pipeline.evalset.run.budget import Budget, Estimate, total_tokens
-from graft_eval_pipeline.evalset.run.cache import CacheEntry, cache_key, is_cacheable, read_entry, write_entry
+from graft_eval_pipeline.evalset.run.cache import CacheEntry, CacheWrites, cache_key, is_cacheable, read_entry
 from graft_eval_pipeline.evalset.run.limiter import AdaptiveLimiter, limited
 from graft_eval_pipeline.evalset.run.options import RunOptions, generate_options
 from graft_eval_pipeline.evalset.run.pool import TrialCase, collector_paused, stream_pool, trial_items
@@ -44,6 +46,7 @@ from graft_eval_pipeline.evalset.scoring import (
     LimiterInfo,
     SkipReason,
     case_cost,
+    most_calls,
     price_for,
     upper_bound_estimate,
 )
@@ -110,6 +113,12 @@ class CasePlan:
     estimate_tokens: int
     secrets: dict[str, int]
     key_input: str = ""  # the prepared input hash (each trial's key derives from it)
+    calls: int = 0  # the most calls it can make (`most_calls`; none when too large)
+
+    @property
+    def calls_to_make(self) -> int:
+        """The most calls this run makes for it: none when it is cached or skipped for a secret."""
+        return 0 if self.cached or self.secrets else self.calls
 
 
 def trial_plans(case: EvalCase, options: RunOptions, fingerprint: str) -> list[CasePlan]:
@@ -153,6 +162,7 @@ def plan_case(case: EvalCase, options: RunOptions, fingerprint: str) -> CasePlan
         estimate_tokens=tokens,
         secrets=prompt_secret_kinds(prepared) if check else {},
         key_input=prepared.input_hash,
+        calls=0 if case.inputs.too_large else most_calls(prepared.floor.risk),
     )
 
 
@@ -194,6 +204,19 @@ class LiveOutcome:
     skipped: SkipReason | None = None
 
 
+def run_order(plans: Sequence[Sequence[CasePlan]]) -> list[int]:
+    """The order in which a run starts its cases (indices of `plans`, one entry per case).
+
+    Each case runs its calls one after another in its lane, so a long case started last ends
+    last: cases that can make the most calls start first (three after a trivial floor, two
+    otherwise; cached and skipped ones, which make none, last), in case order among equals:
+    the longest-processing-time rule on what the plan knows (whether a fast writer escalates is
+    only known once it answers).
+    """
+    most = [max((p.calls_to_make for p in trials), default=0) for trials in plans]
+    return sorted(range(len(plans)), key=lambda index: -most[index])
+
+
 async def confirm_estimate(
     options: RunOptions, estimate: Estimate, confirm: Callable[[Estimate], Awaitable[bool]]
 ) -> None:
@@ -226,37 +249,46 @@ class LiveRun:
 
 
 OnDone = Callable[[int, TrialCase, LiveOutcome], None]
+ReadCases = Callable[[Sequence[str]], Iterable[EvalCase]]
+"""Reads the cases of the given ids afresh, one at a time, in that order."""
 
 
 async def run_live(
     options: RunOptions,
     plan_pass: Iterable[EvalCase],
-    cases: Callable[[], Iterable[EvalCase]],
+    cases: ReadCases,
     on_done: OnDone,
 ) -> LiveRun:
     """E19-E21: plan, estimate, confirm, then run under the caps and write the cache.
 
     `plan_pass` reads the selected cases once to plan every case (a bad case aborts before any
-    call); `cases` reads them afresh to run them, each handed to `on_done` (with its index in
-    case order) as it ends.
+    call); `cases` reads the planned ones afresh to run them (in `run_order`; a batch run in case
+    order), each handed to `on_done` (with its index in case order) as it ends.
     """
     if options.llm_factory is None or options.confirm is None:
         raise EvalError("live mode needs an LLM factory and a confirmation (run with --live)")
     require_prices([options.models.fast, options.models.strong])
     fingerprint = prompt_fingerprint()
+    ids: list[str] = []  # the planned cases, in case order
+    by_case: list[list[CasePlan]] = []
     with collector_paused():
-        plans = {
-            (case.id, trial): plan
-            for case in plan_pass
-            for trial, plan in enumerate(trial_plans(case, options, fingerprint))
-        }
-    await confirm_estimate(options, estimate_of(list(plans.values()), batch=options.batch), options.confirm)
+        for case in plan_pass:
+            ids.append(case.id)
+            by_case.append(trial_plans(case, options, fingerprint))
+    plans = {
+        (case_id, t): plan
+        for case_id, trials in zip(ids, by_case, strict=True)
+        for t, plan in enumerate(trials)
+    }
+    estimate = estimate_of(list(plans.values()), batch=options.batch)
+    await confirm_estimate(options, estimate, options.confirm)
     llm = functools.cache(options.llm_factory)  # built once, and only when a case needs it
     limiter = AdaptiveLimiter(options.effective_concurrency, clock=options.clock, sleep=options.sleep)
     # every interactive attempt through the limiter (unless `adaptive` is off, to compare)
     interactive = functools.cache(lambda: limited(llm(), limiter) if options.adaptive else llm())
     admitted = limiter.admitted if options.adaptive else contextlib.nullcontext
     budget = Budget(options.max_cost_usd, options.max_tokens)
+    writes = CacheWrites(options.set, options.effective_concurrency)
 
     def plan_of(case: EvalCase, trial: int = 0) -> CasePlan:
         plan = plans.get((case.id, trial))
@@ -264,14 +296,16 @@ async def run_live(
             raise EvalError(f"case {case.id} was added to set {options.set.set_id} during the run: run again")
         return plan
 
-    async def finish(plan: CasePlan, result: CardResult, reserved: tuple[float, int]) -> LiveOutcome:
+    async def finish(
+        case_id: str, plan: CasePlan, result: CardResult, reserved: tuple[float, int]
+    ) -> LiveOutcome:
         cost = case_cost(result)
         # an answering model without a price (never expected) counts as its whole reservation
         await budget.settle(reserved, (reserved[0] if cost is None else cost, total_tokens(result.usage)))
         if is_cacheable(result):
             entry = CacheEntry(key=plan.key, created_at=options.now(), cost_usd=cost, result=result)
-            # sealing and fsync off the event loop: the other cases' calls keep flowing
-            await asyncio.to_thread(write_entry, options.set, entry)
+            # sealed and fsynced in a worker thread while the lane takes its next case
+            await writes.put(case_id, entry)
         return LiveOutcome(result=result, cached=False, floor=plan.floor)
 
     async def run_one(item: TrialCase) -> LiveOutcome:
@@ -285,9 +319,11 @@ async def run_live(
         reserved = (plan.estimate_usd, plan.estimate_tokens)
         if not await budget.reserve(*reserved):
             return LiveOutcome(result=None, cached=False, floor=plan.floor, skipped="budget")
+        if building is not None:
+            await building  # the client, built in a thread while the first lanes read their cases
         async with admitted():  # after a throttle, wait here rather than inside the card's timeout
             result = await generate_card(case.inputs, interactive(), plan.options)
-        return await finish(plan, result, reserved)
+        return await finish(case.id, plan, result, reserved)
 
     progress = CaseProgress(options, len(plans))
 
@@ -310,24 +346,41 @@ async def run_live(
             gold=label.risk if label is not None else None,
         )
 
+    trials = options.trials
+    order = run_order(by_case)
+
+    def done_in_order(position: int, item: TrialCase, outcome: LiveOutcome) -> None:
+        """`position` counts the items as the run took them: the case's index in case order instead."""
+        done(order[position // trials] * trials + item.trial, item, outcome)
+
     batch: BatchInfo | None = None
+    building: asyncio.Future[LlmClient] | None = None
     with llm_logs_quiet():  # no prompt or reply in any log, whatever the log settings
         try:
+            if not options.batch and estimate.cases_to_call:
+                # sends nothing; its TLS set-up (about 70 ms) overlaps with the first cases' reading
+                building = asyncio.ensure_future(asyncio.to_thread(llm))
             if options.batch:
                 batched = Batched(options, plan_of, llm, interactive, admitted, budget, finish, done)
-                batch = await batched.run(cases())
+                batch = await batched.run(cases(ids))
             else:
-                await stream_pool(
-                    trial_items(cases(), options.trials), run_one, options.effective_concurrency, done
-                )
+                items = trial_items(cases([ids[i] for i in order]), trials)
+                await stream_pool(items, run_one, options.effective_concurrency, done_in_order)
+        except BaseException:
+            await writes.drain(quiet=True)  # the run's error comes first; no write outlives the run
+            raise
+        else:
+            await writes.drain()
         finally:
+            if building is not None:
+                await asyncio.wait([building])  # built (or failed) before it is closed
             if llm.cache_info().currsize:
                 await close_client(llm())
     progress.finish()
     return LiveRun(limiter=limiter.info(), batch=batch)
 
 
-Finish = Callable[[CasePlan, CardResult, tuple[float, int]], Awaitable[LiveOutcome]]
+Finish = Callable[[str, CasePlan, CardResult, tuple[float, int]], Awaitable[LiveOutcome]]
 
 
 @dataclass(slots=True)
@@ -409,7 +462,7 @@ class Batched:
             finally:
                 phases.case_done()
             reserved = (plan.estimate_usd + widened.get(case.id, 0.0), plan.estimate_tokens)
-            self.done(index, TrialCase(case, 0), await self.finish(plan, result, reserved))
+            self.done(index, TrialCase(case, 0), await self.finish(case.id, plan, result, reserved))
 
         try:
             async with asyncio.TaskGroup() as group:

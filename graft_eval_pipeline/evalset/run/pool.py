@@ -74,9 +74,10 @@ async def stream_pool(
     Each is taken from `cases` only when a lane is free and handed to `on_done(index, case,
     result)`; nothing is kept. Returns the count.
 
-    `cases` may be a lazy reader: a case it cannot read raises when it is reached. An exception
-    from one case is a bug (LLM failures are results): the pool stops and the error names the
-    case id, never its content.
+    `cases` may be a lazy reader: a case it cannot read raises when it is reached. An error of
+    this tool (`GraftEvalError`: a bad cache entry, a failed write) stops the pool as it is; any
+    other exception from one case is a bug (LLM failures are results): the pool stops and the
+    error names the case id, never its content.
     """
     pending = enumerate(cases)  # one shared iterator: each case is taken once, when a lane is free
     count = 0
@@ -86,6 +87,8 @@ async def stream_pool(
         for index, case in pending:
             try:
                 result = await run_one(case)
+            except GraftEvalError:
+                raise  # already says what is wrong and how to fix it (a bad cache entry, a failed write)
             except Exception as exc:
                 raise EvalError(
                     f"case {case.id}: the card engine raised {type(exc).__name__}; "

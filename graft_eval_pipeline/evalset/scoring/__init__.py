@@ -26,7 +26,7 @@ from graft_eval_pipeline.evalset.scoring.metrics import (
     model_derived,
     total_cost,
 )
-from graft_eval_pipeline.evalset.scoring.pricing import price_for, upper_bound_estimate
+from graft_eval_pipeline.evalset.scoring.pricing import most_calls, price_for, upper_bound_estimate
 from graft_eval_pipeline.evalset.scoring.report_schema import (
     REPORT_INPUTS,
     REPORT_RULES_NOT_IN_SCHEMA,
@@ -115,6 +115,7 @@ __all__ = [
     "metric_stats",
     "metric_values",
     "model_derived",
+    "most_calls",
     "price_for",
     "raw_agreement",
     "round_down",

@@ -63,6 +63,15 @@ def cost(model: str, usage: UsageLike, *, batch: bool = False) -> float | None:
     return standard * BATCH_PRICE_FACTOR if batch else standard
 
 
+def most_calls(floor: str) -> int:
+    """The calls a case makes at most after its floor, as 8.12 counts them.
+
+    Fast writer, escalation and verifier after a trivial floor; strong writer and verifier
+    otherwise (a refused call's one retry with the fallback model aside).
+    """
+    return 3 if floor == "trivial" else 2
+
+
 def upper_bound_estimate(
     floor: str, estimated_tokens: int, strong_model: str, max_output_tokens: int, *, batch: bool = False
 ) -> float | None:
@@ -74,7 +83,7 @@ def upper_bound_estimate(
     price = price_for(strong_model)
     if price is None:
         return None
-    out = max_output_tokens * (3 if floor == "trivial" else 2)
+    out = max_output_tokens * most_calls(floor)
     inp = max(estimated_tokens - out, 0)
     standard = (inp * price.input + out * price.output) / 1e6
     return standard * BATCH_PRICE_FACTOR if batch else standard

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
 from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Annotated, Any, Literal, NamedTuple
@@ -309,9 +310,49 @@ def case_hash(case: EvalCase) -> str:
     """
     document = [case.id, case.inputs.to_json_dict(), case.floor_config.to_json_dict()]
     try:
-        return hashlib.sha256(orjson.dumps(document, option=orjson.OPT_SORT_KEYS)).hexdigest()
+        return _orjson_sha256(document)
     except orjson.JSONEncodeError:
         return _sha256(_canonical(document))
+
+
+_PIECE = 1 << 20
+"""A patch longer than this is escaped into the hash a piece at a time (`_orjson_sha256`)."""
+_MARK = f"graft-eval-patch-{secrets.token_hex(16)}-"
+
+
+def _orjson_sha256(document: list[Any]) -> str:
+    """SHA-256 of `orjson.dumps(document, option=OPT_SORT_KEYS)`, never holding a long patch's JSON whole.
+
+    Each patch longer than `_PIECE` is dumped as a mark (a string no case holds but by a 1 in
+    2^128 chance, and then found more than once: the whole document is dumped instead), and the
+    hash takes the dump up to the mark, then the patch's JSON string a piece at a time: orjson
+    escapes each character on its own, so the pieces' escapes joined are the whole string's. A
+    case with a 170 MB patch held its JSON (170 MB more) only for its hash.
+    """
+    inputs = document[1]
+    long = [(n, f["patch"]) for n, f in enumerate(inputs["files"]) if len(f["patch"] or "") > _PIECE]
+    if not long:
+        return hashlib.sha256(orjson.dumps(document, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    files = list(inputs["files"])
+    for n, _ in long:
+        files[n] = {**files[n], "patch": f"{_MARK}{n}"}
+    marked = [document[0], {**inputs, "files": files}, document[2]]
+    skeleton = orjson.dumps(marked, option=orjson.OPT_SORT_KEYS)
+    marks = [orjson.dumps(f"{_MARK}{n}") for n, _ in long]
+    if any(skeleton.count(mark) != 1 for mark in marks):
+        return hashlib.sha256(orjson.dumps(document, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    digest = hashlib.sha256()
+    at = 0
+    for mark, (_, patch) in zip(marks, long, strict=True):  # in file order, as the dump holds them
+        found = skeleton.index(mark)
+        digest.update(skeleton[at:found])
+        digest.update(b'"')
+        for start in range(0, len(patch), _PIECE):
+            digest.update(orjson.dumps(patch[start : start + _PIECE])[1:-1])
+        digest.update(b'"')
+        at = found + len(mark)
+    digest.update(skeleton[at:])
+    return digest.hexdigest()
 
 
 def gold_digest(case: EvalCase) -> str:

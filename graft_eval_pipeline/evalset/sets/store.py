@@ -24,7 +24,6 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
     CASE_ID_PATTERN,
     SET_ID_PATTERN,
     SYNTHETIC_SET_ID,
-    CaseFormatError,
     EvalCase,
     FloorConfig,
     SetMeta,
@@ -52,7 +51,9 @@ from graft_eval_pipeline.evalset.sets.set_tree import (
     store_only_part,
 )
 from graft_eval_pipeline.evalset.sets.untrusted import (
+    LARGE_DOCUMENT,
     MAX_JSON_BYTES,
+    UntrustedInputError,
     decode_utf8,
     describe_validation_error,
     read_json_file,
@@ -373,14 +374,16 @@ def _read_case(cs: CaseSet, case_id: str, names: set[str] | None) -> EvalCase:
         raise EvalError(
             f"{other}: a {what} case file does not belong in {cs.meta.kind} set {cs.set_id}; remove it"
         )
-    text = _read_file_bytes(cs, own)
-    if text is None:
+    data: bytes | str | None = _read_file_bytes(cs, own)
+    if data is None:
         raise EvalError(
             f"case {case_id} is not in set {cs.set_id}: list the ids with `graft-eval cases --set {cs.dir}`"
         )
     try:
-        case = parse_case(text, own)
-    except CaseFormatError as err:
+        if isinstance(data, bytes) and len(data) > LARGE_DOCUMENT:  # parsed from its text, the
+            data = decode_utf8(data, own)  # bytes dropped first (`LARGE_DOCUMENT`: memory)
+        case = parse_case(data, own)
+    except UntrustedInputError as err:  # CaseFormatError, or bytes that are not UTF-8
         if cs.is_pilot:  # decrypted bytes that are not UTF-8: the text path names it as before
             _read_file(cs, own)
         raise EvalError(str(err)) from None

@@ -16,7 +16,8 @@ orjson parses first (strict UTF-8, no NaN, no lone surrogate, nesting bounded); 
 refuses takes Python's json with hooks, which either accepts it (a lone surrogate escape, checked
 against the schema's field locations after validation) or names what is wrong. So the surrogate walk
 runs only on that rare path, and a file read on the fast path costs a parse, a depth walk of its
-free-form part and a validation.
+free-form part and a validation. A document given as text and larger than
+`LARGE_DOCUMENT` takes json at once, for memory.
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ one beyond a float's range (about 309 digits), which then takes the json path an
 
 MAX_JSON_BYTES = 256 * 1024 * 1024
 """A whole file read into memory: a 100,000-case report is about 60 MiB."""
+
+LARGE_DOCUMENT = 32 * 1024 * 1024
+"""A document given as text and larger than this is parsed by Python's json, not orjson: orjson
+holds the text, an unescaped copy of each string and the string itself (three times a 170 MB
+patch), json the text and the string it builds in place. Smaller ones take orjson, twice as fast."""
 
 LONE_SURROGATE_RULE = "holds a lone surrogate escape (\\ud800-\\udfff), which is not text; remove it"
 
@@ -166,7 +172,7 @@ def parse_document(
     orjson.
     """
     check_size(data, where, limit)
-    if fast:
+    if fast and not (isinstance(data, str) and len(data) > LARGE_DOCUMENT):
         accepted, value = _fast_parse(data, depth_of)
         if accepted:
             return Document(value, False)
