@@ -23,7 +23,7 @@ from graft_eval_pipeline.evalset.sets.case_schema import (
 )
 from graft_eval_pipeline.evalset.sets.crypto import generate_key, parse_key
 from graft_eval_pipeline.evalset.sets.journal import digest, recording
-from graft_eval_pipeline.evalset.sets.paths import EVAL_DIR, SYNTHETIC_BASELINE, SYNTHETIC_DIR
+from graft_eval_pipeline.evalset.sets.paths import EVAL_DIR, HOLD_FILE, SYNTHETIC_BASELINE, SYNTHETIC_DIR
 from graft_eval_pipeline.evalset.sets.store import CaseSet, create_set
 
 REPO = "fictional-org/shop-demo"
@@ -184,6 +184,12 @@ def run_options(cs: CaseSet, **over: Any) -> RunOptions:
     return RunOptions(**fields)
 
 
+LEFT_BY_RUNS = shutil.ignore_patterns("runs", "cache", "assets", "tools", HOLD_FILE)
+"""What the copies below leave out. The hold file too: a test in another xdist worker that runs on
+the committed set holds it for a moment, and a copy of that hold would make the copy's writer wait
+for that worker to exit."""
+
+
 def copy_synthetic(tmp_path: Path, *, baseline: bool = False) -> Path:
     """eval/synthetic copied to `tmp_path/eval/synthetic` without its runs, cache, assets and tools.
 
@@ -191,8 +197,7 @@ def copy_synthetic(tmp_path: Path, *, baseline: bool = False) -> Path:
     repository (the set's default baseline).
     """
     root = tmp_path / "eval"
-    ignore = shutil.ignore_patterns("runs", "cache", "assets", "tools")
-    shutil.copytree(SYNTHETIC_DIR, root / "synthetic", ignore=ignore)
+    shutil.copytree(SYNTHETIC_DIR, root / "synthetic", ignore=LEFT_BY_RUNS)
     if baseline:
         shutil.copytree(SYNTHETIC_BASELINE.parent, root / "baselines")
     return root / "synthetic"
@@ -205,9 +210,7 @@ def copy_eval_home(tmp_path: Path) -> Path:
     without what runs leave in it: a folder to name in GRAFT_EVAL_REPO, so a process that imports
     the code location afresh (a step subprocess, a code server) writes there.
     """
-    shutil.copytree(
-        EVAL_DIR, tmp_path / "eval", ignore=shutil.ignore_patterns("runs", "cache", "assets", "tools")
-    )
+    shutil.copytree(EVAL_DIR, tmp_path / "eval", ignore=LEFT_BY_RUNS)
     return tmp_path
 
 

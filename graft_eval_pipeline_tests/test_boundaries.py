@@ -6,6 +6,8 @@ import ast
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 from graft_eval_pipeline.heavy import HEAVY_LIBRARIES, HEAVY_MODULES
 
 PACKAGE = Path(__file__).resolve().parent.parent / "graft_eval_pipeline"
@@ -80,6 +82,9 @@ STAGES = {
     "report": {"sets", "scoring", "compare"},
 }
 EVALSET = "graft_eval_pipeline.evalset"
+
+# One xdist worker runs them all, so the package's sources are parsed once (`_tree`).
+pytestmark = pytest.mark.xdist_group("sources")
 
 
 @cache

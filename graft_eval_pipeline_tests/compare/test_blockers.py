@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from scipy.stats import binom
 
 from graft_eval_pipeline.evalset.compare.blockers import (
     BASE_TRIALS,
@@ -24,9 +23,15 @@ from graft_eval_pipeline.evalset.compare.blockers import (
 from graft_eval_pipeline.evalset.scoring import CaseRow
 from graft_eval_pipeline_tests.row_builders import make_row
 
+# The oracles are imported inside the tests that use them, and those tests share one xdist worker:
+# the default lane's other worker never loads scipy or statsmodels.
+pytestmark = pytest.mark.xdist_group("oracles")
+
 
 @pytest.mark.parametrize("n", [0, 1, 2, 5, 6, 12, 40])
 def test_binom_sf_matches_scipy_from_k_0_to_n(n: int) -> None:
+    from scipy.stats import binom
+
     for p in (0.0, 0.1, 0.5, 0.9, 1.0, random.Random(n).random()):
         for k in range(-1, n + 2):
             assert binom_sf(k, n, p) == pytest.approx(float(binom.sf(k - 1, n, p)), abs=1e-12), (k, n, p)
@@ -34,6 +39,8 @@ def test_binom_sf_matches_scipy_from_k_0_to_n(n: int) -> None:
 
 @pytest.mark.parametrize("tests", [1, 2, 30, 100, 150, 400])
 def test_critical_count_is_the_fewest_trials_that_reach_the_bonferroni_level(tests: int) -> None:
+    from scipy.stats import binom
+
     level = BLOCKER_ALPHA / tests
     for trials in range(1, 13):
         found = critical_count(trials, tests)
@@ -47,6 +54,8 @@ def test_critical_count_is_the_fewest_trials_that_reach_the_bonferroni_level(tes
 
 @pytest.mark.parametrize("tests", [1, 30, 100, 300])
 def test_confirm_trials_block_a_really_regressed_case_with_the_stated_power(tests: int) -> None:
+    from scipy.stats import binom
+
     trials = confirm_trials(tests)
     needed = critical_count(trials, tests)
     assert needed is not None

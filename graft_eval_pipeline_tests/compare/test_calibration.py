@@ -6,8 +6,6 @@ import math
 from pathlib import Path
 
 import pytest
-from statsmodels.stats.inter_rater import cohens_kappa
-from statsmodels.stats.proportion import proportion_confint
 
 from graft_eval_pipeline.cli import main
 from graft_eval_pipeline.evalset.compare.calibration import calibrate, render_calibration, without_verifier
@@ -18,6 +16,10 @@ from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_BASELINE, SYNTHETIC
 from graft_eval_pipeline.evalset.sets.store import open_set
 from graft_eval_pipeline_tests.builders import copy_synthetic, run_options
 from graft_eval_pipeline_tests.row_builders import make_row
+
+# The oracles are imported inside the tests that use them, and those tests share one xdist worker:
+# the default lane's other worker never loads scipy or statsmodels.
+pytestmark = pytest.mark.xdist_group("oracles")
 
 
 def row(
@@ -80,6 +82,9 @@ def test_a_lift_caused_by_the_verifiers_report_of_instructions_is_the_verifiers_
 
 
 def test_class_calibration_counts_catches_misses_and_false_alarms() -> None:
+    from statsmodels.stats.inter_rater import cohens_kappa
+    from statsmodels.stats.proportion import proportion_confint
+
     result = calibrate(ROWS)
     r = result.risk
     assert r.cases == 8  # d has no verifier class, j no gold

@@ -19,6 +19,10 @@ from graft_eval_pipeline_tests.defs.test_definitions import (
 )
 from graft_eval_pipeline_tests.prompt_edit import edit_writer_prompt
 
+# Each test materializes the whole evaluation group, a second or more each: the comparison rules
+# themselves are tested in compare/, the asset wiring in test_definitions.py (default lane).
+pytestmark = pytest.mark.slow
+
 
 def check_metadata(result: dg.ExecuteInProcessResult, name: str) -> dict[str, Any]:
     evaluation = next(e for e in result.get_asset_check_evaluations() if e.check_name == name)

@@ -69,6 +69,7 @@ def check_evaluation(instance: dg.DagsterInstance, name: str) -> dg.AssetCheckEv
     return record.event.dagster_event.event_specific_data  # type: ignore[return-value]
 
 
+@pytest.mark.slow  # materializes the whole evaluation group
 def test_every_headline_rate_is_numeric_metadata_and_the_report_files_are_paths(tmp_path: Path) -> None:
     synthetic = copy_synthetic(tmp_path, baseline=True)
     instance = materialize(synthetic, tmp_path)
@@ -132,6 +133,7 @@ def test_every_headline_rate_is_numeric_metadata_and_the_report_files_are_paths(
     assert "accept_command" not in baseline.metadata
 
 
+@pytest.mark.slow  # materializes the whole evaluation group
 def test_repeated_trials_are_numbers_on_the_report_asset(tmp_path: Path) -> None:
     synthetic = copy_synthetic(tmp_path, baseline=True)
     instance = materialize(
@@ -149,6 +151,7 @@ def test_repeated_trials_are_numbers_on_the_report_asset(tmp_path: Path) -> None
     assert "## Repeated trials (2 per case)" in (run_dir / "report.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # materializes the whole evaluation group
 def test_failed_checks_say_what_failed_and_no_baseline_is_not_compared(tmp_path: Path) -> None:
     synthetic = copy_synthetic(tmp_path)
     cs = open_set(synthetic, None)
@@ -188,6 +191,7 @@ def test_failed_checks_say_what_failed_and_no_baseline_is_not_compared(tmp_path:
     )
 
 
+@pytest.mark.slow  # materializes the whole evaluation group
 def test_a_changed_baseline_lists_the_changed_cases(tmp_path: Path) -> None:
     synthetic = copy_synthetic(tmp_path, baseline=True)
     path = synthetic.parent / "baselines" / "synthetic.json"

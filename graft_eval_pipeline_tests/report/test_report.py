@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 
 from graft_eval_pipeline.card.llm import Usage
@@ -413,6 +412,8 @@ def test_write_run_outputs_writes_json_markdown_and_parquet(tmp_path: Path) -> N
     assert sorted(p.name for p in paths.values()) == ["cases.parquet", "report.json", "report.md"]
     assert load_report(out / REPORT_FILE) == report
     assert "No baseline." in (out / "report.md").read_text()
+    import pandas as pd  # imported here: only this test reads the frame back
+
     frame = pd.read_parquet(out / "cases.parquet")
     assert list(frame["id"]) == ["syn-901-a", "syn-902-b", "syn-903-c"]
     assert list(frame["gold_risk"]) == ["trivial", "logic", "sensitive"]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import pytest
-from scipy.special import betainc, betaincinv
-from statsmodels.stats.proportion import proportion_confint
 
 from graft_eval_pipeline.evalset.scoring.intervals import (
     beta_cdf,
@@ -19,6 +18,17 @@ from graft_eval_pipeline.evalset.scoring.intervals import (
     wilson,
 )
 from graft_eval_pipeline.evalset.scoring.rates import rate_stat, safety_rate
+
+# The oracles are imported inside the tests that use them, and those tests share one xdist worker:
+# the default lane's other worker never loads scipy or statsmodels.
+pytestmark = pytest.mark.xdist_group("oracles")
+
+
+def proportion_confint(count: float, nobs: float, alpha: float, method: str) -> Any:
+    """The oracle: statsmodels' interval (imported on first use)."""
+    from statsmodels.stats.proportion import proportion_confint as oracle
+
+    return oracle(count, nobs, alpha=alpha, method=method)
 
 
 def random_counts(seed: int, draws: int = 300) -> list[tuple[int, int]]:
@@ -59,6 +69,8 @@ def random_shapes(seed: int, draws: int = 400) -> list[tuple[float, float, float
 
 @pytest.mark.parametrize("seed", [11, 12, 13])
 def test_beta_quantile_and_cdf_match_scipy(seed: int) -> None:
+    from scipy.special import betainc, betaincinv
+
     for a, b, q in random_shapes(seed):
         x = beta_quantile(q, a, b)
         assert x == pytest.approx(float(betaincinv(a, b, q)), abs=1e-11), (a, b, q)

@@ -12,11 +12,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-import statsmodels.api as sm
-from scipy.stats import beta
-from scipy.stats import t as student_t
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import cohens_kappa
 
 from graft_eval_pipeline.card.models import RISK_CLASSES, RiskClass
 from graft_eval_pipeline.evalset.scoring import (
@@ -31,6 +26,10 @@ T: RiskClass = "trivial"
 L: RiskClass = "logic"
 S: RiskClass = "sensitive"
 BY_ORDINAL = {0: T, 1: L, 2: S}
+
+# The oracles are imported inside the tests that use them, and those tests share one xdist worker:
+# the default lane's other worker never loads scipy, statsmodels or scikit-learn.
+pytestmark = pytest.mark.xdist_group("oracles")
 
 
 def test_U_KAPPA_1_identical_lists_give_one() -> None:
@@ -117,6 +116,9 @@ def _random_pairs(rng: random.Random, n: int) -> tuple[list[RiskClass], list[Ris
 
 
 def test_kappa_and_weighted_kappa_match_statsmodels_and_scikit_learn_on_random_pairs() -> None:
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     rng = random.Random(13)
     undefined = 0
     for _ in range(400):
@@ -157,6 +159,10 @@ def _oracle_interval(a: Sequence[RiskClass], b: Sequence[RiskClass], weights: An
     effect of statsmodels' cluster-robust against its HC1 variance of the per-item influence,
     Korn-Graubard's t factor.
     """
+    from scipy.stats import beta
+    from scipy.stats import t as student_t
+    from statsmodels.regression.linear_model import OLS
+
     credit = 1 - weights
     table = _table(a, b)
     n = table.sum()
@@ -189,8 +195,8 @@ def _oracle_interval(a: Sequence[RiskClass], b: Sequence[RiskClass], weights: An
             influence = np.array([g[index[x], index[y]] for x, y in zip(a, b, strict=True)])
             influence -= (g * table / n).sum()
             ones = np.ones((len(a), 1))
-            robust = sm.OLS(influence, ones).fit(cov_type="cluster", cov_kwds={"groups": groups}).bse[0] ** 2
-            independent = sm.OLS(influence, ones).fit(cov_type="HC1").bse[0] ** 2
+            robust = OLS(influence, ones).fit(cov_type="cluster", cov_kwds={"groups": groups}).bse[0] ** 2
+            independent = OLS(influence, ones).fit(cov_type="HC1").bse[0] ** 2
             kg = (student_t.ppf(0.975, n - 1) / student_t.ppf(0.975, clusters - 1)) ** 2
             size = max(min(size, max(clusters, size * independent / robust)) * kg, 1.0)
     low = 0.0 if agree == 0 else beta.ppf(0.025, agree * size + 0.5, (1 - agree) * size + 0.5)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scipy.stats import beta
 
 from graft_eval_pipeline.evalset.export.options import CandidateSettings, ExportSettings, SampleSettings
 from graft_eval_pipeline.evalset.export.run import run_export
@@ -40,6 +39,10 @@ from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
 from graft_eval_pipeline_tests.builders import make_pilot_case, make_pilot_set, pilot_source
 from graft_eval_pipeline_tests.fake_github import FakeClock, FakeCommit, FakeFile, FakeGitHub, FakePull
 from graft_eval_pipeline_tests.row_builders import make_row
+
+# The oracles are imported inside the tests that use them, and those tests share one xdist worker:
+# the default lane's other worker never loads scipy or statsmodels.
+pytestmark = pytest.mark.xdist_group("oracles")
 
 FRAME = "fictional-org/shop-demo merged 2026-06-01..2026-06-30 seed 1"
 
@@ -82,6 +85,8 @@ def reference(strata: list[tuple[int, list[bool]]]) -> tuple[float, float, float
 
 
 def test_post_stratified_rate_weighs_each_stratum_by_its_population() -> None:
+    from scipy.stats import beta
+
     common = [True] + [False] * 19  # 1 of 20 sampled from 1,000
     rare = [True] * 5 + [False] * 5  # 5 of 10 sampled from 50: over-represented on purpose
     rows = rows_of("S/source", 1000, common) + rows_of("XL/sensitive", 50, rare)
@@ -110,6 +115,8 @@ def test_no_error_in_any_stratum_uses_the_kish_effective_n_of_the_weights() -> N
     The weights say what the cases are worth, Kish's (Σw)²/Σw², all 30 cases under equal weights,
     fewer under unequal ones.
     """
+    from scipy.stats import beta
+
     equal = rows_of("S/source", 400, [False] * 20) + rows_of("M/tests", 200, [False] * 10)
     uc = compute_metrics(equal).population.under_classification_final
     assert uc is not None and (uc.value, uc.effective_n, uc.n) == (0.0, 30.0, 30)
@@ -285,6 +292,7 @@ def _coverage(design: list[tuple[int, int, float]], sets: int, seed: int) -> flo
         [(300, 2, 0.02), (300, 2, 0.02), (50, 30, 0.1)],
     ],
 )
+@pytest.mark.slow  # a coverage simulation: 400 seeded sets per design
 def test_singleton_and_constant_strata_keep_the_interval_honest(design: list[tuple[int, int, float]]) -> None:
     """Such strata added no variance (coverage 0.00 and 0.42 in these designs).
 

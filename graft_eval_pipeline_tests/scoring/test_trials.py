@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import t as student_t
-from statsmodels.stats.proportion import proportion_confint
 
 from graft_eval_pipeline.evalset.scoring.intervals import clopper_pearson
 from graft_eval_pipeline.evalset.scoring.trials import cluster_interval, effective_size
+
+# The oracles are imported inside the tests that use them, and those tests share one xdist worker:
+# the default lane's other worker never loads scipy or statsmodels.
+pytestmark = pytest.mark.xdist_group("oracles")
 
 
 def oracle(outcomes: list[list[int]]) -> tuple[float, float]:
@@ -21,6 +23,9 @@ def oracle(outcomes: list[list[int]]) -> tuple[float, float]:
     CR1 sandwich variance of the pooled mean (numpy), the design effect over the binomial variance,
     statsmodels' beta (exact) interval.
     """
+    from scipy.stats import t as student_t
+    from statsmodels.stats.proportion import proportion_confint
+
     y = np.concatenate([np.asarray(o, float) for o in outcomes])
     groups = np.repeat(np.arange(len(outcomes)), [len(o) for o in outcomes])
     g, n, p = len(outcomes), len(y), y.mean()
@@ -77,6 +82,7 @@ def test_independent_trials_count_as_more_information_than_the_cases() -> None:
 @pytest.mark.parametrize(
     ("rate", "correlation"), [(0.03, 0.0), (0.03, 0.8), (0.1, 0.5), (0.3, 0.0), (0.3, 1.0)]
 )
+@pytest.mark.slow  # a coverage simulation: 600 seeded data sets per parameter
 def test_coverage_over_simulated_trials_is_at_least_nominal(rate: float, correlation: float) -> None:
     """Seeded: 60 cases x 3 trials.
 

@@ -104,6 +104,7 @@ separator, or with a hex or one-case body, and no secret-ish word on their line 
 (`<value>GOOG1…</value>`, `Client("9476467298:AA…")`, `# rotated 2026-03-01: SK8d5b…`)."""
 
 
+@pytest.mark.slow  # the whole secret corpus redacted once per provider, each time by a rebuilt scanner
 def test_leave_one_provider_out_recall(
     true_positives: list[dict[str, object]], monkeypatch: pytest.MonkeyPatch
 ) -> None:

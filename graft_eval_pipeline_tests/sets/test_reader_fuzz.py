@@ -47,6 +47,8 @@ from graft_eval_pipeline_tests.builders import (
     make_synthetic_set,
 )
 
+pytestmark = pytest.mark.slow  # fuzzing: 40 generated files for each reader
+
 FUZZ = settings(
     max_examples=40,
     deadline=None,
@@ -135,7 +137,6 @@ VALID_LABELS = json.dumps(
 VALID_INBOX = json.dumps({"labeler": "alice", "labels": json.loads(VALID_LABELS)}).encode()
 
 
-@pytest.mark.slow  # fuzzing: many generated files
 @FUZZ
 @given(data=st.data())
 def test_case_files(data: st.DataObject) -> None:
@@ -237,7 +238,6 @@ def test_the_batch_ledger(synthetic: CaseSet, data: st.DataObject) -> None:
     _check(lambda: read_ledger(synthetic, datetime(2026, 1, 1, tzinfo=UTC)))
 
 
-@pytest.mark.slow  # fuzzing: many generated files
 @FUZZ
 @given(data=st.data())
 def test_dagster_stored_values(synthetic: CaseSet, data: st.DataObject) -> None:
