@@ -55,8 +55,11 @@ case "${1:-}" in
     mypy graft_eval_pipeline graft_eval_pipeline_tests
     # graft_eval_pipeline_tests/conftest.py: --runslow adds the slow lane to the default one
     # The full lane runs in one process (its tests start processes, servers and browsers of
-    # their own); the default lane in one worker per core.
-    if [ "$1" = test ]; then pytest --runslow "${@:2}"; else pytest -n auto "${@:2}"; fi
+    # their own); the default lane in one worker per core, the modules that load the statistics
+    # oracles kept on one worker (--dist loadgroup). Bytecode caches are written even where the
+    # environment turns them off: without them every worker recompiles every module it imports.
+    unset PYTHONDONTWRITEBYTECODE
+    if [ "$1" = test ]; then pytest --runslow "${@:2}"; else pytest -n auto --dist loadgroup "${@:2}"; fi
     ;;
   *)
     echo "usage: ./run.sh main-job | test [pytest args] | test-fast [pytest args] | lock [--upgrade [NAME ...]]" >&2
