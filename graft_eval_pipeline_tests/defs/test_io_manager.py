@@ -268,21 +268,11 @@ def test_a_run_loads_its_own_value_even_when_another_run_materialized_later(
     stored = folder / "assets" / "upstream_summary.json"
 
     @dg.asset(partitions_def=partitions, deps=[upstream_summary])
-    def overwriter() -> int:
+    def writer() -> int:
         stored.write_text(stamp_value('{"caseIds": [], "goalText": "other"}', "other-run")[0])
         return 0
 
-    @dg.asset(partitions_def=partitions)
-    def reader(upstream_summary: Summary, overwriter: int) -> int:
-        return len(upstream_summary.case_ids)
-
-    result = dg.materialize(
-        [upstream_summary, overwriter, reader],
-        partition_key="synthetic",
-        instance=instance_with("synthetic"),
-        resources={"io_manager": _io(tmp_path)},
-        raise_on_error=False,
-    )
+    result = _read_after(tmp_path, writer, instance_with("synthetic"))
     assert not result.success
     assert (
         f"stale value: this machine's set folder holds run other-run's asset upstream_summary of set "
@@ -362,21 +352,29 @@ def test_within_a_run_a_file_restamped_in_between_is_refused_despite_the_kept_va
     stored = folder / "assets" / "upstream_summary.json"
 
     @dg.asset(partitions_def=partitions, deps=[upstream_summary])
-    def restamper() -> int:
+    def writer() -> int:  # re-stamps the file with this run's id
         this_run = unstamp(stored.read_text(), "upstream")[0].run_id  # written by this run's first step
         stored.write_text(stamp_value('{"caseIds": [], "goalText": "other"}', this_run)[0])
         return 0
 
+    result = _read_after(tmp_path, writer, instance_with("synthetic"))
+    assert not result.success
+    assert f"of run {result.run_id} is not the value that run recorded" in _errors(result)
+
+
+def _read_after(
+    tmp_path: Path, writer: dg.AssetsDefinition, instance: dg.DagsterInstance
+) -> dg.ExecuteInProcessResult:
+    """Materialize upstream_summary, then `writer` (which tampers with its file), then a reader of it."""
+
     @dg.asset(partitions_def=partitions)
-    def reader(upstream_summary: Summary, restamper: int) -> int:
+    def reader(upstream_summary: Summary, writer: int) -> int:
         return len(upstream_summary.case_ids)
 
-    result = dg.materialize(
-        [upstream_summary, restamper, reader],
+    return dg.materialize(
+        [upstream_summary, writer, reader],
         partition_key="synthetic",
-        instance=instance_with("synthetic"),
+        instance=instance,
         resources={"io_manager": _io(tmp_path)},
         raise_on_error=False,
     )
-    assert not result.success
-    assert f"of run {result.run_id} is not the value that run recorded" in _errors(result)
