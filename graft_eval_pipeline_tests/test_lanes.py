@@ -57,8 +57,6 @@ def test_runslow_runs_every_test() -> None:
 
 def test_run_sh_test_and_ci_run_the_full_lane() -> None:
     run_sh = (REPO / "run.sh").read_text()
-    assert (
-        'if [ "$1" = test ]; then pytest --runslow "${@:2}"; else pytest -n auto --dist loadgroup "${@:2}"; fi'
-        in run_sh
-    )
+    lanes = 'if [ "$1" = test ]; then pytest --runslow "${@:2}"; '
+    assert lanes + 'else pytest -n auto --dist loadgroup "${@:2}"; fi' in run_sh
     assert "./run.sh test\n" in (REPO / ".ci" / "run").read_text()
