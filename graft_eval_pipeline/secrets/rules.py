@@ -67,7 +67,7 @@ def secret_spans(
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     ours: list[tuple[int, int]] = []  # our token and structured spans: where we have the format
-    named: list[tuple[int, int]] = []  # every span but the high-entropy rule's
+    named: list[tuple[int, int]] = []  # every span but the generic rules'
     generic: list[tuple[int, int, str]] = []  # the generic rules': kept where no other rule found one
 
     def add_ours(start: int, end: int, kind: str) -> None:
