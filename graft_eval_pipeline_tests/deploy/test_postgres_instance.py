@@ -40,6 +40,7 @@ PARTITION = "synthetic"
 IN_PROGRESS = {dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED}
 DONE = {dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED}
 RUN_TIMEOUT_S = 300
+WAIT_FOR_CODE_SERVER = "\ncode_servers:\n  wait_for_local_processes_on_shutdown: true\n"
 
 
 def _instance(home: Path, yaml_text: str) -> dg.DagsterInstance:
@@ -140,7 +141,10 @@ def test_second_launch_of_a_partition_waits_in_the_queue_until_the_first_ends(
     tmp_path: Path, deployment: PgServer
 ) -> None:
     home = tmp_path / "dagster-home"
-    instance = _instance(home, (DEPLOY_DIR / "dagster.yaml").read_text(encoding="utf-8"))
+    # The workspace below starts a code server process; waiting for it on exit keeps it from
+    # outliving the test (it would retry the dropped database for ever).
+    yaml_text = (DEPLOY_DIR / "dagster.yaml").read_text(encoding="utf-8") + WAIT_FOR_CODE_SERVER
+    instance = _instance(home, yaml_text)
     try:
         instance.add_dynamic_partitions(CASE_SET_PARTITIONS, [PARTITION])
         workdir = tmp_path / "work"
