@@ -6,7 +6,8 @@ at each prepared prompt one last time before it is sent. The rules are pure text
 no I/O and import nothing else of graft_eval_pipeline (a leaf, like `card/` and `github/`):
 `catalogue.py` lists the token formats, `scan.py` runs them and the structured and keyword rules
 as one RE2 prefilter, `values.py` decides whether a value is a secret or a look-alike, `rules.py`
-is the surface below, `utf8.py` maps the byte offsets of RE2 scans back to text.
+is the surface below, `prefilter.py` names the joined texts that hold a hit (one Hyperscan
+pass), `utf8.py` maps the byte offsets of RE2 scans back to text.
 
 Importing it loads the catalogue (compiled on first use, ~30 ms): only the commands and assets
 that redact or check a prompt import it.

@@ -153,6 +153,7 @@ class _Index:
     prefilter: Callable[[object, bytes, int, int], list[tuple[int, int]]]
     by_head: dict[bytes, tuple[tuple[bytes, tuple[Rule, ...]], ...]]  # first 2 lower-case bytes
     global_allow: _Allow
+    keywords: tuple[bytes, ...]  # lower-case, what `prefilter` looks for (case-insensitively)
 
 
 @cache
@@ -188,7 +189,12 @@ def _index() -> _Index:
     # The global allowlist's regexes and stopwords apply to every secret (its paths do not apply).
     plain = {key: value for key, value in glob.items() if key in ("regexes", "stopwords")}
     global_allow = _allowlists([plain])[0]
-    return _Index(prefilter, {k: tuple(v) for k, v in by_head.items()}, global_allow)
+    return _Index(prefilter, {k: tuple(v) for k, v in by_head.items()}, global_allow, tuple(by_keyword))
+
+
+def keywords() -> tuple[bytes, ...]:
+    """The lower-case keywords of the running rules, which `first_keyword` finds in any case."""
+    return _index().keywords
 
 
 def first_keyword(data: bytes, pos: int = 0) -> int | None:

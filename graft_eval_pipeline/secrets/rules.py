@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from graft_eval_pipeline.secrets.catalogue import TOKENS
 from graft_eval_pipeline.secrets.entropy import KIND as HIGH_ENTROPY
 from graft_eval_pipeline.secrets.entropy import PREFIXED_KIND, first_prefixed, prefixed_tokens
 from graft_eval_pipeline.secrets.gitleaks import first_keyword, gitleaks_spans, kind_of, rule_ids
+from graft_eval_pipeline.secrets.prefilter import texts_with_hits
 from graft_eval_pipeline.secrets.scan import AddSpan, first_anchor, key_blocks, scan
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 
@@ -181,53 +182,52 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
 
     Each pair is counted on its own as `secret_kinds` counts it.
 
-    Why one prefilter pass: a prompt is many short fields (title, paths, cut patches), and RE2's
-    fixed price per call costs more than their length. The texts are joined by newlines and the
-    three prefilters (ours, gitleaks' keywords, prefixed tokens) run once over the whole; only a
-    text in which a hit starts is scanned on its own, by the passes that hit (each from its first
-    hit on), and the search resumes at the next text. Exact: an anchor that matches in a text
-    alone matches at the same place in the join (a newline is no word character and no token's),
-    and RE2 reports the leftmost match, so no text with an anchor is passed over.
+    Why one search over the texts joined: a prompt is many short fields (title, paths, cut
+    patches), most with no hit, and a search's fixed price per call costs more than their length.
+    The texts are joined by newlines; one Hyperscan pass (`prefilter.py`) names the texts that
+    hold one of our anchors or a gitleaks keyword, RE2 finds the first prefixed-token anchor of
+    each text that has one, and only those texts are scanned on their own, by the passes that
+    hit. Exact: an anchor that matches in a text alone matches at the same place in the join (a
+    newline is no word character and no token's), so no text with a hit is passed over; a
+    non-ASCII text is searched by RE2 alone (see `prefilter.py`).
     """
     found: Counter[str] = Counter()
     joined = "\n".join([text for text, _ in texts])
     data = joined.encode("utf-8", "surrogatepass")
-    # The next hit of each pass's prefilter, kept until the search passes it: none scans a byte twice.
-    hits = [find(data, 0) for find in _FIRST_HITS]
-    if all(h is None for h in hits):
-        return found  # most prompts: one RE2 call per pass
-    if len(data) == len(joined):
+    ascii_join = len(data) == len(joined)
+    if ascii_join:
         sizes = [len(text) + 1 for text, _ in texts]
     else:
         sizes = [len(text.encode("utf-8", "surrogatepass")) + 1 for text, _ in texts]
     starts = list(accumulate(sizes, initial=0))  # the byte offset of each text in `data`
-    while True:
-        hit = min(h for h in hits if h is not None)
+    # Text index -> the byte offset in the text at which each pass starts (None: skipped).
+    firsts: dict[int, list[int | None]] = {}
+    for index, (ours, theirs) in texts_with_hits(data, starts).items():
+        if ascii_join or texts[index][0].isascii():
+            firsts[index] = [0 if ours else None, 0 if theirs else None, None]
+    if not ascii_join:
+        for index, (text, _) in enumerate(texts):
+            if not text.isascii():
+                piece = data[starts[index] : starts[index + 1] - 1]
+                firsts[index] = [first_anchor(piece), first_keyword(piece), None]
+    pos = 0
+    while pos < len(data) and (hit := first_prefixed(data, pos)) is not None:
         index = bisect_right(starts, hit) - 1
+        firsts.setdefault(index, [None, None, None])[2] = hit - starts[index]
+        pos = starts[index + 1]  # the next text: each text is scanned from its first hit on
+    for index in sorted(firsts):
+        mine, their, prefixed = firsts[index]
+        if mine is None and their is None and prefixed is None:
+            continue
         text, is_patch = texts[index]
-        begin, pos = starts[index], starts[index + 1]
-        # The text's bytes are a slice of the join; each pass starts at its first hit in the
-        # text, and a pass with no hit there is skipped.
-        mine, their, prefixed = (h - begin if h is not None and h < pos else None for h in hits)
-        kinds = secret_kinds(
-            text,
-            is_patch=is_patch,
-            data=data[begin : pos - 1],
-            first=mine,
-            first_theirs=their,
-            first_prefixed=prefixed,
+        found.update(
+            secret_kinds(
+                text,
+                is_patch=is_patch,
+                data=data[starts[index] : starts[index + 1] - 1],
+                first=mine,
+                first_theirs=their,
+                first_prefixed=prefixed,
+            )
         )
-        found.update(kinds)
-        if pos >= len(data):
-            break
-        hits = [
-            find(data, pos) if h is not None and h < pos else h
-            for find, h in zip(_FIRST_HITS, hits, strict=True)
-        ]
-        if all(h is None for h in hits):
-            break
     return found
-
-
-_FIRST_HITS: tuple[Callable[[bytes, int], int | None], ...] = (first_anchor, first_keyword, first_prefixed)
-"""Each pass's first hit at or after an offset: ours, gitleaks' keywords, prefixed tokens."""

@@ -651,6 +651,8 @@ class _Scanner:
     rule's anchor start there? (If not, a keyword hit goes to that rule alone.)"""
     """The handler whose anchor runs into what it accepts (the assignment rule: operator plus the
     value's first characters): after it the scan resumes where it says, not after the anchor."""
+    patterns: tuple[str, ...] = ()
+    """The prefilter's alternatives (RE2 syntax), for the joined-text search of `prefilter.py`."""
     dispatch: dict[str, tuple[Handler, ...]] = field(default_factory=dict)
     """Head -> the handlers to try, in order (by_head, by_head_ci, fallback), filled on first use."""
 
@@ -768,6 +770,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         tuple(fallback),
         _assignment,
         rules._regexp.Match,
+        tuple(anchors),
     )
 
 
@@ -837,6 +840,11 @@ def first_anchor(data: bytes, pos: int = 0) -> int | None:
     """
     start = _scanner().match(_UNANCHORED, data, pos, len(data))[0][0]
     return None if start < 0 else start
+
+
+def anchor_patterns() -> tuple[str, ...]:
+    """The alternatives of the prefilter `first_anchor` runs (RE2 syntax), every rule's anchor."""
+    return _scanner().patterns
 
 
 def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:
