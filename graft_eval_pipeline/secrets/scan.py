@@ -834,9 +834,8 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
 def first_anchor(data: bytes, pos: int = 0) -> int | None:
     """The byte offset of the first anchor of any rule at or after `pos` in UTF-8 `data`, or None.
 
-    None means `scan` and `key_blocks` find nothing there; an anchor that matches in a text alone
-    matches where it lies in texts joined by newlines (a newline is no word character and no
-    token's), so many short texts take one RE2 pass (`rules.secret_kinds_in`).
+    None means `scan` and `key_blocks` find nothing there. `rules.secret_kinds_in` asks it of a
+    non-ASCII text; ASCII texts joined are searched for the same anchors by `prefilter.py`.
     """
     start = _scanner().match(_UNANCHORED, data, pos, len(data))[0][0]
     return None if start < 0 else start
