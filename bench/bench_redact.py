@@ -2,9 +2,11 @@
 
 Redaction: throughput over a generated 50 MB diff corpus and over real diffs (target >= 50 MB/s,
 default options, on both), the same scan inside `rescan` and the live pre-send check, and recall /
-look-alike rate on the committed secret corpus, side by side with detect-secrets.
+look-alike rate on the committed secret corpus and on the held-out one, side by side with
+detect-secrets.
 
 Run: .venv/bin/python bench/bench_redact.py [--mb 50] [--ds-mb 10] [--real PATH] [--no-real]
+     .venv/bin/python bench/bench_redact.py --accuracy-only   (recall and look-alikes alone, seconds)
 
 The generated corpus is fictional code diffs (deterministic, short ASCII lines), with a secret,
 an e-mail or a host every few kilobytes. The real corpus is `../shared/testdata/real-commits/`
@@ -13,8 +15,10 @@ maps, non-ASCII text; see its README), read from where it lies and never copied:
 title, body and patches are redacted as export redacts them; `rescan` runs over a temporary set
 of those cases (reading and parsing each case included), and the pre-send check over their
 prepared (cut) prompt inputs (and over the generated patches, four to a case), with the slowest,
-median and fastest of at least five timed runs. The accuracy corpus is
-graft_eval_pipeline_tests/secrets/data/ (fictional values; see its README). When
+median and fastest of at least five timed runs. The accuracy corpora are
+graft_eval_pipeline_tests/secrets/data/ (fictional values; see its README) and, held out, its
+heldout/ folder (Nosey Parker's rule examples and negative examples, Apache-2.0; the negatives
+that count as look-alikes are those `is_lookalike` keeps), both scored as the tests score them. When
 detect-secrets is installed (the optional `bench` extra:
 `.venv/bin/pip install -c constraints.txt -e '.[dev,bench]'`), it runs the way its users
 run it, `detect-secrets scan --all-files` over files written to a temporary folder: one file per
@@ -28,7 +32,6 @@ import argparse
 import gzip
 import json
 import random
-import re
 import resource
 import statistics
 import subprocess
@@ -308,29 +311,34 @@ def print_presend(name: str, inputs: list[dict[str, Any]], repeat: int) -> None:
     )
 
 
-CORPUS = Path(__file__).resolve().parent.parent / "graft_eval_pipeline_tests" / "secrets" / "data"
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "graft_eval_pipeline_tests" / "secrets" / "data"
+ACCURACY = {
+    # name: (entries with secrets, look-alikes), files under CORPUS
+    "committed": ("true_positives.jsonl", "lookalikes.jsonl"),
+    "held-out (Nosey Parker)": ("heldout/noseyparker.jsonl", "heldout/noseyparker_negative.jsonl"),
+}
+Entries = list[dict[str, object]]
 
 
-def _entries(name: str) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (CORPUS / name).read_text().splitlines() if line.strip()]
+def accuracy_corpora() -> dict[str, tuple[Entries, Entries]]:
+    """Each accuracy corpus as (entries with secrets, look-alikes), held-out negatives cut to look-alikes."""
+    sys.path.insert(0, str(REPO))
+    from graft_eval_pipeline_tests.secrets.redaction_corpus import is_lookalike, load
+
+    corpora = {}
+    for name, (positives, negatives) in ACCURACY.items():
+        corpora[name] = (load(CORPUS / positives), [e for e in load(CORPUS / negatives) if is_lookalike(e)])
+    return corpora
 
 
-def our_accuracy() -> tuple[float, float]:
-    """(recall, look-alike rate) of the redactor, each entry redacted as added patch lines."""
+def our_accuracy(positives: Entries, lookalikes: Entries) -> tuple[float, float]:
+    """(recall, look-alike rate) of the redactor, each entry redacted as added patch lines as the tests do."""
+    sys.path.insert(0, str(REPO))
+    from graft_eval_pipeline_tests.secrets.redaction_corpus import found, touched
 
-    def run(line: str) -> tuple[str, str]:
-        lines = line.split("\n")
-        patch = f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + part for part in lines)
-        return patch, redact_text(patch, RedactOptions(), Counter(), is_patch=True)
-
-    tps, looks = _entries("true_positives.jsonl"), _entries("lookalikes.jsonl")
-    found = 0
-    for entry in tps:
-        patch, out = run(str(entry["line"]))
-        left = re.sub(r"\[REDACTED:\w+\]", "", out)
-        found += str(entry["secret"]) not in left and out.count("\n") == patch.count("\n")
-    flagged = sum(1 for entry in looks if run(str(entry["line"]))[1] != run(str(entry["line"]))[0])
-    return found / len(tps), flagged / len(looks)
+    recall = sum(found(entry) for entry in positives) / len(positives)
+    return recall, sum(touched(entry)[0] for entry in lookalikes) / len(lookalikes)
 
 
 def detect_secrets_available() -> bool:
@@ -358,10 +366,9 @@ def _ds_scan(folder: Path) -> tuple[dict[str, list[object]], float, float]:
     return json.loads(done.stdout)["results"], wall, cpu
 
 
-def detect_secrets_accuracy() -> tuple[float, float]:
+def detect_secrets_accuracy(tps: Entries, looks: Entries) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        tps, looks = _entries("true_positives.jsonl"), _entries("lookalikes.jsonl")
         for index, entry in enumerate(tps):
             (folder / f"tp_{index:04d}.txt").write_text(str(entry["line"]) + "\n")
         for index, entry in enumerate(looks):
@@ -370,6 +377,27 @@ def detect_secrets_accuracy() -> tuple[float, float]:
     found = sum(1 for name in results if name.startswith("tp_") and results[name])
     flagged = sum(1 for name in results if name.startswith("la_") and results[name])
     return found / len(tps), flagged / len(looks)
+
+
+def measure_accuracy() -> dict[str, dict[str, tuple[float, float]]]:
+    """Scanner -> accuracy corpus -> (recall, look-alike rate); detect-secrets only when installed."""
+    corpora = accuracy_corpora()
+    accuracy = {"graft-eval redact": {name: our_accuracy(*entries) for name, entries in corpora.items()}}
+    if detect_secrets_available():
+        accuracy["detect-secrets scan"] = {
+            name: detect_secrets_accuracy(*entries) for name, entries in corpora.items()
+        }
+    else:
+        print("detect-secrets: not installed (the bench extra), comparison skipped")
+    for name, (positives, lookalikes) in corpora.items():
+        print(f"accuracy corpus {name}: {len(positives)} entries with secrets, {len(lookalikes)} look-alikes")
+    return accuracy
+
+
+def _figures(by_corpus: dict[str, tuple[float, float]]) -> tuple[float, float, float, float]:
+    """(recall, look-alikes) on the committed corpus, then on the held-out one."""
+    (recall, lookalike), (held_recall, held_lookalike) = by_corpus.values()
+    return recall, lookalike, held_recall, held_lookalike
 
 
 def detect_secrets_speed(texts: Texts, mb: float) -> tuple[float, float, float]:
@@ -413,7 +441,14 @@ def main() -> None:
     parser.add_argument("--no-real", action="store_true", help="skip the real-commits corpus")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each figure (the best is shown)")
     parser.add_argument("--presend-only", action="store_true", help="only the live pre-send check figures")
+    parser.add_argument("--accuracy-only", action="store_true", help="only recall and look-alike rates")
     args = parser.parse_args()
+    if args.accuracy_only:
+        accuracy = measure_accuracy()
+        print(f"{'scanner':<24}" + "".join(f"{name + ': recall, look-alikes':>48}" for name in ACCURACY))
+        for scanner, figures in accuracy.items():
+            print(f"{scanner:<24}" + "".join(f"{rec:>36.1%}{look:>12.1%}" for rec, look in figures.values()))
+        return
     generated: Texts = [(patch, True) for patch in corpus(args.mb)]
     if args.presend_only:
         print_presend("generated", generated_cases([text for text, _ in generated]), max(args.repeat, 5))
@@ -438,14 +473,15 @@ def main() -> None:
         )
         corpora.append(("real-commits", real))
     rows = []
-    recall, lookalike = our_accuracy()
+    accuracy = measure_accuracy()
+    ours = _figures(accuracy["graft-eval redact"])
     for name, texts in corpora:
         wall_speed, cpu_speed = _speed(f"{name}, secrets only (default)", texts, RedactOptions(), args.repeat)
         _speed(f"{name}, all options on", texts, everything, args.repeat)
         met = "met" if cpu_speed >= 50 else "NOT met"
         print(f"{name}: target 50 MB/s (default options, CPU): {met}")
         speed = f"{wall_speed:.0f} (CPU {cpu_speed:.0f})"
-        rows.append((f"graft-eval redact, {name}", recall, lookalike, speed))
+        rows.append((f"graft-eval redact, {name}", *ours, speed))
     if lines:
         mb, wall, cpu, affected = rescan_speed(lines, args.repeat)
         print(
@@ -455,17 +491,18 @@ def main() -> None:
     print_presend("generated", generated_cases([text for text, _ in generated]), max(args.repeat, 5))
     if lines:
         print_presend("real-commits", [json.loads(line)["inputs"] for line in lines], max(args.repeat, 5))
-    if detect_secrets_available():
-        ds_recall, ds_lookalike = detect_secrets_accuracy()
+    if "detect-secrets scan" in accuracy:
+        theirs = _figures(accuracy["detect-secrets scan"])
         for name, texts in corpora:
             ds_mb, ds_wall, ds_cpu = detect_secrets_speed(texts, args.ds_mb)
             speed = f"{ds_mb / ds_wall:.2f} (CPU {ds_mb / ds_cpu:.2f}) over {ds_mb:.0f} MB"
-            rows.append((f"detect-secrets scan, {name}", ds_recall, ds_lookalike, speed))
-    else:
-        print("detect-secrets: not installed (the bench extra), comparison skipped")
-    print(f"\n{'scanner, corpus':<36}{'recall':>8}{'look-alikes':>13}   MB/s")
-    for name, rec, look, speed in rows:
-        print(f"{name:<36}{rec:>8.1%}{look:>13.1%}   {speed}")
+            rows.append((f"detect-secrets scan, {name}", *theirs, speed))
+    print(
+        f"\n{'scanner, corpus':<36}{'recall':>8}{'look-alikes':>13}"
+        f"{'held-out recall':>17}{'held-out look-alikes':>22}   MB/s"
+    )
+    for name, rec, look, held_rec, held_look, speed in rows:
+        print(f"{name:<36}{rec:>8.1%}{look:>13.1%}{held_rec:>17.1%}{held_look:>22.1%}   {speed}")
 
 
 if __name__ == "__main__":

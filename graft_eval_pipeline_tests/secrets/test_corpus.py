@@ -8,34 +8,19 @@ look-alike when the patch comes out unchanged. Targets: recall >= 95 %, look-ali
 
 from __future__ import annotations
 
-import json
-import re
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
 from graft_eval_pipeline.secrets import scan
 from graft_eval_pipeline.secrets.catalogue import TOKENS
+from graft_eval_pipeline_tests.secrets.redaction_corpus import found, load, missed, redact, touched_entries
 
 DATA = Path(__file__).parent / "data"
-_MARKER = re.compile(r"\[REDACTED:\w+\]")  # `password` must not be found in `[REDACTED:url_password]`
 
 
 def _load(name: str) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
-
-
-def _as_patch(line: str) -> str:
-    lines = line.split("\n")
-    return f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join("+" + part for part in lines)
-
-
-def _redact(line: str) -> tuple[str, str, Counter[str]]:
-    patch = _as_patch(line)
-    counts: Counter[str] = Counter()
-    return patch, redact_text(patch, RedactOptions(), counts, is_patch=True), counts
+    return load(DATA / name)
 
 
 @pytest.fixture(scope="module")
@@ -60,20 +45,16 @@ def test_corpus_has_the_promised_size_and_every_entry_a_source(
 
 
 def test_recall_on_true_positives_is_at_least_95_percent(true_positives: list[dict[str, object]]) -> None:
-    missed = []
-    for entry in true_positives:
-        patch, out, _ = _redact(str(entry["line"]))
-        if str(entry["secret"]) in _MARKER.sub("", out) or out.count("\n") != patch.count("\n"):
-            missed.append(f"{entry['type']}: {entry['line']!r}")
-    recall = 1 - len(missed) / len(true_positives)
-    print(f"recall {recall:.1%} ({len(true_positives) - len(missed)}/{len(true_positives)})")
-    assert recall >= 0.95, f"recall {recall:.1%}; missed:\n" + "\n".join(missed)
+    misses = [f"{entry['type']}: {entry['line']!r}" for entry in true_positives if missed(entry)]
+    recall = 1 - len(misses) / len(true_positives)
+    print(f"recall {recall:.1%} ({len(true_positives) - len(misses)}/{len(true_positives)})")
+    assert recall >= 0.95, f"recall {recall:.1%}; missed:\n" + "\n".join(misses)
 
 
 def test_kinds_in_the_counts_match_the_expected_kind(true_positives: list[dict[str, object]]) -> None:
     wrong = []
     for entry in true_positives:
-        _, _, counts = _redact(str(entry["line"]))
+        _, _, counts = redact(str(entry["line"]))
         # A gitleaks rule that names the provider of a generic assignment names it right.
         named = entry["kind"] == "assignment" and any(kind.startswith("gl_") for kind in counts)
         if entry["kind"] not in counts and not named:
@@ -82,19 +63,10 @@ def test_kinds_in_the_counts_match_the_expected_kind(true_positives: list[dict[s
 
 
 def test_lookalikes_redacted_at_most_5_percent(lookalikes: list[dict[str, object]]) -> None:
-    hit = []
-    for entry in lookalikes:
-        patch, out, counts = _redact(str(entry["line"]))
-        if out != patch:
-            hit.append(f"{entry['type']}: {entry['line']!r} -> {dict(counts)}")
+    hit = touched_entries(lookalikes, "type")
     rate = len(hit) / len(lookalikes)
     print(f"look-alikes redacted {rate:.1%} ({len(hit)}/{len(lookalikes)})")
     assert rate <= 0.05, f"look-alike rate {rate:.1%}:\n" + "\n".join(hit)
-
-
-def _found(entry: dict[str, object]) -> bool:
-    patch, out, _ = _redact(str(entry["line"]))
-    return str(entry["secret"]) not in _MARKER.sub("", out) and out.count("\n") == patch.count("\n")
 
 
 LOPO_TARGET = 0.95
@@ -120,18 +92,18 @@ def test_leave_one_provider_out_recall(
     for entry in true_positives:
         folds.setdefault(str(entry["kind"]), []).append(entry)
     providers = {token.kind for token in TOKENS}
-    found, missed_by_fold = 0, {}
+    total, missed_by_fold = 0, {}
     for kind, entries in sorted(folds.items()):
         if kind in providers:
             scanner = scan.build_scanner(tuple(t for t in TOKENS if t.kind != kind))
             monkeypatch.setattr(scan, "_scanner", lambda scanner=scanner: scanner)
-        hits = sum(_found(entry) for entry in entries)
+        hits = sum(found(entry) for entry in entries)
         monkeypatch.undo()
-        found += hits
+        total += hits
         if hits < len(entries):
             missed_by_fold[kind] = f"{hits}/{len(entries)}"
-    recall = found / len(true_positives)
-    whole = sum(_found(entry) for entry in true_positives) / len(true_positives)
+    recall = total / len(true_positives)
+    whole = sum(found(entry) for entry in true_positives) / len(true_positives)
     print(
         f"whole-corpus recall {whole:.1%}; leave-one-provider-out recall {recall:.1%} over "
         f"{len(folds)} folds; folds below 100 %: {missed_by_fold}"
