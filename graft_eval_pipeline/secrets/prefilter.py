@@ -16,6 +16,7 @@ cannot matter without non-ASCII bytes. A non-ASCII text is searched by RE2 alone
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -80,16 +81,12 @@ def _database() -> Any:
     ids = [OURS] * len(expressions)
     flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
     for keyword in keywords():
-        expressions.append(hyperscan_syntax(_escape(keyword.decode("ascii"))))
+        expressions.append(hyperscan_syntax(re.escape(keyword.decode("ascii"))))
         ids.append(THEIRS)
         flags.append(hyperscan.HS_FLAG_CASELESS)
     database = hyperscan.Database()
     database.compile(expressions=expressions, ids=ids, flags=flags)
     return database
-
-
-def _escape(literal: str) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "\\" + c for c in literal)
 
 
 _local = threading.local()  # a scratch space may serve one scan at a time: one per thread
