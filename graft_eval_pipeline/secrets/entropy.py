@@ -201,6 +201,14 @@ def is_high_entropy_token(value: str) -> bool:
     return entropy(value) >= ENTROPY_SHARE * most
 
 
+def holds_candidate(data: bytes) -> bool:
+    """Does ASCII `data` hold a run the high-entropy rule could report (`_CANDIDATE`) anywhere?
+
+    If not, a keyword of that rule in it finds nothing, wherever its region lies.
+    """
+    return bool(_CANDIDATE_BYTES(_UNANCHORED, data, 0, len(data))[0][0] >= 0)
+
+
 class Candidates:
     """Whether a keyword's region holds a run this rule could report, in one text.
 

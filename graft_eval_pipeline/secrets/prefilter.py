@@ -26,11 +26,11 @@ from typing import Any
 import hyperscan
 
 from graft_eval_pipeline.secrets.gitleaks import keywords
-from graft_eval_pipeline.secrets.scan import anchor_patterns
+from graft_eval_pipeline.secrets.scan import NEAR_KEYWORD_ANCHOR, anchor_patterns
 
-OURS, THEIRS = 0, 1
-"""The passes Hyperscan runs: our anchors (`scan.first_anchor`), gitleaks' keywords
-(`gitleaks.first_keyword`)."""
+OURS, THEIRS, NEAR = 0, 1, 2
+"""What Hyperscan looks for: our rules' anchors, gitleaks' keywords (`gitleaks.first_keyword`),
+the high-entropy rule's keywords (with our anchors, what `scan.first_anchor` finds)."""
 
 _SPACE = r"\t\n\f\r "  # RE2's \s
 
@@ -77,8 +77,8 @@ def hyperscan_syntax(pattern: str) -> bytes:
 
 @cache
 def _database() -> Any:
-    expressions = [hyperscan_syntax(p) for p in anchor_patterns()]
-    ids = [OURS] * len(expressions)
+    expressions = [hyperscan_syntax(p) for p in (*anchor_patterns(), NEAR_KEYWORD_ANCHOR)]
+    ids = [OURS] * (len(expressions) - 1) + [NEAR]
     flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
     for keyword in keywords():
         expressions.append(hyperscan_syntax(re.escape(keyword.decode("ascii"))))
@@ -93,7 +93,7 @@ _local = threading.local()  # a scratch space may serve one scan at a time: one 
 
 
 def texts_with_hits(data: bytes, starts: Sequence[int]) -> dict[int, list[bool]]:
-    """Text index -> [holds one of our anchors, holds a gitleaks keyword], for the texts with any.
+    """Text index -> [holds an anchor of ours, a gitleaks keyword, a near keyword], for the texts with any.
 
     `data` is the texts joined by newlines, `starts[i]` the byte offset of text i (and
     `starts[-1]` one past the end). A text reported may still hold nothing (a match across two
@@ -104,14 +104,14 @@ def texts_with_hits(data: bytes, starts: Sequence[int]) -> dict[int, list[bool]]
     if scratch is None:
         scratch = _local.scratch = hyperscan.Scratch(database)
     found: dict[int, list[bool]] = {}
-    last = [-1, -1]  # the last text each pass was seen in: most matches repeat it
+    last = [-1, -1, -1]  # the last text each kind was seen in: most matches repeat it
     limit = len(starts) - 2
 
     def on_match(pass_: int, _start: int, end: int, _flags: int, _context: object) -> None:
         index = min(bisect_right(starts, end - 1) - 1, limit)
         if last[pass_] != index:
             last[pass_] = index
-            found.setdefault(index, [False, False])[pass_] = True
+            found.setdefault(index, [False, False, False])[pass_] = True
 
     database.scan(data, match_event_handler=on_match, scratch=scratch)
     return found

@@ -15,7 +15,12 @@ from itertools import accumulate
 
 from graft_eval_pipeline.secrets.catalogue import TOKENS
 from graft_eval_pipeline.secrets.entropy import KIND as HIGH_ENTROPY
-from graft_eval_pipeline.secrets.entropy import PREFIXED_KIND, first_prefixed, prefixed_tokens
+from graft_eval_pipeline.secrets.entropy import (
+    PREFIXED_KIND,
+    first_prefixed,
+    holds_candidate,
+    prefixed_tokens,
+)
 from graft_eval_pipeline.secrets.gitleaks import first_keyword, gitleaks_spans, kind_of, rule_ids
 from graft_eval_pipeline.secrets.prefilter import texts_with_hits
 from graft_eval_pipeline.secrets.scan import AddSpan, first_anchor, key_blocks, scan
@@ -189,7 +194,8 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
     each text that has one, and only those texts are scanned on their own, by the passes that
     hit. Exact: an anchor that matches in a text alone matches at the same place in the join (a
     newline is no word character and no token's), so no text with a hit is passed over; a
-    non-ASCII text is searched by RE2 alone (see `prefilter.py`).
+    text whose only hit is a high-entropy keyword, with no run that rule could report, holds
+    nothing any rule reports; a non-ASCII text is searched by RE2 alone (see `prefilter.py`).
     """
     found: Counter[str] = Counter()
     joined = "\n".join([text for text, _ in texts])
@@ -202,9 +208,12 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
     starts = list(accumulate(sizes, initial=0))  # the byte offset of each text in `data`
     # Text index -> the byte offset in the text at which each pass starts (None: skipped).
     firsts: dict[int, list[int | None]] = {}
-    for index, (ours, theirs) in texts_with_hits(data, starts).items():
+    for index, (ours, theirs, near) in texts_with_hits(data, starts).items():
         if ascii_join or texts[index][0].isascii():
-            firsts[index] = [0 if ours else None, 0 if theirs else None, None]
+            # A text whose only anchor is a near keyword is scanned only if it holds a run the
+            # high-entropy rule could report (most do not: `token` in code without one).
+            scanned = ours or (near and holds_candidate(data[starts[index] : starts[index + 1] - 1]))
+            firsts[index] = [0 if scanned else None, 0 if theirs else None, None]
     if not ascii_join:
         for index, (text, _) in enumerate(texts):
             if not text.isascii():

@@ -646,13 +646,13 @@ class _Scanner:
     by_head_ci: dict[str, tuple[Handler, ...]]  # lower-cased: structured keyword anchors
     fallback: tuple[Handler, ...]
     resume_inside: Handler
+    """The handler whose anchor runs into what it accepts (the assignment rule: operator plus the
+    value's first characters): after it the scan resumes where it says, not after the anchor."""
     rule_at: _Match
     """The alternation without the high-entropy rule's keywords, anchored at a hit: does any other
     rule's anchor start there? (If not, a keyword hit goes to that rule alone.)"""
-    """The handler whose anchor runs into what it accepts (the assignment rule: operator plus the
-    value's first characters): after it the scan resumes where it says, not after the anchor."""
     patterns: tuple[str, ...] = ()
-    """The prefilter's alternatives (RE2 syntax), for the joined-text search of `prefilter.py`."""
+    """The alternatives of `rule_at` (RE2 syntax), for the joined-text search of `prefilter.py`."""
     dispatch: dict[str, tuple[Handler, ...]] = field(default_factory=dict)
     """Head -> the handlers to try, in order (by_head, by_head_ci, fallback), filled on first use."""
 
@@ -758,11 +758,11 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
     options = re2.Options()
     options.max_mem = 64 << 20
     options.log_errors = False
-    rules = re2.compile("|".join(f"(?:{a})" for a in (*anchors, key_hints)), options)
+    rule_anchors = (*anchors, key_hints)
+    rules = re2.compile("|".join(f"(?:{a})" for a in rule_anchors), options)
     # The high-entropy rule's keywords after every rule's own anchor; key hints last: any other
     # anchor there wins.
-    anchors += [_NAME_END_RE2, key_hints]
-    prefilter = re2.compile("|".join(f"(?:{a})" for a in anchors), options)
+    prefilter = re2.compile("|".join(f"(?:{a})" for a in (*anchors, _NAME_END_RE2, key_hints)), options)
     return _Scanner(
         prefilter._regexp.Match,
         {k: tuple(v) for k, v in by_head.items()},
@@ -770,7 +770,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         tuple(fallback),
         _assignment,
         rules._regexp.Match,
-        tuple(anchors),
+        rule_anchors,
     )
 
 
@@ -842,8 +842,16 @@ def first_anchor(data: bytes, pos: int = 0) -> int | None:
 
 
 def anchor_patterns() -> tuple[str, ...]:
-    """The alternatives of the prefilter `first_anchor` runs (RE2 syntax), every rule's anchor."""
+    """Every rule's anchor (RE2 syntax): with `NEAR_KEYWORD_ANCHOR`, what `first_anchor` looks for.
+
+    A text with neither holds nothing `scan` reports; a text with only the near keyword holds
+    only what the high-entropy rule may find (`entropy.holds_candidate` says whether it can).
+    """
     return _scanner().patterns
+
+
+NEAR_KEYWORD_ANCHOR = _NAME_END_RE2
+"""The anchor of the high-entropy rule's keywords (RE2 syntax): a secret-ish name's end."""
 
 
 def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:

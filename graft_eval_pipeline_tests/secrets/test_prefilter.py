@@ -13,13 +13,15 @@ from collections import Counter
 from itertools import accumulate
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graft_eval_pipeline.secrets import rules
 from graft_eval_pipeline.secrets.gitleaks import first_keyword
 from graft_eval_pipeline.secrets.prefilter import hyperscan_syntax, texts_with_hits
 from graft_eval_pipeline.secrets.rules import secret_kinds, secret_kinds_in
-from graft_eval_pipeline.secrets.scan import first_anchor
+from graft_eval_pipeline.secrets.scan import first_anchor, scan
 
 DATA = Path(__file__).parent / "data"
 
@@ -43,8 +45,8 @@ def _missed(texts: list[str]) -> list[tuple[int, str]]:
         if not text.isascii():
             continue
         piece = text.encode("ascii")
-        ours, theirs = named.get(index, [False, False])
-        if first_anchor(piece) is not None and not ours:
+        ours, theirs, near = named.get(index, [False, False, False])
+        if first_anchor(piece) is not None and not (ours or near):
             missed.append((index, "ours"))
         if first_keyword(piece) is not None and not theirs:
             missed.append((index, "theirs"))
@@ -124,12 +126,41 @@ _PIECES = [
     "/",
     "?sig=",
 ]
+_TEXT = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join), max_size=8))
+@given(st.lists(_TEXT, max_size=8))
 def test_random_texts_with_a_hit_are_named(texts: list[str]) -> None:
     assert _missed(texts) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_TEXT, st.booleans()), max_size=8))
+def test_random_texts_joined_count_as_each_alone(texts: list[tuple[str, bool]]) -> None:
+    # Also the skip of a text whose only hit is a near keyword and that holds no candidate run.
+    alone: Counter[str] = Counter()
+    for text, is_patch in texts:
+        alone.update(secret_kinds(text, is_patch=is_patch))
+    assert secret_kinds_in(texts) == alone
+
+
+def test_a_near_keyword_alone_is_scanned_only_beside_a_candidate_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `token` ends a name, no other rule's anchor is there: the high-entropy rule's region (this
+    # line and the next) holds the run, so the text is scanned and the run found.
+    with_run = ("+# the deploy token\n+aB3dE6gH9jK2mN5pQ8sT1vW4xYz7", True)
+    without = ("+# the deploy token is rotated weekly", True)
+    assert secret_kinds(with_run[0], is_patch=True) == {"high_entropy": 1}
+    assert secret_kinds_in([without, with_run]) == {"high_entropy": 1}
+    scanned: list[str] = []
+
+    def spy(text: str, *args: object, **kwargs: object) -> bool:
+        scanned.append(text)
+        return scan(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rules, "scan", spy)
+    assert secret_kinds_in([without, with_run]) == {"high_entropy": 1}
+    assert scanned == [with_run[0]]
 
 
 def test_a_vertical_tab_where_re2_sees_no_space_is_still_found() -> None:
