@@ -35,7 +35,8 @@ of CPU time (REV / now: above 1 is faster now) and of wall time.
 The materialize runs the venv's `graft-eval sets sync` and `dagster` as subprocesses against a
 temporary DAGSTER_HOME (and an empty GRAFT_EVAL_DIR, so no pilot set is touched); only the
 materialize is timed. Afterwards eval/synthetic is left as it was: the run folder it wrote is
-removed, and the asset files are put back as they were (new ones removed, rewritten ones restored).
+removed, and the asset files and cache/ (the stored set scan) are put back as they were (new ones
+removed, rewritten ones restored).
 """
 
 from __future__ import annotations
@@ -273,15 +274,19 @@ def startup_seconds() -> tuple[float, float]:
 
 def timed_materialize() -> float:
     """Wall seconds of the synthetic materialize, leaving eval/synthetic as it found it."""
-    runs, assets = SYNTHETIC / "runs", SYNTHETIC / "assets"
-    runs_before, assets_before, had_assets = entries(runs), entries(assets), assets.is_dir()
+    runs = SYNTHETIC / "runs"
+    runs_before = entries(runs)
+    # The materialize rewrites the asset files and the stored set scan (cache/): keep them.
+    kept = [SYNTHETIC / "assets", SYNTHETIC / "cache"]
+    before = {folder: (entries(folder), folder.is_dir()) for folder in kept}
     with tempfile.TemporaryDirectory() as tmp:
-        home, eval_dir, saved = Path(tmp, "dagster_home"), Path(tmp, "eval"), Path(tmp, "assets")
+        home, eval_dir = Path(tmp, "dagster_home"), Path(tmp, "eval")
         home.mkdir()
         eval_dir.mkdir()
         shutil.copy2(REPO / "dagster.yaml", home / "dagster.yaml")
-        if had_assets:  # the materialize rewrites the asset files: keep the current ones
-            shutil.copytree(assets, saved)
+        for folder in kept:
+            if folder.is_dir():
+                shutil.copytree(folder, Path(tmp, "saved", folder.name))
         env = {**os.environ, "DAGSTER_HOME": str(home), "GRAFT_EVAL_DIR": str(eval_dir)}
         env.pop("GRAFT_EVAL_KEY", None)
         try:
@@ -292,15 +297,17 @@ def timed_materialize() -> float:
         finally:
             for path in entries(runs) - runs_before:
                 remove(path)
-            for path in entries(assets):
-                remove(path)
-            for path in assets_before:
-                if (saved / path.name).is_dir():
-                    shutil.copytree(saved / path.name, path)
-                else:
-                    shutil.copy2(saved / path.name, path)
-            if not had_assets and assets.is_dir():
-                assets.rmdir()
+            for folder, (paths, existed) in before.items():
+                saved = Path(tmp, "saved", folder.name)
+                for path in entries(folder):
+                    remove(path)
+                for path in paths:
+                    if (saved / path.name).is_dir():
+                        shutil.copytree(saved / path.name, path)
+                    else:
+                        shutil.copy2(saved / path.name, path)
+                if not existed and folder.is_dir():
+                    folder.rmdir()
 
 
 def report_sizes(
