@@ -373,7 +373,9 @@ def _paired(
     import numpy as np
 
     b, c = _case_sums(base, specs), _case_sums(new, specs)
-    b0, c0 = _case_sums([rows[:1] for rows in base], specs), _case_sums([rows[:1] for rows in new], specs)
+    # Each case's first trial alone (for the detectable difference); a run of one trial is that already.
+    b0 = b if all(len(rows) == 1 for rows in base) else _case_sums([rows[:1] for rows in base], specs)
+    c0 = c if all(len(rows) == 1 for rows in new) else _case_sums([rows[:1] for rows in new], specs)
     b_den, b_num, n_den, n_num = b[..., 0], b[..., 1], c[..., 0], c[..., 1]
     replicates = paired_rate_differences(b_num, b_den, n_num, n_den, resamples=resamples, seed=seed)
     counts = []
