@@ -6,6 +6,7 @@ materialization of an unchanged set reads no case before the harness).
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,35 @@ def test_a_pilot_sets_stored_scan_is_sealed_and_an_older_copy_is_refused(
     sealed.write_bytes(older)
     _new_process(monkeypatch)
     assert scan_set(cs) == second and reads == [1, 1, 1]
+
+
+def test_scans_beside_a_writer_never_keep_a_stale_answer(tmp_path: Path) -> None:
+    # A label import rewriting cases while other steps scan: whatever each scan saw, once the
+    # writes end the answer (in memory and stored) is the set as it is.
+    cs = open_set(copy_synthetic(tmp_path), None)
+    case = read_case(cs, "syn-001-docs-typo")
+    done = threading.Event()
+
+    def write() -> None:
+        for n in range(30):
+            label = make_label(f"labeler{n}", risk=("trivial", "logic", "sensitive")[n % 3])
+            write_case(cs, case.model_copy(update={"labels": [*case.labels, label]}))
+        done.set()
+
+    def scan() -> None:
+        while not done.is_set():
+            set_scan_module._last = None
+            scan_set(open_set(cs.dir, None))
+
+    threads = [threading.Thread(target=write), threading.Thread(target=scan), threading.Thread(target=scan)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    tally = CaseTally()
+    for c in iter_cases(cs):
+        tally.add(c)
+    set_scan_module._last = None
+    assert scan_set(cs).case_set_hash == tally.case_set_hash()
+    set_scan_module._last = None
+    assert scan_set(cs).agreement == agreement(iter_cases(cs))
