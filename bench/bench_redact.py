@@ -17,8 +17,9 @@ of those cases (reading and parsing each case included), and the pre-send check 
 prepared (cut) prompt inputs (and over the generated patches, four to a case), with the slowest,
 median and fastest of at least five timed runs. The accuracy corpora are
 graft_eval_pipeline_tests/secrets/data/ (fictional values; see its README) and, held out, its
-heldout/ folder (Nosey Parker's rule examples and negative examples, Apache-2.0; the negatives
-that count as look-alikes are those `is_lookalike` keeps), both scored as the tests score them. When
+heldout/ folder (Nosey Parker's rule examples and negative examples, Apache-2.0, the negatives
+that count as look-alikes being those `is_lookalike` keeps; secretlint's rule snapshot tests,
+MIT), all scored as the tests score them. When
 detect-secrets is installed (the optional `bench` extra:
 `.venv/bin/pip install -c constraints.txt -e '.[dev,bench]'`), it runs the way its users
 run it, `detect-secrets scan --all-files` over files written to a temporary folder: one file per
@@ -317,6 +318,7 @@ ACCURACY = {
     # name: (entries with secrets, look-alikes), files under CORPUS
     "committed": ("true_positives.jsonl", "lookalikes.jsonl"),
     "held-out (Nosey Parker)": ("heldout/noseyparker.jsonl", "heldout/noseyparker_negative.jsonl"),
+    "held-out (secretlint)": ("heldout/secretlint.jsonl", "heldout/secretlint_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 
@@ -394,10 +396,9 @@ def measure_accuracy() -> dict[str, dict[str, tuple[float, float]]]:
     return accuracy
 
 
-def _figures(by_corpus: dict[str, tuple[float, float]]) -> tuple[float, float, float, float]:
-    """(recall, look-alikes) on the committed corpus, then on the held-out one."""
-    (recall, lookalike), (held_recall, held_lookalike) = by_corpus.values()
-    return recall, lookalike, held_recall, held_lookalike
+def _figures(by_corpus: dict[str, tuple[float, float]]) -> tuple[float, ...]:
+    """(recall, look-alikes) on each accuracy corpus in ACCURACY's order, flattened."""
+    return tuple(figure for pair in by_corpus.values() for figure in pair)
 
 
 def detect_secrets_speed(texts: Texts, mb: float) -> tuple[float, float, float]:
@@ -498,11 +499,14 @@ def main() -> None:
             speed = f"{ds_mb / ds_wall:.2f} (CPU {ds_mb / ds_cpu:.2f}) over {ds_mb:.0f} MB"
             rows.append((f"detect-secrets scan, {name}", *theirs, speed))
     print(
-        f"\n{'scanner, corpus':<36}{'recall':>8}{'look-alikes':>13}"
-        f"{'held-out recall':>17}{'held-out look-alikes':>22}   MB/s"
+        f"\n{'scanner, corpus':<36}"
+        + "".join(f"{name + ': recall, look-alikes':>44}" for name in ACCURACY)
+        + "   MB/s"
     )
-    for name, rec, look, held_rec, held_look, speed in rows:
-        print(f"{name:<36}{rec:>8.1%}{look:>13.1%}{held_rec:>17.1%}{held_look:>22.1%}   {speed}")
+    for row in rows:
+        label, numbers = str(row[0]), [float(x) for x in row[1:-1]]
+        pairs = zip(numbers[0::2], numbers[1::2], strict=True)
+        print(f"{label:<36}" + "".join(f"{rec:>32.1%}{look:>12.1%}" for rec, look in pairs) + f"   {row[-1]}")
 
 
 if __name__ == "__main__":

@@ -1,17 +1,18 @@
-"""Recall and look-alike rate of the redactor on a held-out corpus nobody here wrote (issue 25).
+"""Recall and look-alike rate of the redactor on held-out corpora nobody here wrote (issue 25).
 
-`data/heldout/` holds the examples and negative examples of Nosey Parker's default rules (see its
-README): texts another scanner's authors wrote to test their own rules, which ours were never
-tuned on. Each is redacted exactly as the committed corpus is (`redaction_corpus`). The targets
-are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes touched; where the
-measured figure misses them, the floor or ceiling below is the measured figure, so the test
-catches a regression without the rules being tuned to this corpus (which would end its use as a
-held-out set).
+`data/heldout/` holds the examples and negative examples of Nosey Parker's default rules and the
+rule snapshot tests of secretlint (see its README): texts other scanners' authors wrote to test
+their own rules, which ours were never tuned on. Each is redacted exactly as the committed corpus
+is (`redaction_corpus`). The targets are those of the committed corpus, recall >= 95 % and <= 5 %
+look-alikes touched; where the measured figure misses them, the floor or ceiling below is the
+measured figure, so the test catches a regression without the rules being tuned to this corpus
+(which would end its use as a held-out set).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -55,36 +56,95 @@ shape. Of the 13, 3 are credentials NP's pattern cannot parse (a Postgres URL wi
 (`this.addPassword = "#add-password"`, `[Shared Access key goes here]`, `a1b2c3d4…` keys)."""
 
 
+SECRETLINT_RECALL_FLOOR = 0.90
+"""The target is 0.95 and is NOT met: measured 90.9 % (40 of 44) once, before any rule change of
+issue 25's second round, rounded down. This corpus stays held out: its misses are not looked at
+while rules change (only its overall figures, at the end of a round)."""
+
+SECRETLINT_LOOKALIKE_CEILING = 0.11
+"""The target is 0.05 and is NOT met: measured 10.7 % (6 of 56) once, before any rule change,
+rounded up. secretlint's `ok.*` snapshots label these lines "not a secret" for its rule."""
+
+
+@dataclass(frozen=True)
+class Heldout:
+    """One held-out corpus: its files, where its entries say they come from, and its floor/ceiling."""
+
+    name: str
+    positives: str
+    negatives: str
+    source: str
+    licence: str
+    rule_prefix: str
+    min_positives: int
+    min_families: int
+    min_negatives: int
+    licence_file: str
+    licence_start: str
+    recall_floor: float
+    lookalike_ceiling: float
+
+
+CORPORA = (
+    Heldout(
+        "noseyparker",
+        "noseyparker.jsonl",
+        "noseyparker_negative.jsonl",
+        "praetorian-inc/noseyparker crates/noseyparker/",
+        "Apache-2.0",
+        "np.",
+        300,
+        80,
+        100,
+        "LICENSE",
+        "Apache License",
+        HELDOUT_RECALL_FLOOR,
+        HELDOUT_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "secretlint",
+        "secretlint.jsonl",
+        "secretlint_negative.jsonl",
+        "secretlint/secretlint packages/@secretlint/secretlint-rule-",
+        "MIT",
+        "secretlint.",
+        40,
+        15,
+        50,
+        "LICENSE.secretlint",
+        "Copyright (c) 2020 azu",
+        SECRETLINT_RECALL_FLOOR,
+        SECRETLINT_LOOKALIKE_CEILING,
+    ),
+)
+
+
 def _family(rule: object) -> str:
     """`np.aws` for `np.aws.6`: the rules of one provider or kind."""
     return str(rule).rsplit(".", 1)[0]
 
 
-@pytest.fixture(scope="module")
-def positives() -> list[dict[str, object]]:
-    return load(HELDOUT / "noseyparker.jsonl")
+@pytest.fixture(scope="module", params=CORPORA, ids=[c.name for c in CORPORA])
+def corpus(request: pytest.FixtureRequest) -> Heldout:
+    held: Heldout = request.param
+    return held
 
 
-@pytest.fixture(scope="module")
-def negatives() -> list[dict[str, object]]:
-    return load(HELDOUT / "noseyparker_negative.jsonl")
-
-
-def test_heldout_entries_quote_their_source(
-    positives: list[dict[str, object]], negatives: list[dict[str, object]]
-) -> None:
-    assert len(positives) >= 300
-    assert len({_family(e["rule"]) for e in positives}) >= 80
-    assert len(negatives) >= 100
+def test_heldout_entries_quote_their_source(corpus: Heldout) -> None:
+    positives, negatives = load(HELDOUT / corpus.positives), load(HELDOUT / corpus.negatives)
+    assert len(positives) >= corpus.min_positives
+    assert len({_family(e["rule"]) for e in positives}) >= corpus.min_families
+    assert len(negatives) >= corpus.min_negatives
     for entry in positives + negatives:
-        assert str(entry["source"]).startswith("praetorian-inc/noseyparker crates/noseyparker/")
-        assert entry["licence"] == "Apache-2.0"
-        assert str(entry["rule"]).startswith("np.")
+        assert str(entry["source"]).startswith(corpus.source)
+        assert entry["licence"] == corpus.licence
+        assert str(entry["rule"]).startswith(corpus.rule_prefix)
     assert all(secret in str(e["line"]) for e in positives for secret in secrets_of(e))
-    assert (HELDOUT / "LICENSE").read_text().lstrip().startswith("Apache License")
+    assert (HELDOUT / corpus.licence_file).read_text().lstrip().startswith(corpus.licence_start)
 
 
-def test_heldout_recall(positives: list[dict[str, object]]) -> None:
+def test_heldout_recall(corpus: Heldout) -> None:
+    positives = load(HELDOUT / corpus.positives)
     by_family: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses = []
     for entry in positives:
@@ -98,22 +158,24 @@ def test_heldout_recall(positives: list[dict[str, object]]) -> None:
     recall = 1 - len(misses) / len(positives)
     below = {name: f"{hit}/{n}" for name, (hit, n) in sorted(by_family.items()) if hit < n}
     print(
-        f"held-out recall {recall:.1%} ({len(positives) - len(misses)}/{len(positives)}), target "
+        f"{corpus.name}: held-out recall {recall:.1%} ({len(positives) - len(misses)}/{len(positives)}), "
+        f"target "
         f"{RECALL_TARGET:.0%}; {len(by_family)} rule families, {len(below)} below 100 %: {below}"
     )
-    assert recall >= HELDOUT_RECALL_FLOOR, f"held-out recall {recall:.1%}; missed:\n" + "\n".join(misses)
+    assert recall >= corpus.recall_floor, f"held-out recall {recall:.1%}; missed:\n" + "\n".join(misses)
 
 
-def test_heldout_lookalike_rate(negatives: list[dict[str, object]]) -> None:
+def test_heldout_lookalike_rate(corpus: Heldout) -> None:
+    negatives = load(HELDOUT / corpus.negatives)
     lookalikes = [e for e in negatives if is_lookalike(e)]
     real = [e for e in negatives if not is_lookalike(e)]
     hit = touched_entries(lookalikes, "rule")
     rate = len(hit) / len(lookalikes)
     real_hit = sum(touched(e)[0] for e in real)
     print(
-        f"held-out look-alikes redacted {rate:.1%} ({len(hit)}/{len(lookalikes)}), target "
+        f"{corpus.name}: held-out look-alikes redacted {rate:.1%} ({len(hit)}/{len(lookalikes)}), target "
         f"{LOOKALIKE_TARGET:.0%}; negatives that are secrets of another rule or that NP marks as "
         f"missed: {real_hit}/{len(real)} redacted; all negatives: "
         f"{(len(hit) + real_hit) / len(negatives):.1%}"
     )
-    assert rate <= HELDOUT_LOOKALIKE_CEILING, f"look-alike rate {rate:.1%}:\n" + "\n".join(hit)
+    assert rate <= corpus.lookalike_ceiling, f"look-alike rate {rate:.1%}:\n" + "\n".join(hit)
