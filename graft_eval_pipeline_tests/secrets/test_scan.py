@@ -286,6 +286,19 @@ def test_prefixed_look_alikes_are_kept(text: str) -> None:
     assert secret_kinds(text).get("prefixed_token", 0) == 0
 
 
+@pytest.mark.parametrize("prefix", ["+", "-", " "])
+def test_a_prefixed_token_right_after_a_diff_lines_prefix_is_redacted(prefix: str) -> None:
+    """The diff line's `+`/`-`/space is no part of the token: the left boundary lets it stand there."""
+    patch = f"@@ -1,1 +1,1 @@\n{prefix}zqx_{_BODY}"
+    assert secret_kinds(patch, is_patch=True) == Counter({"prefixed_token": 1})
+    assert secret_kinds(f"x = 1\n{prefix}zqx_{_BODY}") == Counter({"prefixed_token": 1})
+
+
+def test_a_prefixed_token_glued_to_a_plus_inside_a_line_is_still_no_token() -> None:
+    """Inside a line a `+` before the prefix is part of a longer run (base64, a version)."""
+    assert secret_kinds(f"x = a+zqx_{_BODY}").get("prefixed_token", 0) == 0
+
+
 def test_a_rule_that_names_the_format_wins_over_the_prefixed_token_rule() -> None:
     token = "ghp_" + "a1B2" * 9
     assert secret_kinds(f"<value>{token}</value>") == Counter({"github_token": 1})
