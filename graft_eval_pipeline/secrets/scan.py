@@ -108,10 +108,13 @@ _TYPE_RE2 = r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.\[\]<>|?]*[ \t]*)?"
 # block scalars, type annotations) and `>` (an element's text on the next line) may take it from
 # elsewhere: after any other operator the anchor asks for the value's first characters, so a
 # call (`token(self)`), a list (`token, and`) or a short right-hand side is no hit.
-_VALUE_RE2 = rf"[ \t]*(?:[@bBrRuUfF$]?\\?[\"'`])?\S{{{MIN_PASSWORD_LENGTH}}}"
+# A quoted value may hold spaces after its first character (`'open sesame'`, a passphrase): after
+# a quote, the first characters are a non-space then any but a quote or a line end.
+_QUOTED_START_RE2 = rf"(?:\S{{{MIN_PASSWORD_LENGTH}}}|[^\s\"'`\\][^\"'`\r\n]{{{MIN_PASSWORD_LENGTH - 1}}})"
+_VALUE_RE2 = rf"[ \t]*(?:[@bBrRuUfF$]?\\?[\"'`]{_QUOTED_START_RE2}|\S{{{MIN_PASSWORD_LENGTH}}})"
 _OPS_RE2 = (
     r"(?:(?::::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|\(|,)"
-    rf"{_VALUE_RE2}|[ \t]+[\"'`]\S{{{MIN_PASSWORD_LENGTH}}}|:|>)"
+    rf"{_VALUE_RE2}|[ \t]+[\"'`]{_QUOTED_START_RE2}|:|>)"
 )
 
 _ASSIGN = re.compile(

@@ -374,16 +374,28 @@ def short_password(value: str) -> bool:
     return has_letter and has_other and not value.startswith(("$", "%", "{", "<", "(", "!", "&", "*"))
 
 
+# Words that make a quoted phrase a note about the value rather than the value: `"not set"`,
+# `"see below"`, `"is required"`, `"n/a here"`, `"same as above"`.
+_NOTE_WORDS = re.compile(
+    r"(?:^|\s)(?:not|see|is|are|was|use|set|unset|none|n/a|na|todo|tbd|fixme|same|empty|blank|null|nil|"
+    r"undefined|required|optional|missing|unknown|default|above|below|here|there|later|goes|ask|"
+    r"get|from|stored|kept|leave|left|generated|provided|given|none)(?:$|\s|[.,;:!?])",
+    _A | re.IGNORECASE,
+)
+
+
 def passphrase(value: str) -> bool:
-    """A quoted password of words (`"value with quotes and spaces"`).
+    """A quoted password of words (`"value with quotes and spaces"`, `'open sesame'`).
 
     Two to eight words, no prose (a label or message starts with `enter`, `your`, `invalid`, …, or
-    ends a sentence).
+    ends a sentence) and no note about the value (`not set`, `see below`, `is required`).
     """
     words = value.split()
     if not 2 <= len(words) <= 8 or len(value) > 80 or "\n" in value:
         return False
     if _PROSE_START.match(value) or value.rstrip().endswith((".", "?", "!", ":")) or is_placeholder(value):
+        return False
+    if _NOTE_WORDS.search(value):
         return False
     return not any(mark in value for mark in ("{", "}", "%s", "%d", "$"))
 

@@ -143,6 +143,8 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
     ("line", "kind"),
     [
         ('password = "value with quotes and spaces"', "assignment"),
+        ("password = 'open sesame'", "assignment"),  # a passphrase whose first word is short
+        ('DB_PASSWORD="tell no one"', "assignment"),
         ("PASSWORD1=hunter2", "assignment"),
         ("Server=db;User ID=sa;Password=myPassword;", "connection_string"),
         ('var c = new NetworkCredential("user", "AP7JaG9kLm2Qx");', "basic_auth"),
@@ -159,6 +161,10 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         'password = "Enter your password"',
         'password: "must be 8 chars"',
         'password = "******"',
+        'password = "not set"',  # notes about the value, not a passphrase
+        "password = 'see below'",
+        'secret = "is required"',
+        'password = "your password"',
         "x.password=a.b;y=2",
         'login("bob", "password")',
         "machine x login bob password $PW",
