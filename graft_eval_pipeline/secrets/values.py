@@ -269,10 +269,18 @@ def _classes(value: str) -> int:
 _KNOWN_PUBLIC = frozenset(("6fe4476ee5a1832882e326b506d14126",))
 
 
+# A CSS selector or element id (`#add-password`, `.secret-field`, `#userPassword`): what a
+# password-named variable of front-end code holds, not a password. Lower-case words joined by `-`
+# or `_`, or camel-case words: a random value has digits and mixed case inside its runs.
+_SELECTOR = re.compile(r"[#.][a-z]+[0-9]*(?:[-_][a-z]+[0-9]*)+|[#.][a-z]+(?:[A-Z][a-z]+)+", _A)
+
+
 def is_placeholder(value: str) -> bool:
     """A template, reference or stand-in rather than a value."""
     lower = value.lower()
     if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC:
+        return True
+    if _SELECTOR.fullmatch(value):
         return True
     if any(part in lower for part in _PLACEHOLDER_PARTS):
         return True
@@ -400,14 +408,35 @@ def passphrase(value: str) -> bool:
     return not any(mark in value for mark in ("{", "}", "%s", "%d", "$"))
 
 
+def flag_password(value: str) -> bool:
+    """The value of a command-line password flag (`-p Vq3#mTz9`, `/p:…`, `-Password …`).
+
+    6 to 128 characters without white space, with a letter and a digit or a symbol; not a
+    reference (`$PW`, `%PW%`), an option (`-x`), a port or address (`2222`, `8080:80`), a path, a
+    property (`Configuration=Release`) or a placeholder.
+    """
+    if not MIN_PASSWORD_LENGTH <= len(value) <= 128 or value.startswith(
+        ("$", "%", "{", "<", "(", "-", "/", "[")
+    ):
+        return False
+    if "=" in value or any(c.isspace() for c in value) or _PATH.match(value):
+        return False
+    if is_placeholder(value) or placeholder_shape(value):
+        return False
+    has_letter = any(c.isalpha() for c in value)
+    has_other = any(c.isdigit() or not c.isalnum() for c in value)
+    return has_letter and has_other
+
+
 def connection_password(value: str) -> bool:
     """The password of a `;`-separated connection string (`…;Password=myPassword;`).
 
     Any value of 6 or more characters that is no reference or template (an identifier counts here).
     """
-    if len(value) < MIN_PASSWORD_LENGTH or value.startswith(("$", "%", "{", "<", "(", "@")):
+    # `[Shared Access key goes here]` is cut at its first space: a bracket opens a stand-in.
+    if len(value) < MIN_PASSWORD_LENGTH or value.startswith(("$", "%", "{", "<", "(", "@", "[")):
         return False
-    return not placeholder_shape(value) and value.lower() not in _WORDS
+    return not placeholder_shape(value) and value.lower() not in _WORDS and not is_placeholder(value)
 
 
 def _code_identifier(value: str) -> bool:

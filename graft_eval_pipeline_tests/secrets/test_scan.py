@@ -149,6 +149,19 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
         ("Server=db;User ID=sa;Password=myPassword;", "connection_string"),
         ('var c = new NetworkCredential("user", "AP7JaG9kLm2Qx");', "basic_auth"),
         ("machine api.example.com login bob password s3cr3tPa55", "basic_auth"),
+        ('ADMIN_KEY = "Zq8mRt2vLp9xW3nB7cK4hJ6s"', "assignment"),  # no `min_key` inside `admin_key`
+        # command-line credentials (values made up)
+        ("psexec \\\\host01 -u ops -p Vq3#mTz9 cmd.exe", "assignment"),
+        ("mysql -h db -u root -pKx7mQ2vZ app", "assignment"),
+        ("Connect-VIServer -Server vc01 -User admin -Password Vq3mTz9Lk", "assignment"),
+        ("backup --password=Vq3mTz9Lk --host db", "assignment"),
+        ("sqlpackage /a:Publish /u:deploy /p:Vq3mTz9Lk", "assignment"),
+        ("cmdkey /generic:host01 /user:bob /pass:Vq3mTz9Lk", "assignment"),
+        # .netrc over several lines, and prose
+        ("machine api.example.test\n  login bob\n  password Vq3mTz9Lk", "basic_auth"),
+        ("machine api.example.test\nlogin bob\npassword Vq3mTz9Lk\n", "basic_auth"),
+        ("The password is 'Vq3mTz9Lk'", "assignment"),
+        ('the passphrase was "open sesame" until rotation', "assignment"),
     ],
 )
 def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) -> None:
@@ -165,10 +178,26 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         "password = 'see below'",
         'secret = "is required"',
         'password = "your password"',
+        'this.addPassword = "#add-password"',  # selectors and element ids
+        "var secretField = '.secret-field-input'",
+        "password: '#userPassword'",
+        "Endpoint=sb://x.test/;SharedAccessKeyName=Root;SharedAccessKey=[Shared Access key goes here]",
         "x.password=a.b;y=2",
         'login("bob", "password")',
         "machine x login bob password $PW",
         "token = peek()",
+        # command-line flags that are no password
+        "mkdir -p build/output",
+        "ssh -u deploy -p 2222 host",
+        "docker run -u 1000 -p 8080:80 image",
+        "Set-Thing -Password $securePassword",
+        "Get-Cred -Password (Read-Host -AsSecureString)",
+        "msbuild /u:ci /p:Configuration=Release",
+        "the password is 'not set'",
+        "the password is 'required'",
+        "password policy:\n  password requirements are strict",
+        "login bob\npassword $NETRC_PASSWORD",
+        "# reset it\npassword changes take effect at once",
     ],
 )
 def test_their_look_alikes_are_kept(line: str) -> None:
