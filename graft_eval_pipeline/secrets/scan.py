@@ -93,7 +93,8 @@ _STRONG = (
     r"passw(?:or)?d|passwort|passphrase|kennwort|contrase(?:n|\xf1)a|senha|pwd|secret|token|sharedaccesssignature|"
     rf"(?:{_KEY_QUALIFIERS}){_SEP}key"
 )
-_WEAK = r"pass|auth|credentials?|creds"
+# `unseal`: `vault operator unseal <key>` (a Vault unseal key follows the word, no name).
+_WEAK = r"pass|auth|credentials?|creds|unseal"
 _PASSWORD_KW = re.compile(r"passw(?:or)?d|passwort|passphrase|kennwort|pwd|secret", _A | re.IGNORECASE)
 _DECOR = (
     r"(?:[_.\-]?(?:[0-9]{1,4}|b64|base64|hex|raw|str|string|plain|plaintext|value|val|enc|encoded|base|"
@@ -661,7 +662,7 @@ def _user_then_password(rx: re.Pattern[str]) -> Handler:
 
     def handle(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
         match = rx.match(text, start, hi)
-        if match is None or not flag_password(match.group("pw")):
+        if match is None or not flag_password(match.group("pw"), named=True):
             return None
         add(match.start("pw"), match.end("pw"), "assignment")
         return start
@@ -729,7 +730,7 @@ def _prose_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add
     if match is None:
         return None
     pw = match.group("pw")
-    if not (flag_password(pw) or passphrase(pw)):
+    if not (flag_password(pw, named=True) or passphrase(pw)):
         return None
     add(match.start("pw"), match.end("pw"), "assignment")
     return start

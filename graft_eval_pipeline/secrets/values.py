@@ -166,6 +166,8 @@ _WORDS = frozenset(
     ]
 )
 _PLACEHOLDER_PARTS = (
+    "a1b2c3d4",  # letters and digits counted up or down: documentation's stand-ins
+    "d4c3b2a1",
     "example",
     "changeme",
     "change_me",
@@ -287,7 +289,20 @@ def is_placeholder(value: str) -> bool:
     return bool(_WHOLE_PLACEHOLDER.fullmatch(value) or _TEMPLATE.search(value))
 
 
-_SHAPE_PARTS = ("xxxx", "****", "....", "example", "your_", "your-", "placeholder", "redacted", "changeme")
+_SHAPE_PARTS = (
+    "xxxx",
+    "****",
+    "....",
+    "example",
+    "your_",
+    "your-",
+    "placeholder",
+    "redacted",
+    "changeme",
+    # letters and digits counted up or down: documentation's stand-ins (`a1b2c3d4…`, `d4c3b2a1`)
+    "a1b2c3d4",
+    "d4c3b2a1",
+)
 _SHAPE_MARKS = ("${", "{{", "<", ">")
 
 
@@ -405,15 +420,20 @@ def passphrase(value: str) -> bool:
         return False
     if _NOTE_WORDS.search(value):
         return False
+    # Code between two string literals (`" + getPassword() + "`) is no passphrase.
+    if any(word in ("+", "-", "||", "&&", "?", ":", "=", "%") for word in words) or "(" in value:
+        return False
     return not any(mark in value for mark in ("{", "}", "%s", "%d", "$"))
 
 
-def flag_password(value: str) -> bool:
+def flag_password(value: str, *, named: bool = False) -> bool:
     """The value of a command-line password flag (`-p Vq3#mTz9`, `/p:…`, `-Password …`).
 
     6 to 128 characters without white space, with a letter and a digit or a symbol; not a
     reference (`$PW`, `%PW%`), an option (`-x`), a port or address (`2222`, `8080:80`), a path, a
-    property (`Configuration=Release`) or a placeholder.
+    property (`Configuration=Release`) or a placeholder. `named`: the context itself says this is
+    the password (`-u user -p …`, `the password is '…'`), so one word of letters counts too
+    (`-p braksha`), unless it is a note about the value (`required`, `unknown`).
     """
     if not MIN_PASSWORD_LENGTH <= len(value) <= 128 or value.startswith(
         ("$", "%", "{", "<", "(", "-", "/", "[")
@@ -425,6 +445,8 @@ def flag_password(value: str) -> bool:
         return False
     has_letter = any(c.isalpha() for c in value)
     has_other = any(c.isdigit() or not c.isalnum() for c in value)
+    if named and value.isalpha():
+        return not _NOTE_WORDS.search(value) and value.lower() not in _WORDS
     return has_letter and has_other
 
 

@@ -161,6 +161,8 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
         ("machine api.example.test\n  login bob\n  password Vq3mTz9Lk", "basic_auth"),
         ("machine api.example.test\nlogin bob\npassword Vq3mTz9Lk\n", "basic_auth"),
         ("The password is 'Vq3mTz9Lk'", "assignment"),
+        ("The default password is 'marmalade'", "assignment"),  # one word, named by the sentence
+        ("psexec \\\\host01 -u ops -p marmalade cmd.exe", "assignment"),
         ('the passphrase was "open sesame" until rotation', "assignment"),
     ],
 )
@@ -198,6 +200,9 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         "password policy:\n  password requirements are strict",
         "login bob\npassword $NETRC_PASSWORD",
         "# reset it\npassword changes take effect at once",
+        'sb.append("UserPassword: " + getUserPassword() + ",");',  # code between two literals
+        "--set global.licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",  # documentation's counting
+        "the password is 'unknown'",
     ],
 )
 def test_their_look_alikes_are_kept(line: str) -> None:
@@ -212,6 +217,7 @@ _RANDOM = "Qm9vdF4xZk3pL8sT2vW7yB5nR0cX"  # made up: mixed case and digits, 28 c
     "text",
     [
         f"Unseal Key 1: {_RANDOM}",
+        f"vault operator unseal {_RANDOM}Zp9=",
         f"# Größe des API token (non-ASCII: the rule's `re` path)\n{_RANDOM}",
         f"# staging API token (rotate monthly)\n{_RANDOM}",
         f'client.connect(host, 443, "{_RANDOM}")  # the token',
