@@ -473,7 +473,7 @@ def main() -> None:
             f"({non_ascii} non-ASCII; longest line {longest / 1_000_000:.1f} M characters)"
         )
         corpora.append(("real-commits", real))
-    rows = []
+    rows: list[tuple[str, tuple[float, ...], str]] = []
     accuracy = measure_accuracy()
     ours = _figures(accuracy["graft-eval redact"])
     for name, texts in corpora:
@@ -482,7 +482,7 @@ def main() -> None:
         met = "met" if cpu_speed >= 50 else "NOT met"
         print(f"{name}: target 50 MB/s (default options, CPU): {met}")
         speed = f"{wall_speed:.0f} (CPU {cpu_speed:.0f})"
-        rows.append((f"graft-eval redact, {name}", *ours, speed))
+        rows.append((f"graft-eval redact, {name}", ours, speed))
     if lines:
         mb, wall, cpu, affected = rescan_speed(lines, args.repeat)
         print(
@@ -497,16 +497,15 @@ def main() -> None:
         for name, texts in corpora:
             ds_mb, ds_wall, ds_cpu = detect_secrets_speed(texts, args.ds_mb)
             speed = f"{ds_mb / ds_wall:.2f} (CPU {ds_mb / ds_cpu:.2f}) over {ds_mb:.0f} MB"
-            rows.append((f"detect-secrets scan, {name}", *theirs, speed))
+            rows.append((f"detect-secrets scan, {name}", theirs, speed))
     print(
         f"\n{'scanner, corpus':<36}"
         + "".join(f"{name + ': recall, look-alikes':>44}" for name in ACCURACY)
         + "   MB/s"
     )
-    for row in rows:
-        label, numbers = str(row[0]), [float(x) for x in row[1:-1]]
+    for label, numbers, speed in rows:
         pairs = zip(numbers[0::2], numbers[1::2], strict=True)
-        print(f"{label:<36}" + "".join(f"{rec:>32.1%}{look:>12.1%}" for rec, look in pairs) + f"   {row[-1]}")
+        print(f"{label:<36}" + "".join(f"{rec:>32.1%}{look:>12.1%}" for rec, look in pairs) + f"   {speed}")
 
 
 if __name__ == "__main__":
