@@ -382,6 +382,16 @@ TOKENS: tuple[Token, ...] = (
         "https://circleci.com/docs/managing-api-tokens/",
     ),
     _t("netlify_token", "netlify_token", "nfp_", "[A-Za-z0-9]{36,}", _GL + "netlify.go"),
+    # Dependency-Track API keys carry `odt_` since 4.9 (32 alphanumerics; 4.13 puts a public id
+    # and `_` before them).
+    _t(
+        "dependency_track_key",
+        "dependency_track_key",
+        "odt_",
+        "[A-Za-z0-9_]{32,80}",
+        "https://docs.dependencytrack.org/integrations/rest-api/",
+        validate=_mixed,  # random, not `odt_configuration_and_settings_…`
+    ),
     _t(
         "render_api_key",
         "render_key",
@@ -523,9 +533,12 @@ TOKENS: tuple[Token, ...] = (
     _t(
         "teams_webhook",
         "teams_webhook",
-        ("webhook.office.com/webhookb2/",),
+        # The legacy Office 365 connector host (`outlook.office.com/webhook/`) takes the same path.
+        ("webhook.office.com/webhookb2/", "outlook.office.com/webhook/"),
         "[a-z0-9-]{36}@[a-z0-9-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9-]{36}",
-        _GL + "microsoft.go",
+        _GL
+        + "microsoft.go; https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/"
+        "how-to/add-incoming-webhook",
         keep_prefix=True,
     ),
     _t(
@@ -535,7 +548,8 @@ TOKENS: tuple[Token, ...] = (
         "",
         "https://core.telegram.org/bots/api#authorizing-your-bot",
         anchor=r"[0-9]{5}:A[A-Za-z0-9_-]{12}",
-        pattern=r"(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])",
+        # The part after the colon is 35 characters in Telegram's examples; 33 and 34 occur too.
+        pattern=r"(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_-]{32,34}(?![A-Za-z0-9_-])",
         back=16,
     ),
     _t(
@@ -728,6 +742,14 @@ TOKENS: tuple[Token, ...] = (
     _t("newrelic_user_key", "newrelic_key", "NRAK-", "[A-Z0-9]{27}", _GL + "newrelic.go"),
     _t("newrelic_insert_key", "newrelic_key", "NRII-", "[A-Za-z0-9_-]{32}", _GL + "newrelic.go"),
     _t("newrelic_browser_key", "newrelic_key", "NRJS-", "[a-f0-9]{19}", _GL + "newrelic.go"),
+    # Legacy REST API admin keys (`NRAA-`), 27 characters after the prefix as the user keys.
+    _t(
+        "newrelic_admin_key",
+        "newrelic_key",
+        "NRAA-",
+        "[A-Za-z0-9]{27}",
+        "https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/",
+    ),
     _t(
         "newrelic_license_key",
         "newrelic_key",
@@ -735,7 +757,8 @@ TOKENS: tuple[Token, ...] = (
         "",
         "https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/",
         anchor=r"[a-f0-9]{8}NRAL",
-        pattern=r"(?<![A-Za-z0-9])[a-f0-9]{36}NRAL(?![A-Za-z0-9])",
+        # 40 characters ending in `NRAL`; an EU-region account's start with `eu01xx`.
+        pattern=r"(?<![A-Za-z0-9])(?:[a-f0-9]{36}|eu01xx[a-f0-9]{30})NRAL(?![A-Za-z0-9])",
         back=36,
     ),
     _t("sentry_user_token", "sentry_token", "sntryu_", _HEX + "{64}", _GL + "sentry.go"),

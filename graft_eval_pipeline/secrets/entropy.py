@@ -95,8 +95,10 @@ letter (RE2 has no look-ahead: the order of the three is spelt out). Its own pas
 on real diffs): inside the scan's alternation it would halve that DFA's speed."""
 _PREFIXED_BYTES = re2.compile(PREFIXED_ANCHOR.encode())._regexp.Match
 _LINE_LIMIT = 4096  # the longest prefixed token considered
+# The left boundary: no token character before the prefix, except a diff line's own `+`/`-` (a
+# token at the start of an added or removed line follows its prefix, which is no part of it).
 _PREFIXED = re.compile(
-    r"(?<![A-Za-z0-9_\-./+])(?P<prefix>[A-Za-z][A-Za-z0-9]{1,9})[_\-.]"
+    r"(?:(?<![A-Za-z0-9_\-./+])|(?<=^[+\-])|(?<=\n[+\-]))(?P<prefix>[A-Za-z][A-Za-z0-9]{1,9})[_\-.]"
     r"(?P<body>[A-Za-z0-9_\-]{16,}={0,2})(?![A-Za-z0-9_\-./+=])",
     _A,
 )

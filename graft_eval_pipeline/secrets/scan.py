@@ -36,6 +36,7 @@ from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 from graft_eval_pipeline.secrets.values import (
     MIN_PASSWORD_LENGTH,
     connection_password,
+    flag_password,
     is_placeholder,
     looks_secret,
     passphrase,
@@ -92,7 +93,8 @@ _STRONG = (
     r"passw(?:or)?d|passwort|passphrase|kennwort|contrase(?:n|\xf1)a|senha|pwd|secret|token|sharedaccesssignature|"
     rf"(?:{_KEY_QUALIFIERS}){_SEP}key"
 )
-_WEAK = r"pass|auth|credentials?|creds"
+# `unseal`: `vault operator unseal <key>` (a Vault unseal key follows the word, no name).
+_WEAK = r"pass|auth|credentials?|creds|unseal"
 _PASSWORD_KW = re.compile(r"passw(?:or)?d|passwort|passphrase|kennwort|pwd|secret", _A | re.IGNORECASE)
 _DECOR = (
     r"(?:[_.\-]?(?:[0-9]{1,4}|b64|base64|hex|raw|str|string|plain|plaintext|value|val|enc|encoded|base|"
@@ -108,10 +110,13 @@ _TYPE_RE2 = r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.\[\]<>|?]*[ \t]*)?"
 # block scalars, type annotations) and `>` (an element's text on the next line) may take it from
 # elsewhere: after any other operator the anchor asks for the value's first characters, so a
 # call (`token(self)`), a list (`token, and`) or a short right-hand side is no hit.
-_VALUE_RE2 = rf"[ \t]*(?:[@bBrRuUfF$]?\\?[\"'`])?\S{{{MIN_PASSWORD_LENGTH}}}"
+# A quoted value may hold spaces after its first character (`'open sesame'`, a passphrase): after
+# a quote, the first characters are a non-space then any but a quote or a line end.
+_QUOTED_START_RE2 = rf"(?:\S{{{MIN_PASSWORD_LENGTH}}}|[^\s\"'`\\][^\"'`\r\n]{{{MIN_PASSWORD_LENGTH - 1}}})"
+_VALUE_RE2 = rf"[ \t]*(?:[@bBrRuUfF$]?\\?[\"'`]{_QUOTED_START_RE2}|\S{{{MIN_PASSWORD_LENGTH}}})"
 _OPS_RE2 = (
     r"(?:(?::::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|\(|,)"
-    rf"{_VALUE_RE2}|[ \t]+[\"'`]\S{{{MIN_PASSWORD_LENGTH}}}|:|>)"
+    rf"{_VALUE_RE2}|[ \t]+[\"'`]{_QUOTED_START_RE2}|:|>)"
 )
 
 _ASSIGN = re.compile(
@@ -128,9 +133,10 @@ _PASS_WORDS = re.compile(
 _BLOCK_SCALAR = frozenset(("|", "|-", "|+", ">", ">-", ">+"))
 _NAME_CHAR_STR = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-$@"
 _NAME_CHARS = frozenset(_NAME_CHAR_STR)
-# Names that end like a secret but hold something else.
+# Names that end like a secret but hold something else: a whole word of the name (its start, after
+# `_.-`, or a camel-case hump), so `admin_key` is no `min_key` and `keypad_token` no `pad_token`.
 _NOT_SECRET_NAMES = re.compile(
-    r"(?:page|next|prev|previous|cancel|cancellation|continuation|csrf|xsrf|sync|resume|pagination|"
+    r"(?:^|[_.\-]|(?-i:(?<=[a-z])(?=[A-Z])))(?:page|next|prev|previous|cancel|cancellation|continuation|csrf|xsrf|sync|resume|pagination|"
     r"lexer|parser|current|cur|last|first|end|start|eof|bos|eos|pad|unk|mask|sep|cls|special|max|min|"
     r"num|input|output|total|id|public|pub)[_.\-]?(?:token|key)$",
     _A | re.IGNORECASE,
@@ -629,6 +635,107 @@ def _netrc(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan
     return start
 
 
+# Command-line credentials: a user flag right before a password flag (PsExec, mysql, sqlcmd:
+# `-u ops -p …`, `-u root -p…`; Windows tools: `/u:deploy /p:…`, `/user:bob /pass:…`). Alone, `-p`
+# is a port, a parent directory or a preserve flag, so the user flag before it is what names it.
+_DASH_USER_PW = re.compile(
+    r"(?:-u|-U|--user|--username)[ \t]+[^\s\-]\S*[ \t]+-[pP][ \t]*(?P<pw>[^\s\-\"'][^\s\"']*)", _A
+)
+_SLASH_USER_PW = re.compile(
+    r"/(?i:u|user|username):\S+[ \t]+/(?i:p|pass|password|pwd):(?P<pw>[^\s\"'][^\s\"']*)", _A
+)
+# A single-dash long flag that names a secret (PowerShell `-Password …`, `-ApiKey …`, `-DbPassword …`).
+_DASH_FLAG = re.compile(
+    rf"(?<![\w\-])-[A-Za-z0-9_]*(?P<kw>{_STRONG}){_DECOR}[ \t]+(?=[^\s\-])", _A | re.IGNORECASE
+)
+# `.netrc` over several lines: `password …` on a line after `login …` or `machine …`.
+_NETRC_LINE = re.compile(r"[ \t]*(?i:password)[ \t]+(?P<pw>[^\s\"']+)[ \t]*\r?$", _A)
+_NETRC_BEFORE = re.compile(r"[ \t]*(?i:login|machine|default)\b", _A)
+# Prose: `the password is 'hunter22'`, `password was "…"`.
+_PROSE_PASSWORD = re.compile(
+    r"(?i:passw(?:or)?d|passphrase)[ \t]+(?i:is|was)[ \t]+(?P<q>[\"'`])(?P<pw>[^\"'`\n]{6,80})(?P=q)", _A
+)
+
+
+def _user_then_password(rx: re.Pattern[str]) -> Handler:
+    """`-u user -p value` or `/u:user /p:value`: the value after the user flag's password flag."""
+
+    def handle(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+        match = rx.match(text, start, hi)
+        if match is None or not flag_password(match.group("pw"), named=True):
+            return None
+        add(match.start("pw"), match.end("pw"), "assignment")
+        return start
+
+    return handle
+
+
+def _dash_flag(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`-Password Vq3mTz9Lk`, `-ApiKey '…'`: the value of a secret-named single-dash flag."""
+    match = _DASH_FLAG.match(text, start, hi)
+    if match is None:
+        return None
+    span = _value_at(text, match.end(), hi)
+    if span is None:
+        return None
+    value, quoted = text[span[0] : span[1]], span[2]
+    password = _PASSWORD_KW.fullmatch(match.group("kw")) is not None
+    if not (
+        looks_secret(value, quoted=quoted)
+        or (password and (flag_password(value) or (quoted and passphrase(value))))
+    ):
+        return None
+    add(span[0], span[1], "assignment")
+    return start
+
+
+def _line_start(text: str, pos: int, is_patch: bool) -> int:
+    """Where the content of the line holding `pos` starts (after a diff line's prefix)."""
+    start = text.rfind("\n", max(0, pos - WINDOW_BEFORE), pos) + 1
+    return start + (1 if is_patch and text[start : start + 1] in _DIFF_PREFIXES else 0)
+
+
+def _netrc_lines(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`.netrc` over lines: `password value` first on its line, after a `login` or `machine` line.
+
+    The line before and the one before it are looked at (`machine`, then `login`, then
+    `password`), each within its window.
+    """
+    begin = _line_start(text, start, is_patch)
+    if text[begin:start].strip(" \t"):
+        return None  # not first on its line: prose or an assignment, other rules' business
+    match = _NETRC_LINE.match(text, begin, hi)
+    if match is None:
+        return None
+    pw = match.group("pw")
+    if len(pw) < MIN_PASSWORD_LENGTH or is_placeholder(pw) or pw.startswith(("$", "%", "{", "<")):
+        return None
+    prev_end = text.rfind("\n", max(0, start - WINDOW_BEFORE), start)
+    for _ in range(2):
+        if prev_end < 0:
+            return None
+        floor = max(0, prev_end - WINDOW_BEFORE)
+        prev_begin = text.rfind("\n", floor, prev_end) + 1 or floor
+        content = prev_begin + (1 if is_patch and text[prev_begin : prev_begin + 1] in _DIFF_PREFIXES else 0)
+        if _NETRC_BEFORE.match(text, content, prev_end):
+            add(match.start("pw"), match.end("pw"), "basic_auth")
+            return start
+        prev_end = prev_begin - 1
+    return None
+
+
+def _prose_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`the password is 'hunter22'`: a quoted value a sentence names as the password."""
+    match = _PROSE_PASSWORD.match(text, start, hi)
+    if match is None:
+        return None
+    pw = match.group("pw")
+    if not (flag_password(pw, named=True) or passphrase(pw)):
+        return None
+    add(match.start("pw"), match.end("pw"), "assignment")
+    return start
+
+
 @dataclass(frozen=True)
 class _Scanner:
     """One RE2 alternation without groups (a DFA scan, cheap per hit).
@@ -728,6 +835,26 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
             _call_credential,
         ),
         (r"(?i:login)[ \t]+\S+[ \t]+(?i:password)[ \t]+[^\s\"']", (), ("lo",), _netrc),
+        (
+            r"(?:-u|-U|--user|--username)[ \t]+[^\s\-]\S*[ \t]+-[pP][ \t]*[^\s\-\"']",
+            ("-u", "-U", "--"),
+            (),
+            _user_then_password(_DASH_USER_PW),
+        ),
+        (
+            r"/(?i:u|user|username):\S+[ \t]+/(?i:p|pass|password|pwd):[^\s\"']",
+            ("/u", "/U"),
+            (),
+            _user_then_password(_SLASH_USER_PW),
+        ),
+        (
+            rf"-[A-Za-z0-9_]*{kw}[ \t]+[^\s\-]",
+            tuple(f"-{c}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"),
+            (),
+            _dash_flag,
+        ),
+        (r"(?i:password)[ \t]+[^\s\"']{6}", (), ("pa",), _netrc_lines),
+        (r"(?i:passw(?:or)?d|passphrase)[ \t]+(?i:is|was)[ \t]+[\"'`]", (), ("pa", "pw"), _prose_password),
         (rf"(?i:env)[ \t]+[A-Za-z0-9_.\-]*{kw}[ \t]+[^\s=]", (), ("en",), _env_or_flag(_ENV_RX)),
         (rf"--[A-Za-z0-9_\-]*{kw}[ \t]+[^\s\-]", ("--",), (), _env_or_flag(_FLAG_RX)),
         (

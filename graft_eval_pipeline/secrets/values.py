@@ -166,6 +166,8 @@ _WORDS = frozenset(
     ]
 )
 _PLACEHOLDER_PARTS = (
+    "a1b2c3d4",  # letters and digits counted up or down: documentation's stand-ins
+    "d4c3b2a1",
     "example",
     "changeme",
     "change_me",
@@ -269,17 +271,38 @@ def _classes(value: str) -> int:
 _KNOWN_PUBLIC = frozenset(("6fe4476ee5a1832882e326b506d14126",))
 
 
+# A CSS selector or element id (`#add-password`, `.secret-field`, `#userPassword`): what a
+# password-named variable of front-end code holds, not a password. Lower-case words joined by `-`
+# or `_`, or camel-case words: a random value has digits and mixed case inside its runs.
+_SELECTOR = re.compile(r"[#.][a-z]+[0-9]*(?:[-_][a-z]+[0-9]*)+|[#.][a-z]+(?:[A-Z][a-z]+)+", _A)
+
+
 def is_placeholder(value: str) -> bool:
     """A template, reference or stand-in rather than a value."""
     lower = value.lower()
     if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC:
+        return True
+    if _SELECTOR.fullmatch(value):
         return True
     if any(part in lower for part in _PLACEHOLDER_PARTS):
         return True
     return bool(_WHOLE_PLACEHOLDER.fullmatch(value) or _TEMPLATE.search(value))
 
 
-_SHAPE_PARTS = ("xxxx", "****", "....", "example", "your_", "your-", "placeholder", "redacted", "changeme")
+_SHAPE_PARTS = (
+    "xxxx",
+    "****",
+    "....",
+    "example",
+    "your_",
+    "your-",
+    "placeholder",
+    "redacted",
+    "changeme",
+    # letters and digits counted up or down: documentation's stand-ins (`a1b2c3d4…`, `d4c3b2a1`)
+    "a1b2c3d4",
+    "d4c3b2a1",
+)
 _SHAPE_MARKS = ("${", "{{", "<", ">")
 
 
@@ -374,18 +397,57 @@ def short_password(value: str) -> bool:
     return has_letter and has_other and not value.startswith(("$", "%", "{", "<", "(", "!", "&", "*"))
 
 
+# Words that make a quoted phrase a note about the value rather than the value: `"not set"`,
+# `"see below"`, `"is required"`, `"n/a here"`, `"same as above"`.
+_NOTE_WORDS = re.compile(
+    r"(?:^|\s)(?:not|see|is|are|was|use|set|unset|none|n/a|na|todo|tbd|fixme|same|empty|blank|null|nil|"
+    r"undefined|required|optional|missing|unknown|default|above|below|here|there|later|goes|ask|"
+    r"get|from|stored|kept|leave|left|generated|provided|given|none)(?:$|\s|[.,;:!?])",
+    _A | re.IGNORECASE,
+)
+
+
 def passphrase(value: str) -> bool:
-    """A quoted password of words (`"value with quotes and spaces"`).
+    """A quoted password of words (`"value with quotes and spaces"`, `'open sesame'`).
 
     Two to eight words, no prose (a label or message starts with `enter`, `your`, `invalid`, …, or
-    ends a sentence).
+    ends a sentence) and no note about the value (`not set`, `see below`, `is required`).
     """
     words = value.split()
     if not 2 <= len(words) <= 8 or len(value) > 80 or "\n" in value:
         return False
     if _PROSE_START.match(value) or value.rstrip().endswith((".", "?", "!", ":")) or is_placeholder(value):
         return False
+    if _NOTE_WORDS.search(value):
+        return False
+    # Code between two string literals (`" + getPassword() + "`) is no passphrase.
+    if any(word in ("+", "-", "||", "&&", "?", ":", "=", "%") for word in words) or "(" in value:
+        return False
     return not any(mark in value for mark in ("{", "}", "%s", "%d", "$"))
+
+
+def flag_password(value: str, *, named: bool = False) -> bool:
+    """The value of a command-line password flag (`-p Vq3#mTz9`, `/p:…`, `-Password …`).
+
+    6 to 128 characters without white space, with a letter and a digit or a symbol; not a
+    reference (`$PW`, `%PW%`), an option (`-x`), a port or address (`2222`, `8080:80`), a path, a
+    property (`Configuration=Release`) or a placeholder. `named`: the context itself says this is
+    the password (`-u user -p …`, `the password is '…'`), so one word of letters counts too
+    (`-p braksha`), unless it is a note about the value (`required`, `unknown`).
+    """
+    if not MIN_PASSWORD_LENGTH <= len(value) <= 128 or value.startswith(
+        ("$", "%", "{", "<", "(", "-", "/", "[")
+    ):
+        return False
+    if "=" in value or any(c.isspace() for c in value) or _PATH.match(value):
+        return False
+    if is_placeholder(value) or placeholder_shape(value):
+        return False
+    has_letter = any(c.isalpha() for c in value)
+    has_other = any(c.isdigit() or not c.isalnum() for c in value)
+    if named and value.isalpha():
+        return not _NOTE_WORDS.search(value) and value.lower() not in _WORDS
+    return has_letter and has_other
 
 
 def connection_password(value: str) -> bool:
@@ -393,9 +455,10 @@ def connection_password(value: str) -> bool:
 
     Any value of 6 or more characters that is no reference or template (an identifier counts here).
     """
-    if len(value) < MIN_PASSWORD_LENGTH or value.startswith(("$", "%", "{", "<", "(", "@")):
+    # `[Shared Access key goes here]` is cut at its first space: a bracket opens a stand-in.
+    if len(value) < MIN_PASSWORD_LENGTH or value.startswith(("$", "%", "{", "<", "(", "@", "[")):
         return False
-    return not placeholder_shape(value) and value.lower() not in _WORDS
+    return not placeholder_shape(value) and value.lower() not in _WORDS and not is_placeholder(value)
 
 
 def _code_identifier(value: str) -> bool:

@@ -1,17 +1,20 @@
-"""Recall and look-alike rate of the redactor on a held-out corpus nobody here wrote (issue 25).
+"""Recall and look-alike rate of the redactor on corpora nobody here wrote (issue 25).
 
-`data/heldout/` holds the examples and negative examples of Nosey Parker's default rules (see its
-README): texts another scanner's authors wrote to test their own rules, which ours were never
-tuned on. Each is redacted exactly as the committed corpus is (`redaction_corpus`). The targets
-are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes touched; where the
-measured figure misses them, the floor or ceiling below is the measured figure, so the test
-catches a regression without the rules being tuned to this corpus (which would end its use as a
-held-out set).
+`data/heldout/` holds the examples and negative examples of Nosey Parker's default rules and the
+rule snapshot tests of secretlint (see its README): texts other scanners' authors wrote to test
+their own rules. Each is redacted exactly as the committed corpus is (`redaction_corpus`). The
+targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes touched; where
+the measured figure misses them, the floor or ceiling below is the measured figure, so the test
+catches a regression. secretlint's corpus is the held-out one: the rules are not tuned to it (its
+misses are not looked at while rules change). Nosey Parker's was held out until issue 25's second
+round, whose fixes its misses led: it is a development corpus now, its figures no longer a
+measure of generalisation.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -28,31 +31,95 @@ from graft_eval_pipeline_tests.secrets.redaction_corpus import (
 HELDOUT = Path(__file__).parent / "data" / "heldout"
 
 RECALL_TARGET = 0.95
-HELDOUT_RECALL_FLOOR = 0.80
-"""The target is 0.95 and is NOT met: measured 80.9 % (280 of 346), rounded down to the percent.
+HELDOUT_RECALL_FLOOR = 0.87
+"""Nosey Parker's corpus is NO LONGER HELD OUT: a development corpus since issue 25's second round.
 
-Of the 66 misses, 25 are values our policy keeps on purpose (placeholder words such as `secret`,
-`password`, `admin`; one-letter runs `aaaa…`; `FakeValues…`; name-like or identifier-like values
-such as `open_sesame`, `thisismypassword`), 20 are passwords in a syntax no rule of ours reads
-(PsExec `-p`, PowerCLI `-Password`, "the password is '…'", `.netrc` over several lines, a value
-two or more lines below its name), 15 are formats the catalogue lacks or has narrower
-(Dependency-Track `odt_`, crates.io `cio`, legacy Teams webhooks on outlook.office.com, New Relic
-`NRAA-` and EU licence keys, a 33-character Telegram body, bare Salesforce tokens, ThingsBoard
-tokens in a URL path), and 6 are bare tokens with no secret-ish name (`CC_TEST_REPORTER_ID`, a
-Jenkins crumb, `vault operator unseal …`). Raise the floor when the rules improve for their own
-reasons; do not tune them to these examples."""
+Measured 80.9 % (280 of 346) while held out, before any rule was changed for it; its misses by
+cause (placeholder words, syntaxes no rule read, formats the catalogue lacked, bare tokens) then
+led the second round's fixes (the prefixed-token rule after a diff line's `+`, quoted passphrases,
+command-line and `.netrc` credentials, prose, new formats), each tested with values of ours. Now
+87.3 % (302 of 346), rounded down. The 44 misses left: values our policy keeps on purpose
+(placeholder words, one-letter runs, `FakeValues…`, references such as `-p $Password`), bare
+tokens with no secret-ish name, formats the catalogue lacks (crates.io `cio`, bare Salesforce,
+ThingsBoard URL paths), a value several lines below its name. The held-out figure is secretlint's."""
 
 LOOKALIKE_TARGET = 0.05
-HELDOUT_LOOKALIKE_CEILING = 0.18
-"""The target is 0.05 and is NOT met: measured 17.8 % (13 of 73), rounded up to the percent.
+HELDOUT_LOOKALIKE_CEILING = 0.11
+"""Nosey Parker's (a development corpus now): the target is 0.05 and is NOT met. 17.8 % (13 of 73)
+while held out; now 11.0 % (8 of 73), rounded up. Counted only over the negatives no other NP
+default rule matches and NP's rule file does not mark as a secret its rule misses (`matched_by`,
+`np_note`). Of the 8: 3 credentials NP's pattern cannot parse (a Postgres URL with an IPv6 host,
+`password = super$ecret`, an Okta token followed by `--`), 1 arguable (`"password": "$super$ecret"`),
+a random-looking bare token (a legacy Dependency-Track key's shape), an HTML id of words and
+digits after `access_key`, a path after a `…-password` key, and a Rails route."""
 
-The rate counts only the negatives that no other rule of NP's default set matches and that NP's
-rule file does not itself mark as a secret its rule misses (`matched_by`, `np_note`): NP's
-negatives mean "this rule must not fire", and many of the others are real secrets of another
-shape. Of the 13, 3 are credentials NP's pattern cannot parse (a Postgres URL with an IPv6 host,
-`password = super$ecret` unquoted, an Okta token followed by `--`) and 1 arguable (the JSON
-`"password": "$super$ecret"`); 9 are code, paths and placeholders next to a secret word
-(`this.addPassword = "#add-password"`, `[Shared Access key goes here]`, `a1b2c3d4…` keys)."""
+SECRETLINT_RECALL_FLOOR = 0.95
+"""The held-out figure. Measured once before any rule change of the second round: 90.9 % (40 of 44);
+after the round (its misses not looked at): 95.5 % (42 of 44), rounded down. By commit, the overall
+figures only: both new hits came with the prefixed-token rule's fix for a token right after a
+diff line's `+` (the corpus, like the committed one, is redacted as added patch lines)."""
+
+SECRETLINT_LOOKALIKE_CEILING = 0.29
+"""The target is 0.05 and is NOT met, and the second round made it worse: 10.7 % (6 of 56) measured
+once before any rule change, 28.6 % (16 of 56) after, rounded up. By commit (overall figures only,
+the lines not looked at): all 10 more came with the same fix, which lets the prefixed-token rule
+see a token at the start of an added line as it already saw one after a space; secretlint's
+`ok.*` snapshots hold token-shaped strings its own rule must not report (a wrong or glued prefix,
+a body one character too long), which a rule for random tokens of any provider does report. Not
+tuned to: the rule's precision on such strings is an open question for its own reasons."""
+
+
+@dataclass(frozen=True)
+class Heldout:
+    """One held-out corpus: its files, where its entries say they come from, and its floor/ceiling."""
+
+    name: str
+    positives: str
+    negatives: str
+    source: str
+    licence: str
+    rule_prefix: str
+    min_positives: int
+    min_families: int
+    min_negatives: int
+    licence_file: str
+    licence_start: str
+    recall_floor: float
+    lookalike_ceiling: float
+
+
+CORPORA = (
+    Heldout(
+        "noseyparker",
+        "noseyparker.jsonl",
+        "noseyparker_negative.jsonl",
+        "praetorian-inc/noseyparker crates/noseyparker/",
+        "Apache-2.0",
+        "np.",
+        300,
+        80,
+        100,
+        "LICENSE",
+        "Apache License",
+        HELDOUT_RECALL_FLOOR,
+        HELDOUT_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "secretlint",
+        "secretlint.jsonl",
+        "secretlint_negative.jsonl",
+        "secretlint/secretlint packages/@secretlint/secretlint-rule-",
+        "MIT",
+        "secretlint.",
+        40,
+        15,
+        50,
+        "LICENSE.secretlint",
+        "Copyright (c) 2020 azu",
+        SECRETLINT_RECALL_FLOOR,
+        SECRETLINT_LOOKALIKE_CEILING,
+    ),
+)
 
 
 def _family(rule: object) -> str:
@@ -60,31 +127,27 @@ def _family(rule: object) -> str:
     return str(rule).rsplit(".", 1)[0]
 
 
-@pytest.fixture(scope="module")
-def positives() -> list[dict[str, object]]:
-    return load(HELDOUT / "noseyparker.jsonl")
+@pytest.fixture(scope="module", params=CORPORA, ids=[c.name for c in CORPORA])
+def corpus(request: pytest.FixtureRequest) -> Heldout:
+    held: Heldout = request.param
+    return held
 
 
-@pytest.fixture(scope="module")
-def negatives() -> list[dict[str, object]]:
-    return load(HELDOUT / "noseyparker_negative.jsonl")
-
-
-def test_heldout_entries_quote_their_source(
-    positives: list[dict[str, object]], negatives: list[dict[str, object]]
-) -> None:
-    assert len(positives) >= 300
-    assert len({_family(e["rule"]) for e in positives}) >= 80
-    assert len(negatives) >= 100
+def test_heldout_entries_quote_their_source(corpus: Heldout) -> None:
+    positives, negatives = load(HELDOUT / corpus.positives), load(HELDOUT / corpus.negatives)
+    assert len(positives) >= corpus.min_positives
+    assert len({_family(e["rule"]) for e in positives}) >= corpus.min_families
+    assert len(negatives) >= corpus.min_negatives
     for entry in positives + negatives:
-        assert str(entry["source"]).startswith("praetorian-inc/noseyparker crates/noseyparker/")
-        assert entry["licence"] == "Apache-2.0"
-        assert str(entry["rule"]).startswith("np.")
+        assert str(entry["source"]).startswith(corpus.source)
+        assert entry["licence"] == corpus.licence
+        assert str(entry["rule"]).startswith(corpus.rule_prefix)
     assert all(secret in str(e["line"]) for e in positives for secret in secrets_of(e))
-    assert (HELDOUT / "LICENSE").read_text().lstrip().startswith("Apache License")
+    assert (HELDOUT / corpus.licence_file).read_text().lstrip().startswith(corpus.licence_start)
 
 
-def test_heldout_recall(positives: list[dict[str, object]]) -> None:
+def test_heldout_recall(corpus: Heldout) -> None:
+    positives = load(HELDOUT / corpus.positives)
     by_family: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses = []
     for entry in positives:
@@ -98,22 +161,24 @@ def test_heldout_recall(positives: list[dict[str, object]]) -> None:
     recall = 1 - len(misses) / len(positives)
     below = {name: f"{hit}/{n}" for name, (hit, n) in sorted(by_family.items()) if hit < n}
     print(
-        f"held-out recall {recall:.1%} ({len(positives) - len(misses)}/{len(positives)}), target "
+        f"{corpus.name}: held-out recall {recall:.1%} ({len(positives) - len(misses)}/{len(positives)}), "
+        f"target "
         f"{RECALL_TARGET:.0%}; {len(by_family)} rule families, {len(below)} below 100 %: {below}"
     )
-    assert recall >= HELDOUT_RECALL_FLOOR, f"held-out recall {recall:.1%}; missed:\n" + "\n".join(misses)
+    assert recall >= corpus.recall_floor, f"held-out recall {recall:.1%}; missed:\n" + "\n".join(misses)
 
 
-def test_heldout_lookalike_rate(negatives: list[dict[str, object]]) -> None:
+def test_heldout_lookalike_rate(corpus: Heldout) -> None:
+    negatives = load(HELDOUT / corpus.negatives)
     lookalikes = [e for e in negatives if is_lookalike(e)]
     real = [e for e in negatives if not is_lookalike(e)]
     hit = touched_entries(lookalikes, "rule")
     rate = len(hit) / len(lookalikes)
     real_hit = sum(touched(e)[0] for e in real)
     print(
-        f"held-out look-alikes redacted {rate:.1%} ({len(hit)}/{len(lookalikes)}), target "
+        f"{corpus.name}: held-out look-alikes redacted {rate:.1%} ({len(hit)}/{len(lookalikes)}), target "
         f"{LOOKALIKE_TARGET:.0%}; negatives that are secrets of another rule or that NP marks as "
         f"missed: {real_hit}/{len(real)} redacted; all negatives: "
         f"{(len(hit) + real_hit) / len(negatives):.1%}"
     )
-    assert rate <= HELDOUT_LOOKALIKE_CEILING, f"look-alike rate {rate:.1%}:\n" + "\n".join(hit)
+    assert rate <= corpus.lookalike_ceiling, f"look-alike rate {rate:.1%}:\n" + "\n".join(hit)

@@ -143,10 +143,27 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
     ("line", "kind"),
     [
         ('password = "value with quotes and spaces"', "assignment"),
+        ("password = 'open sesame'", "assignment"),  # a passphrase whose first word is short
+        ('DB_PASSWORD="tell no one"', "assignment"),
         ("PASSWORD1=hunter2", "assignment"),
         ("Server=db;User ID=sa;Password=myPassword;", "connection_string"),
         ('var c = new NetworkCredential("user", "AP7JaG9kLm2Qx");', "basic_auth"),
         ("machine api.example.com login bob password s3cr3tPa55", "basic_auth"),
+        ('ADMIN_KEY = "Zq8mRt2vLp9xW3nB7cK4hJ6s"', "assignment"),  # no `min_key` inside `admin_key`
+        # command-line credentials (values made up)
+        ("psexec \\\\host01 -u ops -p Vq3#mTz9 cmd.exe", "assignment"),
+        ("mysql -h db -u root -pKx7mQ2vZ app", "assignment"),
+        ("Connect-VIServer -Server vc01 -User admin -Password Vq3mTz9Lk", "assignment"),
+        ("backup --password=Vq3mTz9Lk --host db", "assignment"),
+        ("sqlpackage /a:Publish /u:deploy /p:Vq3mTz9Lk", "assignment"),
+        ("cmdkey /generic:host01 /user:bob /pass:Vq3mTz9Lk", "assignment"),
+        # .netrc over several lines, and prose
+        ("machine api.example.test\n  login bob\n  password Vq3mTz9Lk", "basic_auth"),
+        ("machine api.example.test\nlogin bob\npassword Vq3mTz9Lk\n", "basic_auth"),
+        ("The password is 'Vq3mTz9Lk'", "assignment"),
+        ("The default password is 'marmalade'", "assignment"),  # one word, named by the sentence
+        ("psexec \\\\host01 -u ops -p marmalade cmd.exe", "assignment"),
+        ('the passphrase was "open sesame" until rotation', "assignment"),
     ],
 )
 def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) -> None:
@@ -159,10 +176,33 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         'password = "Enter your password"',
         'password: "must be 8 chars"',
         'password = "******"',
+        'password = "not set"',  # notes about the value, not a passphrase
+        "password = 'see below'",
+        'secret = "is required"',
+        'password = "your password"',
+        'this.addPassword = "#add-password"',  # selectors and element ids
+        "var secretField = '.secret-field-input'",
+        "password: '#userPassword'",
+        "Endpoint=sb://x.test/;SharedAccessKeyName=Root;SharedAccessKey=[Shared Access key goes here]",
         "x.password=a.b;y=2",
         'login("bob", "password")',
         "machine x login bob password $PW",
         "token = peek()",
+        # command-line flags that are no password
+        "mkdir -p build/output",
+        "ssh -u deploy -p 2222 host",
+        "docker run -u 1000 -p 8080:80 image",
+        "Set-Thing -Password $securePassword",
+        "Get-Cred -Password (Read-Host -AsSecureString)",
+        "msbuild /u:ci /p:Configuration=Release",
+        "the password is 'not set'",
+        "the password is 'required'",
+        "password policy:\n  password requirements are strict",
+        "login bob\npassword $NETRC_PASSWORD",
+        "# reset it\npassword changes take effect at once",
+        'sb.append("UserPassword: " + getUserPassword() + ",");',  # code between two literals
+        "--set global.licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",  # documentation's counting
+        "the password is 'unknown'",
     ],
 )
 def test_their_look_alikes_are_kept(line: str) -> None:
@@ -177,6 +217,7 @@ _RANDOM = "Qm9vdF4xZk3pL8sT2vW7yB5nR0cX"  # made up: mixed case and digits, 28 c
     "text",
     [
         f"Unseal Key 1: {_RANDOM}",
+        f"vault operator unseal {_RANDOM}Zp9=",
         f"# Größe des API token (non-ASCII: the rule's `re` path)\n{_RANDOM}",
         f"# staging API token (rotate monthly)\n{_RANDOM}",
         f'client.connect(host, 443, "{_RANDOM}")  # the token',
@@ -284,6 +325,19 @@ def test_a_prefixed_random_token_is_redacted_without_a_keyword_or_a_known_format
 )
 def test_prefixed_look_alikes_are_kept(text: str) -> None:
     assert secret_kinds(text).get("prefixed_token", 0) == 0
+
+
+@pytest.mark.parametrize("prefix", ["+", "-", " "])
+def test_a_prefixed_token_right_after_a_diff_lines_prefix_is_redacted(prefix: str) -> None:
+    """The diff line's `+`/`-`/space is no part of the token: the left boundary lets it stand there."""
+    patch = f"@@ -1,1 +1,1 @@\n{prefix}zqx_{_BODY}"
+    assert secret_kinds(patch, is_patch=True) == Counter({"prefixed_token": 1})
+    assert secret_kinds(f"x = 1\n{prefix}zqx_{_BODY}") == Counter({"prefixed_token": 1})
+
+
+def test_a_prefixed_token_glued_to_a_plus_inside_a_line_is_still_no_token() -> None:
+    """Inside a line a `+` before the prefix is part of a longer run (base64, a version)."""
+    assert secret_kinds(f"x = a+zqx_{_BODY}").get("prefixed_token", 0) == 0
 
 
 def test_a_rule_that_names_the_format_wins_over_the_prefixed_token_rule() -> None:

@@ -1661,6 +1661,11 @@ _DT = "https://docs.dependencytrack.org/integrations/rest-api/"
 _JINA = "https://jina.ai/api-dashboard/"
 _DD = "https://docs.datadoghq.com/account_management/api-app-keys/"
 _TWILIO = "https://www.twilio.com/docs/iam/credentials/api"
+_TEAMS = "https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook"
+_TG = "https://core.telegram.org/bots/api#authorizing-your-bot"
+_CLI = "issue 25 (held-out misses by cause: command-line and prose credentials; syntax written here)"
+_NETRC = "https://www.gnu.org/software/inetutils/manual/html_node/The-_002enetrc-file.html"
+_GUID = "[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"
 ISSUE25_FORMATS: list[tuple[str, str, str, str, str]] = [
     # (type, expected kind, line template with {v}, value spec, source)
     ("azure_devops_pat", "assignment", 'azure_devops_token: "{v}"', "[a-z2-7]{52}", _MS),
@@ -1718,10 +1723,10 @@ ISSUE25_FORMATS: list[tuple[str, str, str, str, str]] = [
         "aio_[A-Za-z0-9]{28}",
         GL + "adafruit.go",
     ),
-    ("dependency_track_key", "assignment", "DT_API_KEY={v}", "odt_[A-Za-z0-9]{32}", _DT),
+    ("dependency_track_key", "dependency_track_key", "DT_API_KEY={v}", "odt_[A-Za-z0-9]{32}", _DT),
     (
         "dependency_track_key",
-        "gl_curl_auth_header",
+        "dependency_track_key",
         "curl -H 'X-Api-Key: {v}' https://dtrack.example.test/api/v1/project",
         "odt_[A-Za-z0-9]{32}",
         _DT,
@@ -1788,6 +1793,67 @@ ISSUE25_FORMATS: list[tuple[str, str, str, str, str]] = [
         "[A-Za-z0-9]{44}",
         GL + "generic.go",
     ),
+    # Issue 25, second round: formats the catalogue lacked and generic syntaxes (values made up).
+    (
+        "dependency_track_key",
+        "dependency_track_key",
+        "dependencyTrack:\n  apiKey: {v}",
+        "odt_[A-Za-z0-9]{8}_[A-Za-z0-9]{32}",
+        _DT,
+    ),
+    (
+        "teams_webhook_legacy",
+        "teams_webhook",
+        "TEAMS_HOOK=https://outlook.office.com/webhook/{v}",
+        _GUID + "@" + _GUID + "/IncomingWebhook/[a-f0-9]{32}/" + _GUID,
+        _TEAMS,
+    ),
+    (
+        "teams_webhook_legacy",
+        "teams_webhook",
+        'notify(url="https://outlook.office.com/webhook/{v}")',
+        _GUID + "@" + _GUID + "/IncomingWebhook/[a-f0-9]{32}/" + _GUID,
+        _TEAMS,
+    ),
+    ("newrelic_admin_key", "newrelic_key", 'NEW_RELIC_ADMIN_KEY="{v}"', "NRAA-[a-f0-9]{27}", _NR),
+    ("newrelic_admin_key", "newrelic_key", "newrelic.admin: {v}", "NRAA-[A-Za-z0-9]{27}", _NR),
+    ("newrelic_license_key_eu", "newrelic_key", "license_key: {v}", "eu01xx[a-f0-9]{30}NRAL", _NR),
+    ("newrelic_license_key_eu", "newrelic_key", "NEW_RELIC_LICENSE_KEY={v}", "eu01xx[a-f0-9]{30}NRAL", _NR),
+    (
+        "telegram_bot_token",
+        "telegram_token",
+        "updater = Updater(token='{v}')",
+        "[0-9]{10}:AA[A-Za-z0-9_-]{31}",
+        _TG,
+    ),
+    ("telegram_bot_token", "telegram_token", "TELEGRAM_BOT_TOKEN={v}", "[0-9]{9}:AA[A-Za-z0-9_-]{32}", _TG),
+    ("cli_user_password", "assignment", "psexec \\\\build01 -u svc -p {v} cmd", "[A-Za-z0-9#%!]{10}", _CLI),
+    ("cli_user_password", "assignment", "mysqldump -u backup -p{v} shop > shop.sql", "[A-Za-z0-9]{12}", _CLI),
+    ("cli_password_flag", "assignment", "New-Session -User ops -Password {v}", "[A-Za-z0-9]{14}", _CLI),
+    ("cli_password_flag", "assignment", "deploy --password={v} --env prod", "[A-Za-z0-9]{12}", _CLI),
+    ("cli_user_password", "assignment", "tool.exe /u:deploy /p:{v}", "[A-Za-z0-9]{12}", _CLI),
+    (
+        "netrc_lines",
+        "basic_auth",
+        "machine git.example.test\n  login ci\n  password {v}",
+        "[A-Za-z0-9]{16}",
+        _NETRC,
+    ),
+    (
+        "netrc_lines",
+        "basic_auth",
+        "machine ftp.example.test\nlogin ops\npassword {v}",
+        "[A-Za-z0-9]{12}",
+        _NETRC,
+    ),
+    (
+        "prose_password",
+        "assignment",
+        "The password is '{v}', rotate it after the demo.",
+        "[A-Za-z0-9]{10}",
+        _CLI,
+    ),
+    ("quoted_passphrase", "assignment", "password = '{v}'", "pale [a-z]{3}[0-9] river", _CLI),
 ]
 
 ISSUE25_LOOKALIKES = [
@@ -1804,6 +1870,19 @@ ISSUE25_LOOKALIKES = [
     'key: "user:42:profile:settings:notifications:email"',
     "password reset links now expire after 24 hours (was 48)",
     "sha256 of the token file: 8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92",
+    # second round: selectors, stand-ins, notes, and flags that are no password
+    'this.addPassword = "#add-password"',
+    "const secretInput = document.querySelector('.secret-field-input');",
+    "Endpoint=sb://bus.example.test/;SharedAccessKeyName=Root;SharedAccessKey=[Shared Access key goes here]",
+    'password = "not set"',
+    "secret: 'see below'",
+    "mkdir -p build/output && ssh -u deploy -p 2222 host",
+    "docker run -u 1000 -p 8080:80 registry.example.test/app",
+    "Set-Credential -User ops -Password $securePassword",
+    "msbuild /u:ci /p:Configuration=Release",
+    "password policy:\n  password requirements are strict",
+    "the password is 'required' on first login",
+    "see odt_configuration_and_settings_for_the_server in the docs",
 ]
 
 
