@@ -402,7 +402,7 @@ def short_password(value: str) -> bool:
 _NOTE_WORDS = re.compile(
     r"(?:^|\s)(?:not|see|is|are|was|use|set|unset|none|n/a|na|todo|tbd|fixme|same|empty|blank|null|nil|"
     r"undefined|required|optional|missing|unknown|default|above|below|here|there|later|goes|ask|"
-    r"get|from|stored|kept|leave|left|generated|provided|given|none)(?:$|\s|[.,;:!?])",
+    r"get|from|stored|kept|leave|left|generated|provided|given)(?:$|\s|[.,;:!?])",
     _A | re.IGNORECASE,
 )
 
