@@ -283,12 +283,12 @@ def test_browser_pages_searches_and_combines_filters_and_opens_a_case_by_anchor(
         assert visible_ids(page) == ids(under)
         page.goto(url + "#case=c-237")
         panel = page.locator("#case-panel")
-        assert panel.is_visible()
+        panel.wait_for(state="visible")  # it opens on the hash change, a task after the navigation
         text = panel.inner_text()
         assert "c-237" in text and "Gold" in text and "Floor" in text and "Verifier" in text
         assert "not kept for this run" in text  # no card results were passed: the row alone
         page.locator("#case-panel-close").click()
-        assert not panel.is_visible()
+        panel.wait_for(state="hidden")
         assert problems == []
         page.close()
 

@@ -272,7 +272,7 @@ def check_report_page(browser: Any, run_dir: Path, screenshot: Path) -> None:
     page.goto(url + "#over")  # the same page: the hash alone changes (the table stays sorted)
     assert sorted(visible_ids(page)) == OVER
     page.locator("#case-table tbody tr.case", has_text="syn-029-pure-rename").locator("td").nth(2).click()
-    assert page.locator("#case-panel").is_visible()
+    page.locator("#case-panel").wait_for(state="visible")  # the panel opens on the hash change, a task later
     assert "Rename docs/a.md to docs/b.md" in page.locator("#case-panel").inner_text()
     assert page.evaluate("location.hash") == "#case=syn-029-pure-rename"
 
