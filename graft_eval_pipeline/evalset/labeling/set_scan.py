@@ -86,7 +86,7 @@ def _stored(cs: CaseSet, listing: _Listing) -> SetScan | None:
         if text is None:
             return None
         stored = parse_json(text, f"{SET_SCAN_FILE} of set {cs.set_id}", _Stored)
-    except EvalError:  # damaged, sealed under another key, refused by the journal: scan again
+    except (OSError, EvalError):  # unreadable, damaged, another key's, refused by the journal: scan again
         return None
     if tuple(stored.listing) != listing:
         return None
