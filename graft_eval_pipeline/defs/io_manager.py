@@ -35,6 +35,7 @@ from graft_eval_pipeline.defs.isolation import (
 )
 from graft_eval_pipeline.defs.resources import CaseSetsResource
 from graft_eval_pipeline.defs.run_memo import forget_run, keep, kept
+from graft_eval_pipeline.evalset.run import collector_paused
 from graft_eval_pipeline.evalset.sets import (
     ASSETS_DIR,
     CaseSet,
@@ -68,7 +69,8 @@ class SealedIOManager(dg.ConfigurableIOManager):
         cs = self.sets.opened_in_run(context.run_id, _partition(context.has_asset_partitions, context))
         hold_for_run(context, cs)
         rel = _asset_rel(context.asset_key)
-        value = json.dumps(to_jsonable_python(obj, by_alias=True), ensure_ascii=False)
+        with collector_paused():  # a run's values are large and make no cycles: no collection walks them
+            value = json.dumps(to_jsonable_python(obj, by_alias=True), ensure_ascii=False)
         stored, stamp = stamp_value(value, context.run_id)
         write_private(cs, rel, stored)
         keep(context.run_id, _kept_name(cs, rel), (stamp.sha256, obj))
@@ -101,17 +103,18 @@ class SealedIOManager(dg.ConfigurableIOManager):
         if mine is not None and mine[0] == stamp.sha256 and typed and isinstance(mine[1], wanted):
             return mine[1]  # the file holds this very value: this run wrote it, same hash
         where = f"stored {rel} of set {cs.set_id}"
-        document = parse_document(text, where)  # the one reader of untrusted JSON: size, depth, numbers
-        if wanted in (Any, object):
-            return document.value
-        try:
-            return validate(
-                document.value, where, TypeAdapter(wanted), surrogates=document.may_hold_surrogate
-            )
-        except UntrustedInputError as err:  # names the field, never the stored value
-            raise UntrustedInputError(
-                f"{err}: the code changed since it was written; materialize the upstream asset again"
-            ) from None
+        with collector_paused():  # a run's values are large and make no cycles: no collection walks them
+            document = parse_document(text, where)  # the one reader of untrusted JSON: size, depth, numbers
+            if wanted in (Any, object):
+                return document.value
+            try:
+                return validate(
+                    document.value, where, TypeAdapter(wanted), surrogates=document.may_hold_surrogate
+                )
+            except UntrustedInputError as err:  # names the field, never the stored value
+                raise UntrustedInputError(
+                    f"{err}: the code changed since it was written; materialize the upstream asset again"
+                ) from None
 
     def _set_to_load_from(self, context: dg.InputContext, partition: str) -> CaseSet:
         """The run's open set; opened here for a context built without a step (a direct call)."""

@@ -43,6 +43,7 @@ from graft_eval_pipeline.evalset.report import (
     margins_for,
     write_compare_page,
 )
+from graft_eval_pipeline.evalset.run import collector_paused
 from graft_eval_pipeline.evalset.scoring import HarnessRun, Metrics
 from graft_eval_pipeline.evalset.sets import CaseSet, EvalError
 
@@ -106,64 +107,70 @@ def eval_comparison(
     Beside the report rather than after it, so a failing baseline check does not hide the
     comparison that explains it.
     """
-    cs = case_sets.open_for_run(context)
-    new = build_report(
-        harness_run, eval_metrics, run_id=report_run_id(context, harness_run), inputs=report_inputs(context)
-    )
-    base = comparison_base(context, config, cs)
-    comparison = None
-    reason = "nothing to compare with: the set has no baseline and no earlier report"
-    if base is not None:
-        try:
-            margins = margins_for(new, set_thresholds())
-            base_report = load_report(base[1])
-            comparison = compare_reports(
-                base_report, new, resamples=config.resamples, seed=config.seed, margins=margins
-            )
-        except EvalError as err:
-            reason = str(err)
-    if comparison is None:
-        return dg.MaterializeResult(
-            metadata={"compared": False, "reason": reason},
-            check_results=[
-                dg.AssetCheckResult(
-                    check_name=COMPARISON_CHECK,
-                    passed=True,
-                    description=f"skipped: {reason}",
-                    metadata={"compared": False, "reason": reason},
-                )
-            ],
+    with collector_paused():  # as `graft-eval run`: no collection walks the run's values
+        cs = case_sets.open_for_run(context)
+        new = build_report(
+            harness_run,
+            eval_metrics,
+            run_id=report_run_id(context, harness_run),
+            inputs=report_inputs(context),
         )
-    assert base is not None
-    run_dir = default_out_dir(cs.dir, new)
-    page = write_compare_page(
-        base_report,
-        new,
-        comparison,
-        run_dir / compare_file_name(comparison.base.run_id),
-        base_json=base[1],
-        new_json=run_dir / REPORT_FILE,
-    )
-    verdict: dict[str, dg.RawMetadataValue] = {
-        "compared": True,
-        "against": base[0],
-        "base_run_id": comparison.base.run_id,
-        "new_run_id": comparison.new.run_id,
-        "verdict": comparison_failure(comparison),
-        "rates_verdict": comparison.verdict,
-        "blockers": dg.MetadataValue.json([b.to_json_dict() for b in comparison.blockers]),
-    }
-    return dg.MaterializeResult(
-        metadata={
-            **verdict,
-            "shared_cases": comparison.shared,
-            "changed_cases": dg.MetadataValue.json([c.id for c in comparison.changed][:100]),
-            "usage_moved": comparison.usage_moved,
-            "rates": rates_table(comparison),
-            "detectable": dg.MetadataValue.json({r.name: r.detectable for r in comparison.rates}),
-            "non_inferiority": dg.MetadataValue.json([m.to_json_dict() for m in comparison.non_inferiority]),
-            "comparison": dg.MetadataValue.md(comparison_markdown(comparison)),
-            "compare_html": dg.MetadataValue.path(str(page)),
-        },
-        check_results=[comparison_check(comparison, verdict)],
-    )
+        base = comparison_base(context, config, cs)
+        comparison = None
+        reason = "nothing to compare with: the set has no baseline and no earlier report"
+        if base is not None:
+            try:
+                margins = margins_for(new, set_thresholds())
+                base_report = load_report(base[1])
+                comparison = compare_reports(
+                    base_report, new, resamples=config.resamples, seed=config.seed, margins=margins
+                )
+            except EvalError as err:
+                reason = str(err)
+        if comparison is None:
+            return dg.MaterializeResult(
+                metadata={"compared": False, "reason": reason},
+                check_results=[
+                    dg.AssetCheckResult(
+                        check_name=COMPARISON_CHECK,
+                        passed=True,
+                        description=f"skipped: {reason}",
+                        metadata={"compared": False, "reason": reason},
+                    )
+                ],
+            )
+        assert base is not None
+        run_dir = default_out_dir(cs.dir, new)
+        page = write_compare_page(
+            base_report,
+            new,
+            comparison,
+            run_dir / compare_file_name(comparison.base.run_id),
+            base_json=base[1],
+            new_json=run_dir / REPORT_FILE,
+        )
+        verdict: dict[str, dg.RawMetadataValue] = {
+            "compared": True,
+            "against": base[0],
+            "base_run_id": comparison.base.run_id,
+            "new_run_id": comparison.new.run_id,
+            "verdict": comparison_failure(comparison),
+            "rates_verdict": comparison.verdict,
+            "blockers": dg.MetadataValue.json([b.to_json_dict() for b in comparison.blockers]),
+        }
+        return dg.MaterializeResult(
+            metadata={
+                **verdict,
+                "shared_cases": comparison.shared,
+                "changed_cases": dg.MetadataValue.json([c.id for c in comparison.changed][:100]),
+                "usage_moved": comparison.usage_moved,
+                "rates": rates_table(comparison),
+                "detectable": dg.MetadataValue.json({r.name: r.detectable for r in comparison.rates}),
+                "non_inferiority": dg.MetadataValue.json(
+                    [m.to_json_dict() for m in comparison.non_inferiority]
+                ),
+                "comparison": dg.MetadataValue.md(comparison_markdown(comparison)),
+                "compare_html": dg.MetadataValue.path(str(page)),
+            },
+            check_results=[comparison_check(comparison, verdict)],
+        )

@@ -62,6 +62,7 @@ from graft_eval_pipeline.evalset.run import (
     Estimate,
     RunSettings,
     SettingNames,
+    collector_paused,
     drop_other_card_results,
     read_card_results,
     run_harness,
@@ -244,7 +245,8 @@ def eval_metrics(harness_run: HarnessRun) -> dg.Output[Metrics]:
     ranked so the Plots tab shows the gated rates first; their k/n and intervals are one JSON entry
     beside them (not plotted).
     """
-    metrics = compute_metrics(harness_run.rows)
+    with collector_paused():
+        metrics = compute_metrics(harness_run.rows)
     return dg.Output(
         metrics,
         metadata={
@@ -357,51 +359,52 @@ def eval_report(
     Each is a path in the metadata, beside a one-screen brief of the run and, for repeated trials,
     the flaky cases and the worst-case share as numbers.
     """
-    cs = case_sets.open_for_run(context)
-    thresholds = set_thresholds()
-    report = build_report(
-        harness_run,
-        eval_metrics,
-        run_id=report_run_id(context, harness_run),
-        label_agreement=report_agreement(labeler_agreement),
-        inputs=report_inputs(context),
-    )
-    details = kept_details(context, cs, harness_run)
-    published = publish_run(
-        cs,
-        report,
-        thresholds=thresholds,
-        strict=False,
-        results=synthetic_cards(cs, harness_run) if details is None else None,
-        details=pilot_panels(cs, harness_run) if details is None else details,
-    )
-    for why in published.warnings:
-        context.log.warning(why)
-    report, diff = published.checked.report, published.checked.diff
-    block = thresholds.get(report.set.kind)
-    match_required = block is not None and block.match_baseline
-    out = published.out_dir
-    return dg.MaterializeResult(
-        metadata={
-            "run_id": report.run_id,
-            "inputs": dg.MetadataValue.json(report.inputs or {}),
-            "report": dg.MetadataValue.md(brief_markdown(report, diff)),  # one screen: opens at its top
-            "verifier_calibration": dg.MetadataValue.md(calibration_markdown(calibrate(report.cases))),
-            **report_file_metadata(cs, out, report.run_id),
-            "metrics": metric_table(report.metrics, report.llm),
-            "prompt_version": report.prompt.prompt_version,
-            "prompt_fingerprint": report.prompt.prompt_fingerprint,
-            "engine_fingerprint": report.prompt.engine_fingerprint or "",
-            "models": models_label(report.models.fast, report.models.strong),
-            "llm": report.llm,
-            "model_numbers": model_numbers(report.llm),
-            "changed_cases": 0 if diff is None else len(diff.changed_cases),
-            "usage_moved": diff is not None and diff.usage_moved,
-            **trials_metadata(report.trials),
-        },
-        check_results=[
-            thresholds_check(report.thresholds, context.partition_key),
-            baseline_check(published, match_required, context.partition_key),
-            usage_check(published, block is not None and block.match_usage, context.partition_key),
-        ],
-    )
+    with collector_paused():  # as `graft-eval run`: no collection walks the run's values
+        cs = case_sets.open_for_run(context)
+        thresholds = set_thresholds()
+        report = build_report(
+            harness_run,
+            eval_metrics,
+            run_id=report_run_id(context, harness_run),
+            label_agreement=report_agreement(labeler_agreement),
+            inputs=report_inputs(context),
+        )
+        details = kept_details(context, cs, harness_run)
+        published = publish_run(
+            cs,
+            report,
+            thresholds=thresholds,
+            strict=False,
+            results=synthetic_cards(cs, harness_run) if details is None else None,
+            details=pilot_panels(cs, harness_run) if details is None else details,
+        )
+        for why in published.warnings:
+            context.log.warning(why)
+        report, diff = published.checked.report, published.checked.diff
+        block = thresholds.get(report.set.kind)
+        match_required = block is not None and block.match_baseline
+        out = published.out_dir
+        return dg.MaterializeResult(
+            metadata={
+                "run_id": report.run_id,
+                "inputs": dg.MetadataValue.json(report.inputs or {}),
+                "report": dg.MetadataValue.md(brief_markdown(report, diff)),  # one screen: opens at its top
+                "verifier_calibration": dg.MetadataValue.md(calibration_markdown(calibrate(report.cases))),
+                **report_file_metadata(cs, out, report.run_id),
+                "metrics": metric_table(report.metrics, report.llm),
+                "prompt_version": report.prompt.prompt_version,
+                "prompt_fingerprint": report.prompt.prompt_fingerprint,
+                "engine_fingerprint": report.prompt.engine_fingerprint or "",
+                "models": models_label(report.models.fast, report.models.strong),
+                "llm": report.llm,
+                "model_numbers": model_numbers(report.llm),
+                "changed_cases": 0 if diff is None else len(diff.changed_cases),
+                "usage_moved": diff is not None and diff.usage_moved,
+                **trials_metadata(report.trials),
+            },
+            check_results=[
+                thresholds_check(report.thresholds, context.partition_key),
+                baseline_check(published, match_required, context.partition_key),
+                usage_check(published, block is not None and block.match_usage, context.partition_key),
+            ],
+        )

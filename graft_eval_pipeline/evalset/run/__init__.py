@@ -18,6 +18,7 @@ from graft_eval_pipeline.evalset.run.options import (
     SettingNames,
     generate_options,
 )
+from graft_eval_pipeline.evalset.run.pool import collector_paused
 from graft_eval_pipeline.evalset.run.results import drop_other_card_results, read_card_results
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "RunSettings",
     "SettingNames",
     "cached_result",
+    "collector_paused",
     "collector_policy",
     "drop_other_card_results",
     "fake_result",
