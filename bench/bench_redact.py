@@ -272,11 +272,13 @@ def presend_speed(inputs: list[dict[str, Any]], repeat: int) -> tuple[float, lis
 
     (MB checked, CPU seconds of each timed run, cases with a finding) of the live pre-send check
     over the cases' prepared prompt inputs (patches and text cut to the prompt limits, as a live run
-    cuts): one untimed run first (compiles the rules, warms the DFA), then `repeat`.
+    cuts): one untimed run first (compiles the rules, warms the DFA), then `repeat`, each with the
+    cycle collector paused, as a live run's planning runs the check.
     """
     from graft_eval_pipeline.card.models import CardInputs
     from graft_eval_pipeline.card.options import PrepareOptions
     from graft_eval_pipeline.card.prepare import prepare_card_inputs
+    from graft_eval_pipeline.evalset.run import collector_paused
     from graft_eval_pipeline.evalset.run.secret_check import prompt_secret_kinds
 
     options = PrepareOptions()
@@ -292,10 +294,11 @@ def presend_speed(inputs: list[dict[str, Any]], repeat: int) -> tuple[float, lis
     found = sum(1 for case in prepared if prompt_secret_kinds(case))
     cpus = []
     for _ in range(repeat):
-        cpu = time.process_time()
-        for case in prepared:
-            prompt_secret_kinds(case)
-        cpus.append(time.process_time() - cpu)
+        with collector_paused():  # where a live run checks: in its planning (`run_live`)
+            cpu = time.process_time()
+            for case in prepared:
+                prompt_secret_kinds(case)
+            cpus.append(time.process_time() - cpu)
     return checked / 1_000_000, cpus, found
 
 
