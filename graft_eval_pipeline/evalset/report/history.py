@@ -4,25 +4,47 @@
 through history_table.py).
 
 Only the metrics, prompt (version and fingerprints) and trial count of each report are read
-(through the untrusted-file reader, without validating every case row), so a set with many large
-runs still renders quickly. A report that cannot be read
-(damaged, hostile, of another shape) is skipped with a one-line warning naming it: a past run never
-stops a new one.
+(through the untrusted-file reader, without validating every case row). A report that cannot be
+read (damaged, hostile, of another shape) is skipped with a one-line warning naming it: a past run
+never stops a new one.
+
+Why an index: parsing a report is parsing all its case rows (80 ms for 5,000 cases), and every
+run's report.html charts the last 50 runs, so a large set's history cost seconds on every run and
+grew with it. `runs/history-index.json` keeps what the history read of each report (those fields
+alone), by its run folder and the report file's size, modification time and inode, so each report
+is parsed once. It is a cache beside the reports and of the same kind (ids and numbers, plaintext
+as they are): one that cannot be read, or an entry whose file changed, is read past and the report
+parsed again; every entry still goes through the same checks as a report.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from graft_eval_pipeline.evalset.report.files import REPORT_FILE
 from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.scoring import EvalReport
-from graft_eval_pipeline.evalset.sets import RUNS_DIR, UntrustedInputError, load_json, read_limited
+from graft_eval_pipeline.evalset.sets import (
+    RUNS_DIR,
+    EvalError,
+    UntrustedInputError,
+    load_json,
+    parse_json,
+    read_limited,
+    write_report_file,
+)
 
 MAX_HISTORY = 50
+HISTORY_INDEX = f"{RUNS_DIR}/history-index.json"
+"""What the history read of each report, by run folder (see the module's docstring)."""
 
 
 @dataclass(frozen=True)
@@ -141,16 +163,25 @@ def _point(report: EvalReport) -> HistoryPoint:
     return _point_of(report.model_dump(mode="json", by_alias=True, include=fields))
 
 
-def read_point(run_dir: Path) -> HistoryPoint:
-    """The history point of `runs/<runId>/report.json`.
+def _read_fields(run_dir: Path) -> dict[str, Any]:
+    """What `_point_of` reads of `runs/<runId>/report.json`, and nothing else (for the index).
 
-    An UntrustedInputError naming it (relative to the set) when it cannot be read or is not a
-    report.
+    An UntrustedInputError naming the file (relative to the set) when it cannot be read or is not
+    a report.
     """
     where = f"{RUNS_DIR}/{run_dir.name}/{REPORT_FILE}"
     try:
         data = load_json(read_limited(run_dir / REPORT_FILE, where), where)
-        return _point_of(data)
+        _point_of(data)
+        return {
+            "runId": data["runId"],
+            "llm": data["llm"],
+            "set": {"caseSetHash": data["set"]["caseSetHash"]},
+            "metrics": {name: data["metrics"].get(name) for name in HEADLINE_RATES},
+            "pass": data.get("pass"),
+            "prompt": {key: (data.get("prompt") or {}).get(key) for key in _PROMPT_KEYS},
+            "trials": {"trials": (data.get("trials") or {}).get("trials", 1)},
+        }
     except OSError as err:
         raise UntrustedInputError(f"{where}: could not read it ({err.strerror or err})") from None
     except (KeyError, TypeError, ValueError, AttributeError) as err:
@@ -159,6 +190,52 @@ def read_point(run_dir: Path) -> HistoryPoint:
         raise UntrustedInputError(
             f"{where}: not an eval report (a field is missing or of another type)"
         ) from None
+
+
+_PROMPT_KEYS = ("promptVersion", "promptFingerprint", "engineFingerprint")
+
+
+def read_point(run_dir: Path) -> HistoryPoint:
+    """The history point of `runs/<runId>/report.json` (an UntrustedInputError as `_read_fields`)."""
+    return _point_of(_read_fields(run_dir))
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stat: tuple[int, int, int]  # the report file's size, modification time (ns) and inode
+    fields: dict[str, Any]
+
+
+class _Index(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entries: dict[str, _Entry]
+
+
+def _stat_of(run_dir: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(run_dir / REPORT_FILE)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _load_index(set_dir: Path) -> dict[str, _Entry]:
+    path = set_dir / HISTORY_INDEX
+    try:
+        return dict(parse_json(read_limited(path, HISTORY_INDEX), HISTORY_INDEX, _Index).entries)
+    except (OSError, EvalError):  # none yet, or damaged: every report is read again
+        return {}
+
+
+def _indexed_point(entry: _Entry | None, stat: tuple[int, int, int] | None) -> HistoryPoint | None:
+    if entry is None or stat is None or entry.stat != stat:
+        return None
+    try:
+        return _point_of(entry.fields)
+    except (KeyError, TypeError, ValueError, AttributeError):  # an entry of another shape: read the file
+        return None
 
 
 @dataclass(frozen=True)
@@ -170,12 +247,31 @@ class RunHistory:
 
 
 def read_points(folders: list[Path]) -> RunHistory:
-    points, skipped = [], []
+    """The points of these run folders (of one set), each report parsed once (`HISTORY_INDEX`)."""
+    if not folders:
+        return RunHistory([], [])
+    set_dir = folders[0].parent.parent
+    index = _load_index(set_dir)
+    points, skipped, changed = [], [], False
     for run_dir in folders:
-        try:
-            points.append(read_point(run_dir))
-        except UntrustedInputError as err:
-            skipped.append(f"{err}: left out of the history")
+        stat = _stat_of(run_dir)
+        point = _indexed_point(index.get(run_dir.name), stat)
+        if point is None:
+            try:
+                fields = _read_fields(run_dir)
+            except UntrustedInputError as err:
+                skipped.append(f"{err}: left out of the history")
+                continue
+            point = _point_of(fields)
+            if stat is not None:
+                index[run_dir.name] = _Entry(stat=stat, fields=fields)
+                changed = True
+        points.append(point)
+    if changed:
+        kept = {name: entry for name, entry in index.items() if (set_dir / RUNS_DIR / name).is_dir()}
+        text = json.dumps(_Index(entries=kept).model_dump(mode="json"))
+        with suppress(OSError, EvalError):  # a cache: the history stands without it (a read-only set)
+            write_report_file(set_dir, HISTORY_INDEX, text)
     return RunHistory(points, skipped)
 
 
