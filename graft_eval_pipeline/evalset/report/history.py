@@ -10,10 +10,10 @@ never stops a new one.
 
 Why an index: parsing a report is parsing all its case rows (80 ms for 5,000 cases), and every
 run's report.html charts the last 50 runs, so a large set's history cost seconds on every run and
-grew with it. `runs/history-index.json` keeps what the history read of each report (those fields
-alone), by its run folder and the report file's size, modification time and inode, so each report
-is parsed once. It is a cache beside the reports and of the same kind (ids and numbers, plaintext
-as they are): one that cannot be read, or an entry whose file changed, is read past and the report
+grew with it. `cache/history-index.json` (sealed in a pilot set, as the set's other caches) keeps
+what the history read of each report (those fields alone), by its run folder and the report file's
+size, modification time and inode, so each report is parsed once. It is a cache, never trusted
+over the file: one that cannot be read, or an entry whose file changed, is read past and the report
 parsed again; every entry still goes through the same checks as a report.
 """
 
@@ -33,18 +33,19 @@ from graft_eval_pipeline.evalset.report.headline import HEADLINE_RATES
 from graft_eval_pipeline.evalset.report.runs import run_dirs
 from graft_eval_pipeline.evalset.scoring import EvalReport
 from graft_eval_pipeline.evalset.sets import (
+    HISTORY_INDEX,
     RUNS_DIR,
+    CaseSet,
     EvalError,
     UntrustedInputError,
     load_json,
     parse_json,
     read_limited,
-    write_report_file,
+    read_private,
+    write_private,
 )
 
 MAX_HISTORY = 50
-HISTORY_INDEX = f"{RUNS_DIR}/history-index.json"
-"""What the history read of each report, by run folder (see the module's docstring)."""
 
 
 @dataclass(frozen=True)
@@ -221,11 +222,11 @@ def _stat_of(run_dir: Path) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
-def _load_index(set_dir: Path) -> dict[str, _Entry]:
-    path = set_dir / HISTORY_INDEX
+def _load_index(cs: CaseSet) -> dict[str, _Entry]:
     try:
-        return dict(parse_json(read_limited(path, HISTORY_INDEX), HISTORY_INDEX, _Index).entries)
-    except (OSError, EvalError):  # none yet, or damaged: every report is read again
+        text = read_private(cs, HISTORY_INDEX)
+        return {} if text is None else dict(parse_json(text, HISTORY_INDEX, _Index).entries)
+    except (OSError, EvalError):  # unreadable or damaged: every report is read again
         return {}
 
 
@@ -246,12 +247,11 @@ class RunHistory:
     skipped: list[str]
 
 
-def read_points(folders: list[Path]) -> RunHistory:
-    """The points of these run folders (of one set), each report parsed once (`HISTORY_INDEX`)."""
+def read_points(cs: CaseSet, folders: list[Path]) -> RunHistory:
+    """The points of these run folders of `cs`, each report parsed once (`HISTORY_INDEX`)."""
     if not folders:
         return RunHistory([], [])
-    set_dir = folders[0].parent.parent
-    index = _load_index(set_dir)
+    index = _load_index(cs)
     points, skipped, changed = [], [], False
     for run_dir in folders:
         stat = _stat_of(run_dir)
@@ -268,22 +268,22 @@ def read_points(folders: list[Path]) -> RunHistory:
                 changed = True
         points.append(point)
     if changed:
-        kept = {name: entry for name, entry in index.items() if (set_dir / RUNS_DIR / name).is_dir()}
+        kept = {name: entry for name, entry in index.items() if (cs.dir / RUNS_DIR / name).is_dir()}
         text = json.dumps(_Index(entries=kept).model_dump(mode="json"))
         with suppress(OSError, EvalError):  # a cache: the history stands without it (a read-only set)
-            write_report_file(set_dir, HISTORY_INDEX, text)
+            write_private(cs, HISTORY_INDEX, text)
     return RunHistory(points, skipped)
 
 
-def load_history(set_dir: Path, report: EvalReport, limit: int = MAX_HISTORY) -> RunHistory:
+def load_history(cs: CaseSet, report: EvalReport, limit: int = MAX_HISTORY) -> RunHistory:
     """The set's runs up to and including `report`, oldest first, the last `limit` of them.
 
     `report` need not be on disk yet; an unreadable run is skipped and named in `skipped`.
     """
-    runs = run_dirs(set_dir)
+    runs = run_dirs(cs.dir)
     names = [p.name for p in runs]
     # publishing: every run on disk is earlier; re-rendering a past run: those before it
     earlier = runs[: names.index(report.run_id)] if report.run_id in names else runs
     earlier = earlier[-(limit - 1) :] if limit > 1 else []
-    read = read_points(earlier)
+    read = read_points(cs, earlier)
     return RunHistory([*read.points, _point(report)], read.skipped)

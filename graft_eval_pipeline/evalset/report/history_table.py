@@ -111,5 +111,5 @@ def read_history(cs: CaseSet, last: int = DEFAULT_LAST) -> History:
     """The set's last `last` runs in the order of runs.py (the one every command uses), oldest first."""
     runs = run_dirs(cs.dir)
     chosen = runs[-last:] if last > 0 else []
-    read = read_points(chosen)
+    read = read_points(cs, chosen)
     return History(cs.set_id, read.points, total=len(runs), skipped=read.skipped)

@@ -475,6 +475,6 @@ def set_html(
         details = case_details(iter_cases(cs), results, content=cs.meta.kind == "synthetic")
     elif details is None and cs.meta.kind == "synthetic":
         details = case_details(iter_cases(cs), {}, content=True)
-    history = load_history(cs.dir, report)
+    history = load_history(cs, report)
     page = render_html(report, diff, history.points, details, comparison, limits)
     return SetHtml(page, history.skipped)

@@ -51,6 +51,7 @@ CASES_DIR = "cases"  # one case per file, sealed in a pilot set
 CACHE_DIR = "cache"  # live results by (prepared inputs, prompt fingerprint)
 BATCHES_FILE = f"{CACHE_DIR}/batches.json"  # a --batch run's submitted batches, until it completes
 SET_SCAN_FILE = f"{CACHE_DIR}/set-scan.json"  # the last whole-set scan's counts, by the case files' listing
+HISTORY_INDEX = f"{CACHE_DIR}/history-index.json"  # what the history read of each report, by its file
 RUNS_DIR = "runs"  # runs/<runId>/report.json, report.md, cases.parquet
 ASSETS_DIR = "assets"  # what the Dagster IO manager stores, sealed in a pilot set
 CARD_RESULTS_STEM = f"{ASSETS_DIR}/harness_run.card-results"  # + .<run id>.jsonl: one file per run
