@@ -69,8 +69,6 @@ _CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]+", _A)
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+", _A)
 _BASE32 = re.compile(r"[A-Z2-7]+=*|[a-z2-7]+=*", _A)
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", _A)
-# A word, or words run together in camel case (`hasOwnProperty`, `RawURLEncoding`).
-_WORD = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]{2,})+", _A)
 _SEPARATORS = re.compile(r"[_\-./]", _A)
 # What stands before a digest, a base64 payload or a hash that is no secret.
 _LOOKALIKE_BEFORE = re.compile(
@@ -172,8 +170,21 @@ def _name_like(value: str) -> bool:
     `test_user_2_permissions_view`, `com.example.AuthProvider`, `src/auth/token_store.py`.
     """
     parts = [p for p in _SEPARATORS.split(value) if p]
-    words = sum(len(p) for p in parts if len(p) > 1 and _WORD.fullmatch(p.rstrip("0123456789")))
+    words = sum(len(p) for p in parts if len(p) > 1 and words_run_together(p.rstrip("0123456789")))
     return 2 * words >= len(value)
+
+
+def words_run_together(part: str) -> bool:
+    """A word, or words run together in camel case (`hasOwnProperty`, `RawURLEncoding`).
+
+    ASCII letters only, not ending in one capital after a small letter (`fooB`) or alone: the
+    strings `(?:[A-Z]?[a-z]+|[A-Z]{2,})+` matches whole, decided in one look. That pattern tried
+    every way to cut a run of capitals into words before it failed at the next character, so one
+    run of 40 capitals inside a token took minutes.
+    """
+    if not (part.isascii() and part.isalpha()):
+        return False
+    return not (part[-1].isupper() and (len(part) == 1 or part[-2].islower()))
 
 
 def lookalike_context(value: str, before: str) -> bool:

@@ -104,14 +104,17 @@ def texts_with_hits(data: bytes, starts: Sequence[int]) -> dict[int, list[bool]]
     if scratch is None:
         scratch = _local.scratch = hyperscan.Scratch(database)
     found: dict[int, list[bool]] = {}
-    last = [-1, -1, -1]  # the last text each kind was seen in: most matches repeat it
+    # The byte range of the last text each kind was seen in: most matches repeat it, and are
+    # passed over with two comparisons.
+    seen_from, seen_to = [0, 0, 0], [0, 0, 0]
     limit = len(starts) - 2
 
     def on_match(pass_: int, _start: int, end: int, _flags: int, _context: object) -> None:
+        if seen_from[pass_] < end <= seen_to[pass_]:
+            return
         index = min(bisect_right(starts, end - 1) - 1, limit)
-        if last[pass_] != index:
-            last[pass_] = index
-            found.setdefault(index, [False, False, False])[pass_] = True
+        seen_from[pass_], seen_to[pass_] = starts[index], starts[index + 1]
+        found.setdefault(index, [False, False, False])[pass_] = True
 
     database.scan(data, match_event_handler=on_match, scratch=scratch)
     return found

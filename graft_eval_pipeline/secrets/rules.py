@@ -199,12 +199,14 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
     """
     found: Counter[str] = Counter()
     joined = "\n".join([text for text, _ in texts])
-    data = joined.encode("utf-8", "surrogatepass")
-    ascii_join = len(data) == len(joined)
+    ascii_join = joined.isascii()
     if ascii_join:
+        data = joined.encode("ascii")
         sizes = [len(text) + 1 for text, _ in texts]
-    else:
-        sizes = [len(text.encode("utf-8", "surrogatepass")) + 1 for text, _ in texts]
+    else:  # each text encoded once: its size is its offset's step
+        pieces = [text.encode("utf-8", "surrogatepass") for text, _ in texts]
+        data = b"\n".join(pieces)
+        sizes = [len(piece) + 1 for piece in pieces]
     starts = list(accumulate(sizes, initial=0))  # the byte offset of each text in `data`
     # Text index -> the byte offset in the text at which each pass starts (None: skipped).
     firsts: dict[int, list[int | None]] = {}

@@ -210,7 +210,6 @@ _KEY_BODY = re.compile(r"[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment|Versi
 _ESCAPED_BODY = re.compile(r"(?:\\r)?\\n[A-Za-z0-9+/=]{16,}", _A)
 KEY_HINTS = ("PRIVATE KEY", "PuTTY-User-Key-File-")
 _KEY_HINT_BYTES = tuple(h.encode("ascii") for h in KEY_HINTS)
-_KEY_HINT_HEADS = frozenset(h[:2] for h in KEY_HINTS)
 
 
 _ANCHOR_REPEAT_CAP = 12
@@ -917,7 +916,6 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
     offsets = None if len(data) == len(text) else Utf8Offsets(text, data)
     ascii_data = data if offsets is None else None  # byte offsets are character offsets
     match, handlers, rule_at, size = scanner.match, scanner.handlers, scanner.rule_at, len(data)
-    key_hint = False
     near_done = 0  # the high-entropy rule has examined the text up to here
     near = Candidates(text, ascii_data)
     pos = first
@@ -927,8 +925,6 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
             break
         start = byte_start if offsets is None else offsets.char_of(byte_start)
         head = text[start : start + 2]
-        if head in _KEY_HINT_HEADS and text.startswith(KEY_HINTS, start):
-            key_hint = True
         lo, hi = _window(text, start)
         resume = None
         # The high-entropy rule over the keyword's region, less what it examined before: only where
@@ -953,9 +949,8 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
                 pos += 1
             continue
         pos = max(byte_end, resume if offsets is None else offsets.byte_of(resume))
-        # The anchors skipped over are inside a secret, but a key marker there still counts.
-        key_hint = key_hint or any(data.find(h, byte_start + 1, pos) >= 0 for h in _KEY_HINT_BYTES)
-    return key_hint
+    # Anywhere in the text, inside a secret found above too (a marker there was skipped over).
+    return any(hint in data for hint in _KEY_HINT_BYTES)
 
 
 def first_anchor(data: bytes, pos: int = 0) -> int | None:
