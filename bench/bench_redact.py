@@ -321,7 +321,8 @@ ACCURACY = {
     # name: (entries with secrets, look-alikes), files under CORPUS
     "committed": ("true_positives.jsonl", "lookalikes.jsonl"),
     "development (Nosey Parker)": ("heldout/noseyparker.jsonl", "heldout/noseyparker_negative.jsonl"),
-    "held-out (secretlint)": ("heldout/secretlint.jsonl", "heldout/secretlint_negative.jsonl"),
+    "development (secretlint)": ("heldout/secretlint.jsonl", "heldout/secretlint_negative.jsonl"),
+    "held-out (whispers)": ("heldout/whispers.jsonl", "heldout/whispers_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 
@@ -348,7 +349,7 @@ def our_accuracy(positives: Entries, lookalikes: Entries) -> tuple[float, float]
 
 def detect_secrets_available() -> bool:
     try:
-        import detect_secrets  # type: ignore[import-not-found]  # noqa: F401
+        import detect_secrets  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
     except ImportError:
         return False
     return True
@@ -371,16 +372,36 @@ def _ds_scan(folder: Path) -> tuple[dict[str, list[object]], float, float]:
     return json.loads(done.stdout)["results"], wall, cpu
 
 
+def _ds_lines(entry: dict[str, object]) -> tuple[str, range | None]:
+    """The file detect-secrets scans for an entry, and the line numbers that count (None: any).
+
+    An entry with a `hunk` (whispers' fixtures) is its whole file, scored on its own lines, as
+    our redactor is scored on it.
+    """
+    hunk = entry.get("hunk")
+    if not isinstance(hunk, str):
+        return str(entry["line"]) + "\n", None
+    first = int(str(entry["at"])) + 1
+    return hunk + "\n", range(first, first + str(entry["line"]).count("\n") + 1)
+
+
 def detect_secrets_accuracy(tps: Entries, looks: Entries) -> tuple[float, float]:
+    counted: dict[str, range | None] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for index, entry in enumerate(tps):
-            (folder / f"tp_{index:04d}.txt").write_text(str(entry["line"]) + "\n")
-        for index, entry in enumerate(looks):
-            (folder / f"la_{index:04d}.txt").write_text(str(entry["line"]) + "\n")
+        for prefix, entries in (("tp", tps), ("la", looks)):
+            for index, entry in enumerate(entries):
+                name = f"{prefix}_{index:04d}.txt"
+                text, counted[name] = _ds_lines(entry)
+                (folder / name).write_text(text)
         results, _, _ = _ds_scan(folder)
-    found = sum(1 for name in results if name.startswith("tp_") and results[name])
-    flagged = sum(1 for name in results if name.startswith("la_") and results[name])
+
+    def hit(name: str) -> bool:
+        lines = counted[name]
+        return any(lines is None or int(str(f["line_number"])) in lines for f in results.get(name, []))  # type: ignore[index]
+
+    found = sum(1 for name in counted if name.startswith("tp_") and hit(name))
+    flagged = sum(1 for name in counted if name.startswith("la_") and hit(name))
     return found / len(tps), flagged / len(looks)
 
 

@@ -1,14 +1,15 @@
 """Recall and look-alike rate of the redactor on corpora nobody here wrote (issue 25).
 
-`data/heldout/` holds the examples and negative examples of Nosey Parker's default rules and the
-rule snapshot tests of secretlint (see its README): texts other scanners' authors wrote to test
-their own rules. Each is redacted exactly as the committed corpus is (`redaction_corpus`). The
+`data/heldout/` holds the examples and negative examples of Nosey Parker's default rules, the
+rule snapshot tests of secretlint and the test fixtures of Skyscanner's whispers (see its README):
+texts other scanners' authors wrote to test their own rules. Each is redacted exactly as the
+committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture file). The
 targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes touched; where
 the measured figure misses them, the floor or ceiling below is the measured figure, so the test
-catches a regression. secretlint's corpus is the held-out one: the rules are not tuned to it (its
-misses are not looked at while rules change). Nosey Parker's was held out until issue 25's second
-round, whose fixes its misses led: it is a development corpus now, its figures no longer a
-measure of generalisation.
+catches a regression. whispers' corpus is the held-out one since issue 25's third round: the
+rules are not tuned to it (its misses are not looked at while rules change). Nosey Parker's was
+held out until the second round, secretlint's until the third, whose fixes their misses led:
+both are development corpora now, their figures no longer a measure of generalisation.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ a random-looking bare token (a legacy Dependency-Track key's shape), an HTML id 
 digits after `access_key`, a path after a `…-password` key, and a Rails route."""
 
 SECRETLINT_RECALL_FLOOR = 0.95
-"""The held-out figure. Measured once before any rule change of the second round: 90.9 % (40 of 44);
+"""secretlint's corpus is NO LONGER HELD OUT: a development corpus since issue 25's third round.
+While held out, measured once before any rule change of the second round: 90.9 % (40 of 44);
 after the round (its misses not looked at): 95.5 % (42 of 44), rounded down. By commit, the overall
 figures only: both new hits came with the prefixed-token rule's fix for a token right after a
 diff line's `+` (the corpus, like the committed one, is redacted as added patch lines)."""
@@ -67,6 +69,15 @@ see a token at the start of an added line as it already saw one after a space; s
 `ok.*` snapshots hold token-shaped strings its own rule must not report (a wrong or glued prefix,
 a body one character too long), which a rule for random tokens of any provider does report. Not
 tuned to: the rule's precision on such strings is an open question for its own reasons."""
+
+WHISPERS_RECALL_FLOOR = 0.50
+"""The held-out figure. The target is 0.95 and is NOT met: 50.3 % (91 of 181), measured once at
+4f6534c before any rule change of issue 25's third round (line alone, without its file: 47.5 %);
+detect-secrets 31.5 %. Rounded down. Its misses are not looked at."""
+
+WHISPERS_LOOKALIKE_CEILING = 0.05
+"""The target, met: 2.2 % (5 of 232) measured once at 4f6534c before any rule change of the third
+round; detect-secrets 4.7 %."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +130,21 @@ CORPORA = (
         SECRETLINT_RECALL_FLOOR,
         SECRETLINT_LOOKALIKE_CEILING,
     ),
+    Heldout(
+        "whispers",
+        "whispers.jsonl",
+        "whispers_negative.jsonl",
+        "Skyscanner/whispers tests/fixtures/",
+        "Apache-2.0",
+        "whispers.",
+        170,
+        35,
+        200,
+        "LICENSE.whispers",
+        "Apache License",
+        WHISPERS_RECALL_FLOOR,
+        WHISPERS_LOOKALIKE_CEILING,
+    ),
 )
 
 
@@ -143,6 +169,11 @@ def test_heldout_entries_quote_their_source(corpus: Heldout) -> None:
         assert entry["licence"] == corpus.licence
         assert str(entry["rule"]).startswith(corpus.rule_prefix)
     assert all(secret in str(e["line"]) for e in positives for secret in secrets_of(e))
+    for entry in positives + negatives:
+        if "hunk" in entry:  # the entry's line, where `at` says, in its whole file
+            lines = str(entry["hunk"]).split("\n")
+            at, count = int(str(entry["at"])), str(entry["line"]).count("\n") + 1
+            assert "\n".join(lines[at : at + count]) == entry["line"]
     assert (HELDOUT / corpus.licence_file).read_text().lstrip().startswith(corpus.licence_start)
 
 
