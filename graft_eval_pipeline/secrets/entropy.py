@@ -107,11 +107,11 @@ _NOT_PREFIXES = frozenset(
 )
 
 
-def _catalogue_prefixes() -> tuple[str, ...]:
+def _catalogue_prefixes() -> frozenset[str]:
     """The catalogue's literal prefixes of four characters or more that end in a separator."""
     from graft_eval_pipeline.secrets.catalogue import TOKENS
 
-    return tuple(sorted({p for t in TOKENS for p in t.prefixes if len(p) >= 4 and p[-1] in "_-."}))
+    return frozenset(p for t in TOKENS for p in t.prefixes if len(p) >= 4 and p[-1] in "_-.")
 
 
 _CATALOGUE_PREFIXES = _catalogue_prefixes()
@@ -123,7 +123,7 @@ def _glued_catalogue_prefix(head: str) -> bool:
     `xhvs.…`, `wordgsk_…`: the catalogue's own rule does not report a token glued to a word on
     purpose (its left boundary), and the rule for unknown providers must not report it instead.
     """
-    return any(head.endswith(p) and len(head) > len(p) for p in _CATALOGUE_PREFIXES)
+    return any(head[-size:] in _CATALOGUE_PREFIXES for size in range(4, len(head)))
 
 
 def first_prefixed(data: bytes, pos: int = 0) -> int | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import string
 from collections import Counter
 
 MIN_LENGTH = 8
@@ -282,10 +283,14 @@ _UNIFORM_TAIL = re.compile(r"(?:^|[_\-.])([A-Za-z0-9])\1{7,}$")
 ends so (a run of the same character in the middle, as Twitter's `AAAA…` prefix, may)."""
 
 
+def _uniform_tail(value: str) -> bool:
+    return value[-8:] == value[-1:] * 8 and _UNIFORM_TAIL.search(value) is not None
+
+
 def is_placeholder(value: str) -> bool:
     """A template, reference or stand-in rather than a value."""
     lower = value.lower()
-    if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC or _UNIFORM_TAIL.search(value):
+    if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC or _uniform_tail(value):
         return True
     if _SELECTOR.fullmatch(value):
         return True
@@ -322,6 +327,18 @@ COUNTED_SHARE = 0.5
 the other case, the next letter or the next digit): random base64 has about 1 in 12."""
 
 
+_STEPS = re.compile(
+    "(?="
+    + "|".join(
+        [c + c for c in string.ascii_lowercase]
+        + [a + b for a, b in itertools.pairwise(string.ascii_lowercase)]
+        + [a + b for a, b in itertools.pairwise("01234567890")]
+    )
+    + ")"
+)
+"""A step at each position where one starts: a letter twice, a letter and the next, a digit and the next."""
+
+
 def counted(value: str) -> bool:
     """A run typed in order rather than drawn at random (`aAbBcC…`, `aBcDeF…1234567890abcdef…`).
 
@@ -329,14 +346,7 @@ def counted(value: str) -> bool:
     (either case) or the next digit (`9` then `0` included): a stand-in whatever its entropy, which
     such runs have in full because every character occurs once or twice.
     """
-    folded = value.lower()
-    steps = 0
-    for left, right in itertools.pairwise(folded):
-        if left.isdigit() and right.isdigit():
-            steps += (int(left) + 1) % 10 == int(right)
-        elif left.isalpha() and right.isalpha():
-            steps += 0 <= ord(right) - ord(left) <= 1
-    return steps >= COUNTED_SHARE * (len(value) - 1)
+    return len(_STEPS.findall(value.lower())) >= COUNTED_SHARE * (len(value) - 1)
 
 
 def placeholder_shape(value: str) -> bool:
@@ -352,7 +362,7 @@ def placeholder_shape(value: str) -> bool:
         lower.startswith("your")
         or any(p in lower for p in _SHAPE_PARTS)
         or any(m in value for m in _SHAPE_MARKS)
-        or _UNIFORM_TAIL.search(value) is not None
+        or _uniform_tail(value)
     )
 
 
