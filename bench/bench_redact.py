@@ -2,7 +2,7 @@
 
 Redaction: throughput over a generated 50 MB diff corpus and over real diffs (target >= 50 MB/s,
 default options, on both), the same scan inside `rescan` and the live pre-send check, and recall /
-look-alike rate on the committed secret corpus and on the held-out one, side by side with
+look-alike rate on the committed secret corpus, the held-out one and the development ones, side by side with
 detect-secrets.
 
 Run: .venv/bin/python bench/bench_redact.py [--mb 50] [--ds-mb 10] [--real PATH] [--no-real]
@@ -17,14 +17,17 @@ of those cases (reading and parsing each case included), and the pre-send check 
 prepared (cut) prompt inputs (and over the generated patches, four to a case), with the slowest,
 median and fastest of at least five timed runs. The accuracy corpora are
 graft_eval_pipeline_tests/secrets/data/ (fictional values; see its README) and its heldout/
-folder: secretlint's rule snapshot tests (MIT), held out, and Nosey Parker's rule examples and
-negative examples (Apache-2.0; the negatives that count as look-alikes are those `is_lookalike`
-keeps), a development corpus since issue 25's second round; all scored as the tests score them. When
+folder: whispers' test fixtures (Apache-2.0), held out since issue 25's third round, each entry
+redacted inside its whole fixture file and scored on its own line; secretlint's rule snapshot
+tests (MIT) and Nosey Parker's rule examples and negative examples (Apache-2.0; the negatives
+that count as look-alikes are those `is_lookalike` keeps), development corpora since the third
+and the second round; all scored as the tests score them. When
 detect-secrets is installed (the optional `bench` extra:
 `.venv/bin/pip install -c constraints.txt -e '.[dev,bench]'`), it runs the way its users
 run it, `detect-secrets scan --all-files` over files written to a temporary folder: one file per
 patch for speed (the first --ds-mb MB of each corpus), one file per corpus entry for accuracy
-(an entry counts as found when its file has any finding).
+(an entry counts as found when its file has any finding; a whispers entry's file is its
+fixture, and only findings on the entry's lines count).
 """
 
 from __future__ import annotations
