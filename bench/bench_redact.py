@@ -2,7 +2,7 @@
 
 Redaction: throughput over a generated 50 MB diff corpus and over real diffs (target >= 50 MB/s,
 default options, on both), the same scan inside `rescan` and the live pre-send check, and recall /
-look-alike rate on the committed secret corpus and on the held-out one, side by side with
+look-alike rate on the committed secret corpus, the held-out one and the development ones, side by side with
 detect-secrets.
 
 Run: .venv/bin/python bench/bench_redact.py [--mb 50] [--ds-mb 10] [--real PATH] [--no-real]
@@ -17,14 +17,17 @@ of those cases (reading and parsing each case included), and the pre-send check 
 prepared (cut) prompt inputs (and over the generated patches, four to a case), with the slowest,
 median and fastest of at least five timed runs. The accuracy corpora are
 graft_eval_pipeline_tests/secrets/data/ (fictional values; see its README) and its heldout/
-folder: secretlint's rule snapshot tests (MIT), held out, and Nosey Parker's rule examples and
-negative examples (Apache-2.0; the negatives that count as look-alikes are those `is_lookalike`
-keeps), a development corpus since issue 25's second round; all scored as the tests score them. When
+folder: whispers' test fixtures (Apache-2.0), held out since issue 25's third round, each entry
+redacted inside its whole fixture file and scored on its own line; secretlint's rule snapshot
+tests (MIT) and Nosey Parker's rule examples and negative examples (Apache-2.0; the negatives
+that count as look-alikes are those `is_lookalike` keeps), development corpora since the third
+and the second round; all scored as the tests score them. When
 detect-secrets is installed (the optional `bench` extra:
 `.venv/bin/pip install -c constraints.txt -e '.[dev,bench]'`), it runs the way its users
 run it, `detect-secrets scan --all-files` over files written to a temporary folder: one file per
 patch for speed (the first --ds-mb MB of each corpus), one file per corpus entry for accuracy
-(an entry counts as found when its file has any finding).
+(an entry counts as found when its file has any finding; a whispers entry's file is its
+fixture, and only findings on the entry's lines count).
 """
 
 from __future__ import annotations
@@ -321,7 +324,8 @@ ACCURACY = {
     # name: (entries with secrets, look-alikes), files under CORPUS
     "committed": ("true_positives.jsonl", "lookalikes.jsonl"),
     "development (Nosey Parker)": ("heldout/noseyparker.jsonl", "heldout/noseyparker_negative.jsonl"),
-    "held-out (secretlint)": ("heldout/secretlint.jsonl", "heldout/secretlint_negative.jsonl"),
+    "development (secretlint)": ("heldout/secretlint.jsonl", "heldout/secretlint_negative.jsonl"),
+    "held-out (whispers)": ("heldout/whispers.jsonl", "heldout/whispers_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 
@@ -348,7 +352,7 @@ def our_accuracy(positives: Entries, lookalikes: Entries) -> tuple[float, float]
 
 def detect_secrets_available() -> bool:
     try:
-        import detect_secrets  # type: ignore[import-not-found]  # noqa: F401
+        import detect_secrets  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
     except ImportError:
         return False
     return True
@@ -371,16 +375,36 @@ def _ds_scan(folder: Path) -> tuple[dict[str, list[object]], float, float]:
     return json.loads(done.stdout)["results"], wall, cpu
 
 
+def _ds_lines(entry: dict[str, object]) -> tuple[str, range | None]:
+    """The file detect-secrets scans for an entry, and the line numbers that count (None: any).
+
+    An entry with a `hunk` (whispers' fixtures) is its whole file, scored on its own lines, as
+    our redactor is scored on it.
+    """
+    hunk = entry.get("hunk")
+    if not isinstance(hunk, str):
+        return str(entry["line"]) + "\n", None
+    first = int(str(entry["at"])) + 1
+    return hunk + "\n", range(first, first + str(entry["line"]).count("\n") + 1)
+
+
 def detect_secrets_accuracy(tps: Entries, looks: Entries) -> tuple[float, float]:
+    counted: dict[str, range | None] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for index, entry in enumerate(tps):
-            (folder / f"tp_{index:04d}.txt").write_text(str(entry["line"]) + "\n")
-        for index, entry in enumerate(looks):
-            (folder / f"la_{index:04d}.txt").write_text(str(entry["line"]) + "\n")
+        for prefix, entries in (("tp", tps), ("la", looks)):
+            for index, entry in enumerate(entries):
+                name = f"{prefix}_{index:04d}.txt"
+                text, counted[name] = _ds_lines(entry)
+                (folder / name).write_text(text)
         results, _, _ = _ds_scan(folder)
-    found = sum(1 for name in results if name.startswith("tp_") and results[name])
-    flagged = sum(1 for name in results if name.startswith("la_") and results[name])
+
+    def hit(name: str) -> bool:
+        lines = counted[name]
+        return any(lines is None or int(str(f["line_number"])) in lines for f in results.get(name, []))  # type: ignore[index]
+
+    found = sum(1 for name in counted if name.startswith("tp_") and hit(name))
+    flagged = sum(1 for name in counted if name.startswith("la_") and hit(name))
     return found / len(tps), flagged / len(looks)
 
 

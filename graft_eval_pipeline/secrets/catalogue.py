@@ -382,6 +382,16 @@ TOKENS: tuple[Token, ...] = (
         "https://circleci.com/docs/managing-api-tokens/",
     ),
     _t("netlify_token", "netlify_token", "nfp_", "[A-Za-z0-9]{36,}", _GL + "netlify.go"),
+    # Cloudflare's scannable credentials (every token created or rolled since 2025): a prefix per
+    # type, 40 letters and digits, then a checksum (8 hex digits; its construction is not
+    # published, so it is not checked).
+    _t(
+        "cloudflare_api_token",
+        "cloudflare_key",
+        ("cfk_", "cfut_", "cfat_"),
+        "[A-Za-z0-9]{40}[0-9a-f]{8}",
+        "https://developers.cloudflare.com/fundamentals/api/get-started/token-formats/",
+    ),
     # Dependency-Track API keys carry `odt_` since 4.9 (32 alphanumerics; 4.13 puts a public id
     # and `_` before them).
     _t(

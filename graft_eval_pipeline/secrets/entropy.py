@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 
 import re2  # type: ignore[import-untyped]
 
-from graft_eval_pipeline.secrets.values import entropy, is_placeholder
+from graft_eval_pipeline.secrets.values import counted, entropy, is_placeholder
 
 _A = re.ASCII
 KIND = "high_entropy"
@@ -105,6 +105,25 @@ _NOT_PREFIXES = frozenset(
 )
 
 
+def _catalogue_prefixes() -> frozenset[str]:
+    """The catalogue's literal prefixes of four characters or more that end in a separator."""
+    from graft_eval_pipeline.secrets.catalogue import TOKENS
+
+    return frozenset(p for t in TOKENS for p in t.prefixes if len(p) >= 4 and p[-1] in "_-.")
+
+
+_CATALOGUE_PREFIXES = _catalogue_prefixes()
+
+
+def _glued_catalogue_prefix(head: str) -> bool:
+    """`head` (prefix and separator) is a catalogue prefix with letters or digits glued before it.
+
+    `xhvs.…`, `wordgsk_…`: the catalogue's own rule does not report a token glued to a word on
+    purpose (its left boundary), and the rule for unknown providers must not report it instead.
+    """
+    return any(head[-size:] in _CATALOGUE_PREFIXES for size in range(4, len(head)))
+
+
 def first_prefixed(data: bytes, pos: int = 0) -> int | None:
     """The byte offset of the first anchor of a prefixed token at or after `pos`, or None."""
     start = _PREFIXED_BYTES(_UNANCHORED, data, pos, len(data))[0][0]
@@ -133,15 +152,16 @@ def prefixed_tokens(text: str, data: bytes, first: int, add: AddSpan, char_of: C
 def prefixed_token_end(text: str, start: int, hi: int) -> int | None:
     """The end of the prefixed token starting at `start` (within `text[:hi]`), or None.
 
-    A prefix of two to ten letters and digits (not a URL scheme or a digest name), `_`, `-` or
-    `.`, and a body of at least 16 characters that `is_high_entropy_token` accepts, standing alone
-    (no run character on either side) and not after a digest's or an id's name.
+    A prefix of two to ten letters and digits (not a URL scheme or a digest name, nor a catalogue
+    prefix glued to a word), `_`, `-` or `.`, and a body of at least 16 characters that
+    `is_high_entropy_token` accepts, standing alone (no run character on either side) and not
+    after a digest's or an id's name.
     """
     match = _PREFIXED.match(text, start, hi)
     if match is None or match.group("prefix").lower() in _NOT_PREFIXES:
         return None
     body = match.group("body").rstrip("=")
-    if not is_high_entropy_token(body):
+    if not is_high_entropy_token(body) or _glued_catalogue_prefix(text[start : match.start("body")]):
         return None
     line_start = text.rfind("\n", max(0, start - 64), start) + 1 or max(0, start - 64)
     if lookalike_context(body, text[line_start:start]):
@@ -208,7 +228,7 @@ def is_high_entropy_token(value: str) -> bool:
     if alphabet == 32 and len(value) < MIN_HEX_LENGTH:
         return False
     least = MIN_BASE32_SWITCH_RATE if alphabet == 32 else MIN_SWITCH_RATE
-    if switch_rate(value) < least or _name_like(value) or is_placeholder(value):
+    if switch_rate(value) < least or _name_like(value) or is_placeholder(value) or counted(value):
         return False
     most = min(math.log2(alphabet), math.log2(len(value)))
     return entropy(value) >= ENTROPY_SHARE * most

@@ -526,9 +526,10 @@ _URL_PLACEHOLDERS = frozenset(
 
 
 def _url_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
-    """Any password in `scheme://user:password@host` except a template (`${PW}`, `<pw>`, `{{…}}`).
+    """Any password in `scheme://user:password@host` except a template or a stand-in by its shape.
 
-    Even `password` there is redacted, as scanners' test data expect.
+    A template: `${PW}`, `<pw>`, `{{…}}`; a stand-in: `YOUR_PASSWORD`, `REPLACE_WITH_PASSWORD`
+    (`placeholder_shape`). Even `password` there is redacted, as scanners' test data expect.
     """
     match = _URL_CREDS.match(text, start, hi)
     if match is None:
@@ -536,7 +537,7 @@ def _url_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add: 
     pw = match.group("pw")
     if len(pw) < 3 or pw.startswith(("$", "%", "{", "<", "[", "*")) or len(set(pw.lower())) <= 1:
         return None
-    if pw.lower().startswith("x" * 3) or re.search(r"\$\{|\{\{|<%", pw):
+    if pw.lower().startswith("x" * 3) or re.search(r"\$\{|\{\{|<%", pw) or placeholder_shape(pw):
         return None
     add(match.start("pw"), match.end("pw"), "url_password")
     return start

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import string
 from collections import Counter
 
 MIN_LENGTH = 8
@@ -279,10 +280,19 @@ _KNOWN_PUBLIC = frozenset(("6fe4476ee5a1832882e326b506d14126",))
 _SELECTOR = re.compile(r"[#.][a-z]+[0-9]*(?:[-_][a-z]+[0-9]*)+|[#.][a-z]+(?:[A-Z][a-z]+)+", _A)
 
 
+_UNIFORM_TAIL = re.compile(r"(?:^|[_\-.])([A-Za-z0-9])\1{7,}$")
+"""A value whose last part is one character typed eight times or more (`sk_live_AAAA…`): no key
+ends so (a run of the same character in the middle, as Twitter's `AAAA…` prefix, may)."""
+
+
+def _uniform_tail(value: str) -> bool:
+    return value[-8:] == value[-1:] * 8 and _UNIFORM_TAIL.search(value) is not None
+
+
 def is_placeholder(value: str) -> bool:
     """A template, reference or stand-in rather than a value."""
     lower = value.lower()
-    if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC:
+    if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC or _uniform_tail(value):
         return True
     if _SELECTOR.fullmatch(value):
         return True
@@ -301,6 +311,12 @@ _SHAPE_PARTS = (
     "placeholder",
     "redacted",
     "changeme",
+    # documentation's instructions in place of a value (`REPLACE_WITH_PASSWORD`, `replace-me`)
+    "replace_with",
+    "replace-with",
+    "replaceme",
+    "replace_me",
+    "replace-me",
     # letters and digits counted up or down: documentation's stand-ins (`a1b2c3d4…`, `d4c3b2a1`)
     "a1b2c3d4",
     "d4c3b2a1",
@@ -309,11 +325,39 @@ _SHAPE_MARKS = ("${", "{{", "<", ">")
 _SHAPE_PART = re.compile("|".join(map(re.escape, _SHAPE_PARTS)))
 
 
+COUNTED_SHARE = 0.5
+"""The most neighbouring pairs of a random run that may step as a count does (the same letter in
+the other case, the next letter or the next digit): random base64 has about 1 in 12."""
+
+
+_STEPS = re.compile(
+    "(?="
+    + "|".join(
+        [c + c for c in string.ascii_lowercase]
+        + [a + b for a, b in itertools.pairwise(string.ascii_lowercase)]
+        + [a + b for a, b in itertools.pairwise("01234567890")]
+    )
+    + ")"
+)
+"""A step at each position where one starts: a letter twice, a letter and the next, a digit and the next."""
+
+
+def counted(value: str) -> bool:
+    """A run typed in order rather than drawn at random (`aAbBcC…`, `aBcDeF…1234567890abcdef…`).
+
+    Half its neighbouring pairs or more are the same letter in either case, the next letter
+    (either case) or the next digit (`9` then `0` included): a stand-in whatever its entropy, which
+    such runs have in full because every character occurs once or twice.
+    """
+    return len(_STEPS.findall(value.lower())) >= COUNTED_SHARE * (len(value) - 1)
+
+
 def placeholder_shape(value: str) -> bool:
     """A stand-in by its shape (`xxxx…`, `YOUR_…`, `<…>`, `${…}`, `example`, `changeme`, `redacted`).
 
-    A token of a known format is kept only then. Words such as `fake`, `dummy` or `test` inside a
-    format-valid token do not make it one: for an evaluation set a redacted placeholder costs
+    Also `REPLACE_WITH_…` and a last part of one repeated character (`sk_live_AAAA…`). A token of
+    a known format is kept only then. Words such as `fake`, `dummy` or `test` inside a format-valid
+    token do not make it one: for an evaluation set a redacted placeholder costs
     nothing, a kept secret is a leak.
     """
     lower = value.lower()
@@ -321,6 +365,7 @@ def placeholder_shape(value: str) -> bool:
         lower.startswith("your")
         or _SHAPE_PART.search(lower) is not None
         or any(m in value for m in _SHAPE_MARKS)
+        or _uniform_tail(value)
     )
 
 

@@ -12,13 +12,14 @@ from graft_eval_pipeline.evalset.sets.errors import EvalError
 from graft_eval_pipeline.secrets.rules import secret_kinds
 from graft_eval_pipeline_tests.builders import make_file, make_inputs
 
-# Built at run time so no scanner sees a complete fake credential in the source.
+# Built at run time so no scanner sees a complete fake credential in the source. No value ends in
+# one character repeated (`AKIAQQQQ…`): that is a stand-in by its shape, which redaction keeps.
 SECRETS = {
-    "aws_key": "AKIA" + "Q" * 16,
+    "aws_key": "AKIA" + "Q7XW" * 4,
     "github_token": "ghp_" + "a1B2" * 9,
     "anthropic_key": "sk-ant-" + "x9" * 12,
     "slack_token": "xoxb-" + "1234567890-ab",
-    "jwt": "eyJ" + "h" * 12 + ".eyJ" + "p" * 12 + "." + "s" * 12,
+    "jwt": "eyJ" + "h" * 12 + ".eyJ" + "p" * 12 + "." + "s3Kx" * 3,
 }
 PEM = [
     "-----BEGIN RSA PRIVATE KEY-----",
@@ -54,7 +55,7 @@ def test_U_RED_1_private_key_and_assignment_kinds_and_word_boundaries() -> None:
     text, counts = redact("\n".join(PEM) + "\npassword: 'hunter2hunter2'")
     assert "MIIE" not in text and "hunter2" not in text
     assert counts == Counter({"private_key": 1, "assignment": 1})
-    embedded, counts = redact("xAKIA" + "Q" * 16 + " and " + SECRETS["github_token"] + "_tail")
+    embedded, counts = redact("xAKIA" + "Q7XW" * 4 + " and " + SECRETS["github_token"] + "_tail")
     assert counts == Counter() and "AKIA" in embedded
 
 

@@ -4,6 +4,10 @@ Each corpus line is redacted as the added lines of a patch, as export redacts a 
 counts as found when it is gone from the output (the `[REDACTED:kind]` markers aside, so that
 `password` is not found in `[REDACTED:url_password]`) and the patch keeps its line count; a
 look-alike counts as touched when the patch comes out changed at all.
+
+An entry with a `hunk` (whispers' corpus: the whole fixture file) is redacted as that file, added
+whole, and scored on its own lines alone (`at`: the index of `line`'s first line in the hunk), so
+a value whose key stands on the line before is seen with it, as in a real diff.
 """
 
 from __future__ import annotations
@@ -47,16 +51,37 @@ def _pieces(secret: str) -> list[str]:
     return [part for part in secret.split("\n") if len(part) >= 8]
 
 
+def _scored(entry: dict[str, object]) -> tuple[str, str, Counter[str]] | None:
+    """(the entry's lines as added, the same lines redacted, counts); None when the line count changes.
+
+    For a hunk entry the counts are those of the whole hunk.
+    """
+    line = str(entry["line"])
+    hunk = entry.get("hunk")
+    patch, out, counts = redact(str(hunk) if isinstance(hunk, str) else line)
+    if out.count("\n") != patch.count("\n"):
+        return None
+    if not isinstance(hunk, str):
+        return patch, out, counts
+    start = 1 + int(str(entry["at"]))
+    stop = start + line.count("\n") + 1
+    return (
+        "\n".join(patch.split("\n")[start:stop]),
+        "\n".join(out.split("\n")[start:stop]),
+        counts,
+    )
+
+
 def missed(entry: dict[str, object]) -> list[str]:
     """The entry's secrets (or lines of them) that survive redaction; all of them when the line count changes.
 
     `also_in_line` (held-out entries) counts the copies of a secret that are not the secret itself
     (a password equal to the user name beside it); those may stay.
     """
-    patch, out, _ = redact(str(entry["line"]))
-    if out.count("\n") != patch.count("\n"):
+    scored = _scored(entry)
+    if scored is None:
         return secrets_of(entry)
-    left = MARKER.sub("", out)
+    left = MARKER.sub("", scored[1])
     extra = entry.get("also_in_line")
     allowed = {str(k): int(v) for k, v in extra.items()} if isinstance(extra, dict) else {}
     return [
@@ -73,7 +98,10 @@ def found(entry: dict[str, object]) -> bool:
 
 def touched(entry: dict[str, object]) -> tuple[bool, Counter[str]]:
     """Whether redaction changed the entry's line at all, and the counts by kind."""
-    patch, out, counts = redact(str(entry["line"]))
+    scored = _scored(entry)
+    if scored is None:
+        return True, redact(str(entry.get("hunk", entry["line"])))[2]
+    patch, out, counts = scored
     return out != patch, counts
 
 

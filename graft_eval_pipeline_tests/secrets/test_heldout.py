@@ -1,14 +1,15 @@
 """Recall and look-alike rate of the redactor on corpora nobody here wrote (issue 25).
 
-`data/heldout/` holds the examples and negative examples of Nosey Parker's default rules and the
-rule snapshot tests of secretlint (see its README): texts other scanners' authors wrote to test
-their own rules. Each is redacted exactly as the committed corpus is (`redaction_corpus`). The
+`data/heldout/` holds the examples and negative examples of Nosey Parker's default rules, the
+rule snapshot tests of secretlint and the test fixtures of Skyscanner's whispers (see its README):
+texts other scanners' authors wrote to test their own rules. Each is redacted exactly as the
+committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture file). The
 targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes touched; where
 the measured figure misses them, the floor or ceiling below is the measured figure, so the test
-catches a regression. secretlint's corpus is the held-out one: the rules are not tuned to it (its
-misses are not looked at while rules change). Nosey Parker's was held out until issue 25's second
-round, whose fixes its misses led: it is a development corpus now, its figures no longer a
-measure of generalisation.
+catches a regression. whispers' corpus is the held-out one since issue 25's third round: the
+rules are not tuned to it (its misses are not looked at while rules change). Nosey Parker's was
+held out until the second round, secretlint's until the third, whose fixes their misses led:
+both are development corpora now, their figures no longer a measure of generalisation.
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ HELDOUT_RECALL_FLOOR = 0.87
 Measured 80.9 % (280 of 346) while held out, before any rule was changed for it; its misses by
 cause (placeholder words, syntaxes no rule read, formats the catalogue lacked, bare tokens) then
 led the second round's fixes (the prefixed-token rule after a diff line's `+`, quoted passphrases,
-command-line and `.netrc` credentials, prose, new formats), each tested with values of ours. Now
-87.3 % (302 of 346), rounded down. The 44 misses left: values our policy keeps on purpose
+command-line and `.netrc` credentials, prose, new formats), each tested with values of ours:
+87.3 % (302 of 346). In the third round three values of one repeated character (`aaaa…`, two AWS
+and an Okta one) became stand-ins by shape and left the corpus as its builder leaves such values
+out (346 -> 343): 87.8 % (301 of 343), rounded down. The 44 misses left: values our policy keeps on purpose
 (placeholder words, one-letter runs, `FakeValues…`, references such as `-p $Password`), bare
 tokens with no secret-ish name, formats the catalogue lacks (crates.io `cio`, bare Salesforce,
-ThingsBoard URL paths), a value several lines below its name. The held-out figure is secretlint's."""
+ThingsBoard URL paths), a value several lines below its name. The held-out figure is whispers'."""
 
 LOOKALIKE_TARGET = 0.05
 HELDOUT_LOOKALIKE_CEILING = 0.11
@@ -54,19 +57,37 @@ a random-looking bare token (a legacy Dependency-Track key's shape), an HTML id 
 digits after `access_key`, a path after a `…-password` key, and a Rails route."""
 
 SECRETLINT_RECALL_FLOOR = 0.95
-"""The held-out figure. Measured once before any rule change of the second round: 90.9 % (40 of 44);
-after the round (its misses not looked at): 95.5 % (42 of 44), rounded down. By commit, the overall
-figures only: both new hits came with the prefixed-token rule's fix for a token right after a
-diff line's `+` (the corpus, like the committed one, is redacted as added patch lines)."""
+"""secretlint's corpus is NO LONGER HELD OUT: a development corpus since issue 25's third round.
+While held out, measured once before any rule change of the second round: 90.9 % (40 of 44);
+after the round (its misses not looked at): 95.5 % (42 of 44). By commit, the overall figures
+only: both new hits came with the prefixed-token rule's fix for a token right after a diff line's
+`+` (the corpus, like the committed one, is redacted as added patch lines). In the third round its
+four Stripe positives of one repeated character (`sk_live_AAAA…`) became stand-ins by shape and
+left the corpus as its builder leaves such values out (44 -> 40): 95.0 % (38 of 40), rounded
+down; the 2 misses: upper-case hex where Databricks' format has lower-case, a token glued to a
+word."""
 
-SECRETLINT_LOOKALIKE_CEILING = 0.29
-"""The target is 0.05 and is NOT met, and the second round made it worse: 10.7 % (6 of 56) measured
-once before any rule change, 28.6 % (16 of 56) after, rounded up. By commit (overall figures only,
-the lines not looked at): all 10 more came with the same fix, which lets the prefixed-token rule
-see a token at the start of an added line as it already saw one after a space; secretlint's
-`ok.*` snapshots hold token-shaped strings its own rule must not report (a wrong or glued prefix,
-a body one character too long), which a rule for random tokens of any provider does report. Not
-tuned to: the rule's precision on such strings is an open question for its own reasons."""
+SECRETLINT_LOOKALIKE_CEILING = 0.08
+"""The target is 0.05 and is NOT met: 10.7 % (6 of 56) measured once before any rule change, 28.6 %
+(16 of 56) after the second round (its misses not looked at), **7.1 % (4 of 56)** after the third
+round, whose fixes these look-alikes led (rounded up): runs typed in order are no random body
+(`aAbBcC…`, `aBcDeF…123…`), a catalogue prefix glued to a word is left to the catalogue's own
+boundary (`xhvs.…`, `wordgsk_…`), a last part of one repeated character and `REPLACE_WITH_…` are
+stand-ins by shape, a URL password that is one is kept, Cloudflare's `cfk_`/`cfut_`/`cfat_`
+format. The 4 left, kept on purpose: a random 36-character token after an unknown prefix (`gXX_…`)
+and a random Vault-like token after a wrong one (`hvx.…`), which the rule for any provider's
+tokens is for; a random value under `AWS_SECRET_ACCESS_KEY` (encrypted, by secretlint's note);
+`mongodb://username:password@…`, where the committed corpus (detect-secrets' test data) has
+`username:password@` as a secret."""
+
+WHISPERS_RECALL_FLOOR = 0.50
+"""The held-out figure. The target is 0.95 and is NOT met: 50.3 % (91 of 181), measured once at
+4f6534c before any rule change of issue 25's third round (line alone, without its file: 47.5 %);
+detect-secrets 31.5 %. Rounded down. Its misses are not looked at."""
+
+WHISPERS_LOOKALIKE_CEILING = 0.05
+"""The target, met: 2.2 % (5 of 232) measured once at 4f6534c before any rule change of the third
+round; detect-secrets 4.7 %."""
 
 
 @dataclass(frozen=True)
@@ -111,13 +132,28 @@ CORPORA = (
         "secretlint/secretlint packages/@secretlint/secretlint-rule-",
         "MIT",
         "secretlint.",
-        40,
+        38,
         15,
         50,
         "LICENSE.secretlint",
         "Copyright (c) 2020 azu",
         SECRETLINT_RECALL_FLOOR,
         SECRETLINT_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "whispers",
+        "whispers.jsonl",
+        "whispers_negative.jsonl",
+        "Skyscanner/whispers tests/fixtures/",
+        "Apache-2.0",
+        "whispers.",
+        170,
+        35,
+        200,
+        "LICENSE.whispers",
+        "Apache License",
+        WHISPERS_RECALL_FLOOR,
+        WHISPERS_LOOKALIKE_CEILING,
     ),
 )
 
@@ -143,6 +179,11 @@ def test_heldout_entries_quote_their_source(corpus: Heldout) -> None:
         assert entry["licence"] == corpus.licence
         assert str(entry["rule"]).startswith(corpus.rule_prefix)
     assert all(secret in str(e["line"]) for e in positives for secret in secrets_of(e))
+    for entry in positives + negatives:
+        if "hunk" in entry:  # the entry's line, where `at` says, in its whole file
+            lines = str(entry["hunk"]).split("\n")
+            at, count = int(str(entry["at"])), str(entry["line"]).count("\n") + 1
+            assert "\n".join(lines[at : at + count]) == entry["line"]
     assert (HELDOUT / corpus.licence_file).read_text().lstrip().startswith(corpus.licence_start)
 
 

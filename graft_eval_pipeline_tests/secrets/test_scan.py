@@ -321,10 +321,73 @@ def test_a_prefixed_random_token_is_redacted_without_a_keyword_or_a_known_format
         "version = v1.2.3-beta.4+build.5678",
         "ab_xxxxxxxxxxxxxxxxxxxxxxxx",  # a placeholder body
         "ab_0123456789abcdef0123456789abcdef",  # hex, one case: a digest's look
+        # stand-ins typed in order (issue 25, third round; values made up)
+        "qpv_aAbBcCdDeEfFgGhHiIjJkKlLmMnN7390",
+        "zqx_aBcDeFgHiJkLmNoPqRsT1234567890abcdefghij",
+        "zqx_0123456789abcdefghijklmnopqrstuvwxyzABCD",
+        # a catalogue prefix glued to a word: the catalogue's own boundary excludes it on purpose
+        f"tokenhvs.{_BODY}Zq",
+        f"mygsk_{_BODY}",
     ],
 )
 def test_prefixed_look_alikes_are_kept(text: str) -> None:
     assert secret_kinds(text).get("prefixed_token", 0) == 0
+
+
+@pytest.mark.parametrize("token", [f"hvs.{_BODY}Zq", f"gsk_{_BODY}"])
+def test_an_unglued_catalogue_prefix_is_still_its_own_formats_or_a_prefixed_token(token: str) -> None:
+    """The glued case above aside, a catalogue prefix at a token boundary is redacted as before."""
+    assert sum(secret_kinds(f"x = {token}").values()) == 1
+
+
+@pytest.mark.parametrize(
+    "value, is_stand_in",
+    [
+        ("aAbBcCdDeEfFgGhHiIjJ", True),
+        ("aBcDeFgHiJkLmNoPqRsT1234567890abcdefghij", True),
+        ("7890123456abcdefghij", True),
+        (_BODY, False),
+        ("Qm9vdF4xZk3pL8sT2vW7yB5nR0cX", False),
+    ],
+)
+def test_a_run_typed_in_order_is_no_random_token(value: str, is_stand_in: bool) -> None:
+    from graft_eval_pipeline.secrets.values import counted
+
+    assert counted(value) is is_stand_in
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "STRIPE_KEY=sk_live_" + "A" * 24,  # one character typed over and over: a stand-in
+        'stripe.api_key = "rk_test_' + "0" * 24 + '"',
+        "DATABASE_URL=postgres://app:REPLACE_WITH_DB_PASSWORD@db.example.test/app",
+        'MONGO = "mongodb://YOUR_USERNAME:YOUR_PASSWORD@cluster.example.test/app"',
+        "password = 'replace-me'",
+    ],
+)
+def test_stand_ins_by_shape_are_kept_even_in_a_known_format(line: str) -> None:
+    assert secret_kinds(line) == Counter()
+
+
+def test_a_twitter_bearer_tokens_run_of_as_is_no_stand_in() -> None:
+    """A run of one character in the middle (Twitter's `AAAA…` prefix) is no stand-in: only at the end."""
+    from graft_eval_pipeline.secrets.values import placeholder_shape
+
+    assert not placeholder_shape("A" * 21 + "Mlhe8Kq2" + "A" * 8 + "0x9Qw" + _BODY)
+    assert placeholder_shape("sk_live_" + "A" * 24)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CLOUDFLARE_API_TOKEN=cfut_Xq7Lm2Rt9Vb4Nz8Kd3Hs6Wp1Jc5Fg0Ty2Ue4Io6P0c4e1a9b",
+        'cf = Cloudflare(api_token="cfat_Xq7Lm2Rt9Vb4Nz8Kd3Hs6Wp1Jc5Fg0Ty2Ue4Io6P0c4e1a9b")',
+        "cfk_Xq7Lm2Rt9Vb4Nz8Kd3Hs6Wp1Jc5Fg0Ty2Ue4Io6P0c4e1a9b",
+    ],
+)
+def test_cloudflares_scannable_credentials_are_their_own_format(line: str) -> None:
+    assert secret_kinds(line) == Counter({"cloudflare_key": 1})
 
 
 @pytest.mark.parametrize("prefix", ["+", "-", " "])

@@ -1663,6 +1663,7 @@ _DD = "https://docs.datadoghq.com/account_management/api-app-keys/"
 _TWILIO = "https://www.twilio.com/docs/iam/credentials/api"
 _TEAMS = "https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook"
 _TG = "https://core.telegram.org/bots/api#authorizing-your-bot"
+_CF = "https://developers.cloudflare.com/fundamentals/api/get-started/token-formats/ (issue 25, third round)"
 _CLI = "issue 25 (held-out misses by cause: command-line and prose credentials; syntax written here)"
 _NETRC = "https://www.gnu.org/software/inetutils/manual/html_node/The-_002enetrc-file.html"
 _GUID = "[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"
@@ -1854,6 +1855,28 @@ ISSUE25_FORMATS: list[tuple[str, str, str, str, str]] = [
         _CLI,
     ),
     ("quoted_passphrase", "assignment", "password = '{v}'", "pale [a-z]{3}[0-9] river", _CLI),
+    # Issue 25, third round: Cloudflare's scannable credentials (values made up).
+    (
+        "cloudflare_user_token",
+        "cloudflare_key",
+        "CLOUDFLARE_API_TOKEN={v}",
+        "cfut_[A-Za-z0-9]{40}[0-9a-f]{8}",
+        _CF,
+    ),
+    (
+        "cloudflare_account_token",
+        "cloudflare_key",
+        'cf = Cloudflare(api_token="{v}")',
+        "cfat_[A-Za-z0-9]{40}[0-9a-f]{8}",
+        _CF,
+    ),
+    (
+        "cloudflare_global_key",
+        "cloudflare_key",
+        '"globalApiKey": "{v}",',
+        "cfk_[A-Za-z0-9]{40}[0-9a-f]{8}",
+        _CF,
+    ),
 ]
 
 ISSUE25_LOOKALIKES = [
@@ -1883,6 +1906,11 @@ ISSUE25_LOOKALIKES = [
     "password policy:\n  password requirements are strict",
     "the password is 'required' on first login",
     "see odt_configuration_and_settings_for_the_server in the docs",
+    # third round: stand-ins typed in order or of one repeated character, documentation's
+    # instructions in place of a password
+    'ORDER_REF = "ord_aBcDeFgHiJkLmNoPqRsT0123456789abcdef"',
+    "STRIPE_SECRET_KEY=sk_test_000000000000000000000000",
+    "DATABASE_URL=postgres://app:REPLACE_WITH_DB_PASSWORD@db.example.test/app",
 ]
 
 
