@@ -288,21 +288,23 @@ def _added_lines(patch: str) -> str:
 
 
 def _patch_injects(patch: str) -> bool:
-    """`addresses_ai_reviewer(_added_lines(patch))`, not joining or normalizing an ASCII patch whole.
+    """`addresses_ai_reviewer(_added_lines(patch))`, not joining or normalizing a patch whole.
 
-    Most patches are ASCII; the ones that cost are minified bundles of one 1.6 MB line, whose
-    keywords are mostly in removed lines or far from any phrase.
+    The ones that cost are minified bundles of one 1.6 MB line, whose keywords are mostly in
+    removed lines or far from any phrase.
 
-    ASCII: each keyword of an added line gets a window of the added text around it, cut where
-    `_NOT_WORD` says the cut keeps the regex's verdict, with at least `_MAX_MATCH`
-    normalized characters either side of the keyword (or up to the text's ends); windows that
-    overlap are merged, and only they are joined, normalized and searched. Other patches are
-    joined and normalized whole (NFKC may compose across any cut); the regex still runs only
-    around their keywords (`_search_normal`).
+    Each keyword of an added line (found in `_keyword_view`) gets a window of the added text
+    around it, cut where `_NOT_WORD` says the cut keeps the regex's verdict, with at least
+    `_MAX_MATCH` normalized characters either side of the keyword (or up to the text's ends);
+    windows that overlap are merged, and only they are joined, normalized and searched. A patch
+    without such a view (a character that NFKC turns into an ASCII letter, or a format
+    character) is joined and normalized whole; the regex still runs only around its keywords
+    (`_search_normal`).
     """
-    if not patch.isascii():
+    view = _keyword_view(patch)
+    if view is None:
         return _could_inject(patch) and _search_normal(normalize_text(_added_lines(patch)))
-    hits = _patch_keyword_hits(patch)
+    hits = _patch_keyword_hits(view)
     lines = _Lines(patch)
     i = 0
     while i < len(hits):
@@ -329,6 +331,31 @@ def _patch_injects(patch: str) -> bool:
     return False
 
 
+def _keyword_view(patch: str) -> str | None:
+    """An ASCII text of the patch's length whose keywords, lower-cased, are where windows go.
+
+    The patch itself when it is ASCII. Otherwise each non-ASCII character becomes "?", when no
+    distinct one of them is a format character (Cf) or gives an ASCII letter under NFKC; else
+    None (the patch is normalized whole). Positions are the patch's: one "?" a code point.
+
+    Why the windows then see every phrase, as on ASCII text: every ASCII letter of the normal
+    form is then one of the patch's own (`_ascii_view` gives the argument), and between two
+    letters of one keyword there can be nothing, since only format characters normalize to
+    nothing; so each keyword of the normal form is one of the view's. Every ASCII character has a
+    normalization boundary before it (combining class 0, never the second of a composition), and
+    `_NOT_WORD` cuts only before ASCII characters, so a window normalizes to its slice of the
+    whole normal form, as on ASCII text, and its lengths add up. Lower-casing differs by context
+    only for a final sigma, a word character either way, so no verdict can change.
+    """
+    if patch.isascii():
+        return patch
+    others = patch.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    for char in set(others):
+        if _FORMAT_CHARS[ord(char)] is None or not _GIVES_NO_LETTER[char]:
+            return None
+    return patch.encode("ascii", "replace").decode("ascii")
+
+
 class _Lines:
     """The line of a patch around a position: start, end, whether it is an added line.
 
@@ -352,17 +379,19 @@ class _Lines:
         return self._start, self._end, self._added
 
 
-_NOT_WORD = re.compile(r"[^0-9A-Za-z_]")
-"""Where an ASCII window may be cut: the regex's matches begin and end with a letter and hold no
-look-around but word boundaries, so a match cannot start or end on such a character, and a word
-boundary beside it reads the same in the window as in the whole text. ASCII normalization is per
-character except the folding of white space, which a cut leaves as it is in the whole text."""
+_NOT_WORD = re.compile(r"[^0-9A-Za-z_\x80-\U0010ffff]")
+"""Where a window may be cut: an ASCII character that is neither a letter, a digit nor `_`. The
+regex's matches begin and end with a letter and hold no look-around but word boundaries, so a
+match cannot start or end on such a character, and a word boundary beside it reads the same in
+the window as in the whole text. Normalization is per character but for the folding of white
+space, which a cut leaves as it is in the whole text, and NFKC, which never composes across the
+start of an ASCII character (`_keyword_view`)."""
 
 
 def _cut_back(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
     """(cut, got): a cut in [lo, hi] where `text[cut:hi]` normalizes to `got` >= `need` characters.
 
-    Or cut == lo when there is none; the cut is lo or a `_NOT_WORD` position (`text` is ASCII).
+    Or cut == lo when there is none; the cut is lo or a `_NOT_WORD` position.
     """
     span = need
     while hi - span > lo:
@@ -380,7 +409,7 @@ def _cut_back(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
 def _cut_forward(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
     """(cut, got): a cut in [lo, hi] where `text[lo:cut]` normalizes to `got` >= `need` characters.
 
-    Or cut == hi when there is none; the cut is hi or a `_NOT_WORD` position (`text` is ASCII).
+    Or cut == hi when there is none; the cut is hi or a `_NOT_WORD` position.
     """
     span = need
     while lo + span < hi:
