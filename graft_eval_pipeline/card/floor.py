@@ -474,37 +474,54 @@ def _added_text(patch: str, start: int, end: int) -> str:
     return "\n".join([first, *(line[1:] for line in rest if line.startswith("+"))])
 
 
-class _LastScan:
-    """R15's verdict on the texts of the inputs scanned last, found again by their identity.
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    """What the floor read of one case's texts: R15's source and the path rules per set of globs."""
 
-    A run scans a case's floor more than once: the report's case panel at first sight and
-    `prepare` (with its cut paths) as the card is made, each a full R15 scan, which was most of
-    a fake run on real commits. The verdict depends on the texts and paths alone, and a `str`
-    never changes, so the same objects give the same verdict: the scan is kept with references to
-    them (which also keeps their ids from being reused) and compared by `is`, in O(files). It holds
-    one case's texts until the next case is scanned.
+    texts: tuple[str | None, ...]
+    injection: str | None
+    paths: dict[tuple[str, ...], tuple[dict[FloorRuleId, str], list[int]]]
+
+
+class _LastScan:
+    """R15's verdict and the path rules on the inputs scanned last, found again by their identity.
+
+    A run computes a case's floor twice: the report's case panel at first sight and `prepare`
+    (with its cut paths) as the card is made; R15 was most of a fake run on real commits, and the
+    path rules R1-R8 a few per cent more. Both depend on the texts, paths and statuses alone
+    (the path rules on the configured globs too, kept per globs), and a `str` never changes, so
+    the same objects give the same verdicts: the scan is kept with references to them (which
+    also keeps their ids from being reused) and compared by `is`, in O(files). What depends on
+    the counts, the cut paths or the flags is computed each time. It holds one case's texts
+    until the next case is scanned.
     """
 
     __slots__ = ("_last",)
 
     def __init__(self) -> None:
-        self._last: tuple[tuple[str | None, ...], str | None] = ((), None)
+        self._last = _Scan((), None, {})
 
-    def source(self, inputs: CardInputs) -> str | None:
+    def scan(
+        self, inputs: CardInputs, extra_sensitive_globs: tuple[str, ...]
+    ) -> tuple[dict[FloorRuleId, str], list[int], str | None]:
+        """(path rules fired, which files are tests, R15's source): `_scan_paths` and `_injection_source`."""
         issue = inputs.issue
         texts: tuple[str | None, ...] = (
             inputs.pr.title,
             inputs.pr.body,
             issue.title if issue is not None else None,
             issue.body if issue is not None else None,
-            *(text for f in inputs.files for text in (f.path, f.patch)),
+            *(text for f in inputs.files for text in (f.path, f.patch, f.previous_path, f.status)),
         )
-        last, source = self._last  # one tuple, replaced whole: threads never see a torn pair
-        if len(texts) == len(last) and all(a is b for a, b in zip(texts, last, strict=True)):
-            return source
-        source = _injection_source(inputs)
-        self._last = (texts, source)
-        return source
+        last = self._last  # one object, replaced whole: threads never see a torn scan
+        if len(texts) != len(last.texts) or not all(a is b for a, b in zip(texts, last.texts, strict=True)):
+            last = _Scan(texts, _injection_source(inputs), {})
+            self._last = last
+        paths = last.paths.get(extra_sensitive_globs)
+        if paths is None:
+            paths = last.paths[extra_sensitive_globs] = _scan_paths(inputs.files, extra_sensitive_globs)
+        fired, is_tests = paths
+        return dict(fired), is_tests, last.injection
 
 
 _LAST_SCAN = _LastScan()
@@ -575,7 +592,7 @@ def compute_risk_floor(
     cut_paths: frozenset[str] = frozenset(),
 ) -> FloorResult:
     """The floor of one PR. `cut_paths` are the files whose patch `prepare` shortened (R14)."""
-    fired, is_tests = _scan_paths(inputs.files, extra_sensitive_globs)
+    fired, is_tests, source = _LAST_SCAN.scan(inputs, tuple(extra_sensitive_globs))
     for f, is_test in zip(inputs.files, is_tests, strict=True):
         if f.status in _SHRINKABLE and is_test and f.deletions - f.additions >= TEST_SHRUNK_LINES:
             fired.setdefault("test_shrunk", f.path)
@@ -594,7 +611,6 @@ def compute_risk_floor(
         fired["size_large"] = "pr"
     if inputs.listing_truncated:
         fired["listing_truncated"] = "listing"
-    source = _LAST_SCAN.source(inputs)
     if source is not None:
         fired["injection_marker"] = source
 

@@ -366,6 +366,26 @@ def test_a_text_that_changed_is_scanned_again() -> None:
         assert floor.compute_risk_floor(titled).fired_by.get("injection_marker") == "title"
 
 
+def test_path_rules_kept_for_the_same_inputs_follow_globs_statuses_and_cut_paths() -> None:
+    """The path rules are kept per set of globs; a changed status, previous path or cut is seen."""
+    inputs = make_inputs([make_file("tests/test_a.py", patch="-x\n-y\n-z\n-u\n-v\n-w", status="modified")])
+    plain = floor.compute_risk_floor(inputs)
+    configured = floor.compute_risk_floor(inputs, ["tests/**"])
+    assert "configured_path" not in plain.rules
+    assert configured.fired_by["configured_path"] == "tests/test_a.py"
+    assert floor.compute_risk_floor(inputs).rules == plain.rules  # the kept scan is not changed
+    cut = floor.compute_risk_floor(inputs, cut_paths=frozenset({"tests/test_a.py"}))
+    assert "partial_view" in cut.rules and "partial_view" not in plain.rules
+    removed = inputs.model_copy(update={"files": [inputs.files[0].model_copy(update={"status": "removed"})]})
+    assert floor.compute_risk_floor(removed).fired_by["test_deleted"] == "tests/test_a.py"
+    moved = inputs.model_copy(
+        update={"files": [inputs.files[0].model_copy(update={"previous_path": ".github/workflows/ci.yml"})]}
+    )
+    assert floor.compute_risk_floor(moved).fired_by["ci_config"] == ".github/workflows/ci.yml"
+    path_fired = {r: plain.fired_by[r] for r in plain.rules if r in floor.PATH_RULE_IDS}
+    assert floor.path_rules(inputs.files) == path_fired
+
+
 # --- case hash -----------------------------------------------------------------------------------
 
 
