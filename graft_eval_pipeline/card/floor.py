@@ -6,9 +6,10 @@ The floor never reads model output, so a model that is fooled or down cannot low
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import get_args
 
@@ -295,17 +296,29 @@ def _patch_injects(patch: str) -> bool:
 
     Each keyword of an added line (found in `_keyword_view`) gets a window of the added text
     around it, cut where `_NOT_WORD` says the cut keeps the regex's verdict, with at least
-    `_MAX_MATCH` normalized characters either side of the keyword (or up to the text's ends);
+    `_MAX_MATCH` normalized characters either side of the keyword (or up to the text's ends), and
+    so does each character that normalization turns into ASCII letters or drops (`_special_windows`);
     windows that overlap are merged, and only they are joined, normalized and searched. A patch
-    without such a view (a character that NFKC turns into an ASCII letter, or a format
-    character) is joined and normalized whole; the regex still runs only around its keywords
-    (`_search_normal`).
+    with too many such characters, or one too far from any ASCII character, is joined and
+    normalized whole; the regex still runs only around its keywords (`_search_normal`).
     """
-    view = _keyword_view(patch)
-    if view is None:
-        return _could_inject(patch) and _search_normal(normalize_text(_added_lines(patch)))
-    hits = _patch_keyword_hits(view)
+    found = _keyword_view(patch)
     lines = _Lines(patch)
+    special = None if found is None else _special_windows(patch, found[1], lines)
+    if found is None or special is None:
+        return _could_inject(patch) and _search_normal(normalize_text(_added_lines(patch)))
+    windows = heapq.merge(_keyword_windows(patch, _patch_keyword_hits(found[0]), lines), special)
+    for start, end in _merged(windows):
+        if _INJECTION.search(normalize_text(_added_text(patch, start, end))) is not None:
+            return True
+    return False
+
+
+def _keyword_windows(patch: str, hits: list[int], lines: _Lines) -> Iterator[tuple[int, int]]:
+    """(start, end) of the window around each keyword of an added line, in order.
+
+    A keyword inside the window of one before it widens that window instead.
+    """
     i = 0
     while i < len(hits):
         hit = hits[i]
@@ -326,34 +339,99 @@ def _patch_injects(patch: str) -> bool:
             if widened <= end:
                 break
             end = widened
-        if _INJECTION.search(normalize_text(_added_text(patch, start, end))) is not None:
-            return True
-    return False
+        yield start, end
 
 
-def _keyword_view(patch: str) -> str | None:
-    """An ASCII text of the patch's length whose keywords, lower-cased, are where windows go.
+def _merged(windows: Iterable[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The windows, each that overlaps the one before it joined with it.
 
-    The patch itself when it is ASCII. Otherwise each non-ASCII character becomes "?", when no
-    distinct one of them is a format character (Cf) or gives an ASCII letter under NFKC; else
-    None (the patch is normalized whole). Positions are the patch's: one "?" a code point.
+    They come about in order of start; one that does not is still searched, in full: the union of
+    two windows that overlap is one window, each end a cut of its own.
+    """
+    current: tuple[int, int] | None = None
+    for start, end in windows:
+        if current is not None and start < current[1] and end > current[0]:
+            current = (min(current[0], start), max(current[1], end))
+            continue
+        if current is not None:
+            yield current
+        current = (start, end)
+    if current is not None:
+        yield current
 
-    Why the windows then see every phrase, as on ASCII text: every ASCII letter of the normal
-    form is then one of the patch's own (`_ascii_view` gives the argument), and between two
-    letters of one keyword there can be nothing, since only format characters normalize to
-    nothing; so each keyword of the normal form is one of the view's. Every ASCII character has a
+
+_MAX_SPECIALS = 10_000
+"""A patch with more characters that give ASCII letters or are dropped is normalized whole."""
+_SPECIAL_REACH = 256
+"""How far from such a character its window looks for an ASCII character (or its line's end)."""
+_ASCII_CHAR = re.compile(r"[\x00-\x7f]")
+_LAST_ASCII = re.compile(r"[\x00-\x7f](?=[^\x00-\x7f]*\Z)")
+
+
+def _keyword_view(patch: str) -> tuple[str, list[int]] | None:
+    """An ASCII text of the patch's length, where windows go around keywords, and the special characters.
+
+    The view is the patch itself when it is ASCII; otherwise each non-ASCII character becomes "?"
+    (one a code point: positions are the patch's). The special characters are where the
+    patch holds a format character (Cf: normalization drops it) or one that gives an ASCII
+    letter under NFKC: keywords can form there that the view does not show, so each gets a
+    window of its own (`_special_windows`). None when there are over `_MAX_SPECIALS`.
+
+    Why the windows then see every phrase, as on ASCII text: every other ASCII letter of the
+    normal form is one of the patch's own (`_ascii_view` gives the argument), and between two
+    letters of one keyword only a format character can lie; so each keyword of the normal form
+    is one of the view's or reaches a special character. Every ASCII character has a
     normalization boundary before it (combining class 0, never the second of a composition), and
-    `_NOT_WORD` cuts only before ASCII characters, so a window normalizes to its slice of the
-    whole normal form, as on ASCII text, and its lengths add up. Lower-casing differs by context
-    only for a final sigma, a word character either way, so no verdict can change.
+    windows are cut and measured only before ASCII characters (`_NOT_WORD`) or at line breaks,
+    so a window normalizes to its slice of the whole normal form, as on ASCII text, and its
+    lengths add up. Lower-casing differs by context only for a final sigma, a word character
+    either way, so no verdict can change.
     """
     if patch.isascii():
-        return patch
+        return patch, []
     others = patch.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass")
-    for char in set(others):
-        if _FORMAT_CHARS[ord(char)] is None or not _GIVES_NO_LETTER[char]:
+    special = [c for c in set(others) if _FORMAT_CHARS[ord(c)] is None or not _GIVES_NO_LETTER[c]]
+    if sum(patch.count(c) for c in special) > _MAX_SPECIALS:
+        return None
+    at: list[int] = []
+    for char in special:
+        found = patch.find(char)
+        while found >= 0:
+            at.append(found)
+            found = patch.find(char, found + 1)
+    at.sort()
+    return patch.encode("ascii", "replace").decode("ascii"), at
+
+
+def _special_windows(patch: str, at: list[int], lines: _Lines) -> list[tuple[int, int]] | None:
+    """(start, end) of a window around each special character of an added line, in order.
+
+    Or None when one has no ASCII character (nor its line's start or end) within
+    `_SPECIAL_REACH` on a side. A keyword that reaches the character at `p` starts at most
+    `_LONGEST_KEYWORD` - 1 normalized characters before it, and ends at most where the
+    character's own normal form does; a match reaches `_MAX_MATCH` from the keyword. So the window
+    is measured from the last ASCII character `a` before `p` (or the line's start): `_MAX_MATCH`
+    + `_LONGEST_KEYWORD` normalized characters before `a`, and that many after the first ASCII
+    character after `p` (or the line's end), measured as the normal length of the text from `a`
+    to it and that many more.
+    """
+    margin = _MAX_MATCH + _LONGEST_KEYWORD
+    windows = []
+    for p in at:
+        line_start, line_end, added = lines.of(p)
+        if not added:
+            continue
+        lo = line_start + 1
+        before = _LAST_ASCII.search(patch, max(lo, p - _SPECIAL_REACH), p)
+        after = _ASCII_CHAR.search(patch, p + 1, min(line_end, p + _SPECIAL_REACH))
+        a = before.start() if before is not None else lo if p - lo <= _SPECIAL_REACH else None
+        q = after.start() if after is not None else line_end if line_end - p <= _SPECIAL_REACH else None
+        if a is None or q is None:
             return None
-    return patch.encode("ascii", "replace").decode("ascii")
+        start = _window_start(patch, a, line_start, margin)
+        windows.append((start, _window_end(patch, a, line_end, len(normalize_text(patch[a:q])) + margin)))
+    windows.sort()
+    return windows
 
 
 class _Lines:
@@ -424,13 +502,14 @@ def _cut_forward(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
     return hi, len(normalize_text(text[lo:hi]))
 
 
-def _window_start(patch: str, hit: int, line_start: int) -> int:
-    """Where the window before a keyword of an added line starts.
+def _window_start(patch: str, hit: int, line_start: int, need: int = _MAX_MATCH) -> int:
+    """Where the window before a keyword (at `hit`) of an added line starts.
 
-    `_MAX_MATCH` normalized characters of added text before it (fewer at the start of the patch), skipping the
-    removed and context lines, which the added text does not hold.
+    `need` (`_MAX_MATCH` for a keyword) normalized characters of added text before it (fewer at
+    the start of the patch), skipping the removed and context lines, which the added text does not
+    hold.
     """
-    need, hi, start, cut = _MAX_MATCH, hit, line_start, hit
+    hi, start, cut = hit, line_start, hit
     while True:
         if patch.startswith("+", start):
             cut, got = _cut_back(patch, start + 1, hi, need)
@@ -443,12 +522,13 @@ def _window_start(patch: str, hit: int, line_start: int) -> int:
         start = patch.rfind("\n", 0, hi) + 1
 
 
-def _window_end(patch: str, hit: int, line_end: int) -> int:
+def _window_end(patch: str, hit: int, line_end: int, need: int = _MAX_MATCH) -> int:
     """Where the window after a keyword (at `hit`, in an added line) ends.
 
-    `_MAX_MATCH` normalized characters of added text from it (fewer at the end of the patch).
+    `need` (`_MAX_MATCH` for a keyword) normalized characters of added text from it (fewer at the end
+    of the patch).
     """
-    need, lo, end = _MAX_MATCH, hit, line_end
+    lo, end = hit, line_end
     while True:
         cut, got = _cut_forward(patch, lo, end, need)
         if got >= need:
