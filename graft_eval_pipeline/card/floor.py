@@ -6,12 +6,16 @@ The floor never reads model output, so a model that is fooled or down cannot low
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import get_args
+from typing import Any, get_args
+
+import hyperscan
 
 from graft_eval_pipeline.card.globs import (
     AUTH_SECRETS_GLOBS,
@@ -238,24 +242,59 @@ def _keyword_hits(low: str) -> list[int]:
 
 
 _HIT_SPAN = 1 << 20
-"""An ASCII patch is lower-cased this many characters at a time to find its keywords: one copy of
-a whole 170 MB patch was the largest allocation of a run that held it."""
+"""An ASCII patch is searched this many characters at a time for its keywords: one copy of a whole
+170 MB patch was the largest allocation of a run that held it."""
 _LONGEST_KEYWORD = max(map(len, _KEYWORDS))
 
 
+@functools.cache
+def _keyword_database() -> Any:
+    """The keywords for Hyperscan: literals, any case, each match reported at its start.
+
+    Why: on real commits R15 searched 84 MB of ASCII patches for three keywords, a lower-cased
+    copy and three `str.find` passes (about 0.2 s of a 2,000-case run); Hyperscan's one SIMD pass
+    over the bytes takes a quarter of that (the secret prefilter uses it too).
+    """
+    database = hyperscan.Database()
+    database.compile(
+        expressions=[keyword.encode("ascii") for keyword in _KEYWORDS],
+        ids=list(range(len(_KEYWORDS))),
+        flags=[hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SOM_LEFTMOST] * len(_KEYWORDS),
+    )
+    return database
+
+
+_scratch = threading.local()  # a scratch space serves one scan at a time: one per thread
+
+
+def _ascii_keyword_hits(text: str) -> list[int]:
+    """`_keyword_hits(text.lower())` for ASCII `text`, in one Hyperscan pass over its bytes."""
+    database = _keyword_database()
+    scratch = getattr(_scratch, "space", None)
+    if scratch is None:
+        scratch = _scratch.space = hyperscan.Scratch(database)
+    hits: list[int] = []
+
+    def on_match(_id: int, start: int, _end: int, _flags: int, _context: object) -> None:
+        hits.append(start)
+
+    database.scan(text.encode("ascii"), match_event_handler=on_match, scratch=scratch)
+    hits.sort()
+    return hits
+
+
 def _patch_keyword_hits(patch: str) -> list[int]:
-    """`_keyword_hits(patch.lower())` for ASCII `patch`, lower-casing `_HIT_SPAN` characters at a time.
+    """`_keyword_hits(patch.lower())` for ASCII `patch`, searching `_HIT_SPAN` characters at a time.
 
     Each span is searched with the `_LONGEST_KEYWORD` - 1 characters after it, so a keyword that
-    starts in it is found there whole, and only hits that start in it are kept (ASCII lower-casing
-    keeps every position).
+    starts in it is found there whole, and only hits that start in it are kept.
     """
     if len(patch) <= _HIT_SPAN:
-        return _keyword_hits(patch.lower())
+        return _ascii_keyword_hits(patch)
     hits: list[int] = []
     for start in range(0, len(patch), _HIT_SPAN):
-        piece = patch[start : start + _HIT_SPAN + _LONGEST_KEYWORD - 1].lower()
-        hits += [start + at for at in _keyword_hits(piece) if at < _HIT_SPAN]
+        piece = patch[start : start + _HIT_SPAN + _LONGEST_KEYWORD - 1]
+        hits += [start + at for at in _ascii_keyword_hits(piece) if at < _HIT_SPAN]
     return hits
 
 
