@@ -6,11 +6,16 @@ The floor never reads model output, so a model that is fooled or down cannot low
 from __future__ import annotations
 
 import bisect
+import functools
+import heapq
 import re
+import threading
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import get_args
+from typing import Any, get_args
+
+import hyperscan
 
 from graft_eval_pipeline.card.globs import (
     AUTH_SECRETS_GLOBS,
@@ -237,24 +242,59 @@ def _keyword_hits(low: str) -> list[int]:
 
 
 _HIT_SPAN = 1 << 20
-"""An ASCII patch is lower-cased this many characters at a time to find its keywords: one copy of
-a whole 170 MB patch was the largest allocation of a run that held it."""
+"""An ASCII patch is searched this many characters at a time for its keywords: one copy of a whole
+170 MB patch was the largest allocation of a run that held it."""
 _LONGEST_KEYWORD = max(map(len, _KEYWORDS))
 
 
+@functools.cache
+def _keyword_database() -> Any:
+    """The keywords for Hyperscan: literals, any case, each match reported at its start.
+
+    Why: on real commits R15 searched 84 MB of ASCII patches for three keywords, a lower-cased
+    copy and three `str.find` passes (about 0.2 s of a 2,000-case run); Hyperscan's one SIMD pass
+    over the bytes takes a quarter of that (the secret prefilter uses it too).
+    """
+    database = hyperscan.Database()
+    database.compile(
+        expressions=[keyword.encode("ascii") for keyword in _KEYWORDS],
+        ids=list(range(len(_KEYWORDS))),
+        flags=[hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SOM_LEFTMOST] * len(_KEYWORDS),
+    )
+    return database
+
+
+_scratch = threading.local()  # a scratch space serves one scan at a time: one per thread
+
+
+def _ascii_keyword_hits(text: str) -> list[int]:
+    """`_keyword_hits(text.lower())` for ASCII `text`, in one Hyperscan pass over its bytes."""
+    database = _keyword_database()
+    scratch = getattr(_scratch, "space", None)
+    if scratch is None:
+        scratch = _scratch.space = hyperscan.Scratch(database)
+    hits: list[int] = []
+
+    def on_match(_id: int, start: int, _end: int, _flags: int, _context: object) -> None:
+        hits.append(start)
+
+    database.scan(text.encode("ascii"), match_event_handler=on_match, scratch=scratch)
+    hits.sort()
+    return hits
+
+
 def _patch_keyword_hits(patch: str) -> list[int]:
-    """`_keyword_hits(patch.lower())` for ASCII `patch`, lower-casing `_HIT_SPAN` characters at a time.
+    """`_keyword_hits(patch.lower())` for ASCII `patch`, searching `_HIT_SPAN` characters at a time.
 
     Each span is searched with the `_LONGEST_KEYWORD` - 1 characters after it, so a keyword that
-    starts in it is found there whole, and only hits that start in it are kept (ASCII lower-casing
-    keeps every position).
+    starts in it is found there whole, and only hits that start in it are kept.
     """
     if len(patch) <= _HIT_SPAN:
-        return _keyword_hits(patch.lower())
+        return _ascii_keyword_hits(patch)
     hits: list[int] = []
     for start in range(0, len(patch), _HIT_SPAN):
-        piece = patch[start : start + _HIT_SPAN + _LONGEST_KEYWORD - 1].lower()
-        hits += [start + at for at in _keyword_hits(piece) if at < _HIT_SPAN]
+        piece = patch[start : start + _HIT_SPAN + _LONGEST_KEYWORD - 1]
+        hits += [start + at for at in _ascii_keyword_hits(piece) if at < _HIT_SPAN]
     return hits
 
 
@@ -288,22 +328,36 @@ def _added_lines(patch: str) -> str:
 
 
 def _patch_injects(patch: str) -> bool:
-    """`addresses_ai_reviewer(_added_lines(patch))`, not joining or normalizing an ASCII patch whole.
+    """`addresses_ai_reviewer(_added_lines(patch))`, not joining or normalizing a patch whole.
 
-    Most patches are ASCII; the ones that cost are minified bundles of one 1.6 MB line, whose
-    keywords are mostly in removed lines or far from any phrase.
+    The ones that cost are minified bundles of one 1.6 MB line, whose keywords are mostly in
+    removed lines or far from any phrase.
 
-    ASCII: each keyword of an added line gets a window of the added text around it, cut where
-    `_NOT_WORD` says the cut keeps the regex's verdict, with at least `_MAX_MATCH`
-    normalized characters either side of the keyword (or up to the text's ends); windows that
-    overlap are merged, and only they are joined, normalized and searched. Other patches are
-    joined and normalized whole (NFKC may compose across any cut); the regex still runs only
-    around their keywords (`_search_normal`).
+    Each keyword of an added line (found in `_keyword_view`) gets a window of the added text
+    around it, cut where `_NOT_WORD` says the cut keeps the regex's verdict, with at least
+    `_MAX_MATCH` normalized characters either side of the keyword (or up to the text's ends), and
+    so does each character that normalization turns into ASCII letters or drops (`_special_windows`);
+    windows that overlap are merged, and only they are joined, normalized and searched. A patch
+    with too many such characters, or one too far from any ASCII character, is joined and
+    normalized whole; the regex still runs only around its keywords (`_search_normal`).
     """
-    if not patch.isascii():
-        return _could_inject(patch) and _search_normal(normalize_text(_added_lines(patch)))
-    hits = _patch_keyword_hits(patch)
+    found = _keyword_view(patch)
     lines = _Lines(patch)
+    special = None if found is None else _special_windows(patch, found[1], lines)
+    if found is None or special is None:
+        return _could_inject(patch) and _search_normal(normalize_text(_added_lines(patch)))
+    windows = heapq.merge(_keyword_windows(patch, _patch_keyword_hits(found[0]), lines), special)
+    for start, end in _merged(windows):
+        if _INJECTION.search(normalize_text(_added_text(patch, start, end))) is not None:
+            return True
+    return False
+
+
+def _keyword_windows(patch: str, hits: list[int], lines: _Lines) -> Iterator[tuple[int, int]]:
+    """(start, end) of the window around each keyword of an added line, in order.
+
+    A keyword inside the window of one before it widens that window instead.
+    """
     i = 0
     while i < len(hits):
         hit = hits[i]
@@ -324,9 +378,99 @@ def _patch_injects(patch: str) -> bool:
             if widened <= end:
                 break
             end = widened
-        if _INJECTION.search(normalize_text(_added_text(patch, start, end))) is not None:
-            return True
-    return False
+        yield start, end
+
+
+def _merged(windows: Iterable[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The windows, each that overlaps the one before it joined with it.
+
+    They come about in order of start; one that does not is still searched, in full: the union of
+    two windows that overlap is one window, each end a cut of its own.
+    """
+    current: tuple[int, int] | None = None
+    for start, end in windows:
+        if current is not None and start < current[1] and end > current[0]:
+            current = (min(current[0], start), max(current[1], end))
+            continue
+        if current is not None:
+            yield current
+        current = (start, end)
+    if current is not None:
+        yield current
+
+
+_MAX_SPECIALS = 10_000
+"""A patch with more characters that give ASCII letters or are dropped is normalized whole."""
+_SPECIAL_REACH = 256
+"""How far from such a character its window looks for an ASCII character (or its line's end)."""
+_ASCII_CHAR = re.compile(r"[\x00-\x7f]")
+_LAST_ASCII = re.compile(r"[\x00-\x7f](?=[^\x00-\x7f]*\Z)")
+
+
+def _keyword_view(patch: str) -> tuple[str, list[int]] | None:
+    """An ASCII text of the patch's length, where windows go around keywords, and the special characters.
+
+    The view is the patch itself when it is ASCII; otherwise each non-ASCII character becomes "?"
+    (one a code point: positions are the patch's). The special characters are where the
+    patch holds a format character (Cf: normalization drops it) or one that gives an ASCII
+    letter under NFKC: keywords can form there that the view does not show, so each gets a
+    window of its own (`_special_windows`). None when there are over `_MAX_SPECIALS`.
+
+    Why the windows then see every phrase, as on ASCII text: every other ASCII letter of the
+    normal form is one of the patch's own (`_ascii_view` gives the argument), and between two
+    letters of one keyword only a format character can lie; so each keyword of the normal form
+    is one of the view's or reaches a special character. Every ASCII character has a
+    normalization boundary before it (combining class 0, never the second of a composition), and
+    windows are cut and measured only before ASCII characters (`_NOT_WORD`) or at line breaks,
+    so a window normalizes to its slice of the whole normal form, as on ASCII text, and its
+    lengths add up. Lower-casing differs by context only for a final sigma, a word character
+    either way, so no verdict can change.
+    """
+    if patch.isascii():
+        return patch, []
+    others = patch.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    special = [c for c in set(others) if _FORMAT_CHARS[ord(c)] is None or not _GIVES_NO_LETTER[c]]
+    if sum(patch.count(c) for c in special) > _MAX_SPECIALS:
+        return None
+    at: list[int] = []
+    for char in special:
+        found = patch.find(char)
+        while found >= 0:
+            at.append(found)
+            found = patch.find(char, found + 1)
+    at.sort()
+    return patch.encode("ascii", "replace").decode("ascii"), at
+
+
+def _special_windows(patch: str, at: list[int], lines: _Lines) -> list[tuple[int, int]] | None:
+    """(start, end) of a window around each special character of an added line, in order.
+
+    Or None when one has no ASCII character (nor its line's start or end) within
+    `_SPECIAL_REACH` on a side. A keyword that reaches the character at `p` starts at most
+    `_LONGEST_KEYWORD` - 1 normalized characters before it, and ends at most where the
+    character's own normal form does; a match reaches `_MAX_MATCH` from the keyword. So the window
+    is measured from the last ASCII character `a` before `p` (or the line's start): `_MAX_MATCH`
+    + `_LONGEST_KEYWORD` normalized characters before `a`, and that many after the first ASCII
+    character after `p` (or the line's end), measured as the normal length of the text from `a`
+    to it and that many more.
+    """
+    margin = _MAX_MATCH + _LONGEST_KEYWORD
+    windows = []
+    for p in at:
+        line_start, line_end, added = lines.of(p)
+        if not added:
+            continue
+        lo = line_start + 1
+        before = _LAST_ASCII.search(patch, max(lo, p - _SPECIAL_REACH), p)
+        after = _ASCII_CHAR.search(patch, p + 1, min(line_end, p + _SPECIAL_REACH))
+        a = before.start() if before is not None else lo if p - lo <= _SPECIAL_REACH else None
+        q = after.start() if after is not None else line_end if line_end - p <= _SPECIAL_REACH else None
+        if a is None or q is None:
+            return None
+        start = _window_start(patch, a, line_start, margin)
+        windows.append((start, _window_end(patch, a, line_end, len(normalize_text(patch[a:q])) + margin)))
+    windows.sort()
+    return windows
 
 
 class _Lines:
@@ -352,17 +496,19 @@ class _Lines:
         return self._start, self._end, self._added
 
 
-_NOT_WORD = re.compile(r"[^0-9A-Za-z_]")
-"""Where an ASCII window may be cut: the regex's matches begin and end with a letter and hold no
-look-around but word boundaries, so a match cannot start or end on such a character, and a word
-boundary beside it reads the same in the window as in the whole text. ASCII normalization is per
-character except the folding of white space, which a cut leaves as it is in the whole text."""
+_NOT_WORD = re.compile(r"[^0-9A-Za-z_\x80-\U0010ffff]")
+"""Where a window may be cut: an ASCII character that is neither a letter, a digit nor `_`. The
+regex's matches begin and end with a letter and hold no look-around but word boundaries, so a
+match cannot start or end on such a character, and a word boundary beside it reads the same in
+the window as in the whole text. Normalization is per character but for the folding of white
+space, which a cut leaves as it is in the whole text, and NFKC, which never composes across the
+start of an ASCII character (`_keyword_view`)."""
 
 
 def _cut_back(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
     """(cut, got): a cut in [lo, hi] where `text[cut:hi]` normalizes to `got` >= `need` characters.
 
-    Or cut == lo when there is none; the cut is lo or a `_NOT_WORD` position (`text` is ASCII).
+    Or cut == lo when there is none; the cut is lo or a `_NOT_WORD` position.
     """
     span = need
     while hi - span > lo:
@@ -380,7 +526,7 @@ def _cut_back(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
 def _cut_forward(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
     """(cut, got): a cut in [lo, hi] where `text[lo:cut]` normalizes to `got` >= `need` characters.
 
-    Or cut == hi when there is none; the cut is hi or a `_NOT_WORD` position (`text` is ASCII).
+    Or cut == hi when there is none; the cut is hi or a `_NOT_WORD` position.
     """
     span = need
     while lo + span < hi:
@@ -395,13 +541,14 @@ def _cut_forward(text: str, lo: int, hi: int, need: int) -> tuple[int, int]:
     return hi, len(normalize_text(text[lo:hi]))
 
 
-def _window_start(patch: str, hit: int, line_start: int) -> int:
-    """Where the window before a keyword of an added line starts.
+def _window_start(patch: str, hit: int, line_start: int, need: int = _MAX_MATCH) -> int:
+    """Where the window before a keyword (at `hit`) of an added line starts.
 
-    `_MAX_MATCH` normalized characters of added text before it (fewer at the start of the patch), skipping the
-    removed and context lines, which the added text does not hold.
+    `need` (`_MAX_MATCH` for a keyword) normalized characters of added text before it (fewer at
+    the start of the patch), skipping the removed and context lines, which the added text does not
+    hold.
     """
-    need, hi, start, cut = _MAX_MATCH, hit, line_start, hit
+    hi, start, cut = hit, line_start, hit
     while True:
         if patch.startswith("+", start):
             cut, got = _cut_back(patch, start + 1, hi, need)
@@ -414,12 +561,13 @@ def _window_start(patch: str, hit: int, line_start: int) -> int:
         start = patch.rfind("\n", 0, hi) + 1
 
 
-def _window_end(patch: str, hit: int, line_end: int) -> int:
+def _window_end(patch: str, hit: int, line_end: int, need: int = _MAX_MATCH) -> int:
     """Where the window after a keyword (at `hit`, in an added line) ends.
 
-    `_MAX_MATCH` normalized characters of added text from it (fewer at the end of the patch).
+    `need` (`_MAX_MATCH` for a keyword) normalized characters of added text from it (fewer at the end
+    of the patch).
     """
-    need, lo, end = _MAX_MATCH, hit, line_end
+    lo, end = hit, line_end
     while True:
         cut, got = _cut_forward(patch, lo, end, need)
         if got >= need:
@@ -445,37 +593,54 @@ def _added_text(patch: str, start: int, end: int) -> str:
     return "\n".join([first, *(line[1:] for line in rest if line.startswith("+"))])
 
 
-class _LastScan:
-    """R15's verdict on the texts of the inputs scanned last, found again by their identity.
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    """What the floor read of one case's texts: R15's source and the path rules per set of globs."""
 
-    A run scans a case's floor more than once: the report's case panel at first sight and
-    `prepare` (with its cut paths) as the card is made, each a full R15 scan, which was most of
-    a fake run on real commits. The verdict depends on the texts and paths alone, and a `str`
-    never changes, so the same objects give the same verdict: the scan is kept with references to
-    them (which also keeps their ids from being reused) and compared by `is`, in O(files). It holds
-    one case's texts until the next case is scanned.
+    texts: tuple[str | None, ...]
+    injection: str | None
+    paths: dict[tuple[str, ...], tuple[dict[FloorRuleId, str], list[int]]]
+
+
+class _LastScan:
+    """R15's verdict and the path rules on the inputs scanned last, found again by their identity.
+
+    A run computes a case's floor twice: the report's case panel at first sight and `prepare`
+    (with its cut paths) as the card is made; R15 was most of a fake run on real commits, and the
+    path rules R1-R8 a few per cent more. Both depend on the texts, paths and statuses alone
+    (the path rules on the configured globs too, kept per globs), and a `str` never changes, so
+    the same objects give the same verdicts: the scan is kept with references to them (which
+    also keeps their ids from being reused) and compared by `is`, in O(files). What depends on
+    the counts, the cut paths or the flags is computed each time. It holds one case's texts
+    until the next case is scanned.
     """
 
     __slots__ = ("_last",)
 
     def __init__(self) -> None:
-        self._last: tuple[tuple[str | None, ...], str | None] = ((), None)
+        self._last = _Scan((), None, {})
 
-    def source(self, inputs: CardInputs) -> str | None:
+    def scan(
+        self, inputs: CardInputs, extra_sensitive_globs: tuple[str, ...]
+    ) -> tuple[dict[FloorRuleId, str], list[int], str | None]:
+        """(path rules fired, which files are tests, R15's source): `_scan_paths` and `_injection_source`."""
         issue = inputs.issue
         texts: tuple[str | None, ...] = (
             inputs.pr.title,
             inputs.pr.body,
             issue.title if issue is not None else None,
             issue.body if issue is not None else None,
-            *(text for f in inputs.files for text in (f.path, f.patch)),
+            *(text for f in inputs.files for text in (f.path, f.patch, f.previous_path, f.status)),
         )
-        last, source = self._last  # one tuple, replaced whole: threads never see a torn pair
-        if len(texts) == len(last) and all(a is b for a, b in zip(texts, last, strict=True)):
-            return source
-        source = _injection_source(inputs)
-        self._last = (texts, source)
-        return source
+        last = self._last  # one object, replaced whole: threads never see a torn scan
+        if len(texts) != len(last.texts) or not all(a is b for a, b in zip(texts, last.texts, strict=True)):
+            last = _Scan(texts, _injection_source(inputs), {})
+            self._last = last
+        paths = last.paths.get(extra_sensitive_globs)
+        if paths is None:
+            paths = last.paths[extra_sensitive_globs] = _scan_paths(inputs.files, extra_sensitive_globs)
+        fired, is_tests = paths
+        return dict(fired), is_tests, last.injection
 
 
 _LAST_SCAN = _LastScan()
@@ -546,7 +711,7 @@ def compute_risk_floor(
     cut_paths: frozenset[str] = frozenset(),
 ) -> FloorResult:
     """The floor of one PR. `cut_paths` are the files whose patch `prepare` shortened (R14)."""
-    fired, is_tests = _scan_paths(inputs.files, extra_sensitive_globs)
+    fired, is_tests, source = _LAST_SCAN.scan(inputs, tuple(extra_sensitive_globs))
     for f, is_test in zip(inputs.files, is_tests, strict=True):
         if f.status in _SHRINKABLE and is_test and f.deletions - f.additions >= TEST_SHRUNK_LINES:
             fired.setdefault("test_shrunk", f.path)
@@ -565,7 +730,6 @@ def compute_risk_floor(
         fired["size_large"] = "pr"
     if inputs.listing_truncated:
         fired["listing_truncated"] = "listing"
-    source = _LAST_SCAN.source(inputs)
     if source is not None:
         fired["injection_marker"] = source
 
