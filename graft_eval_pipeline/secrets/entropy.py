@@ -130,10 +130,19 @@ def first_prefixed(data: bytes, pos: int = 0) -> int | None:
     return None if start < 0 else int(start)
 
 
-def prefixed_tokens(text: str, data: bytes, first: int, add: AddSpan, char_of: Callable[[int], int]) -> None:
+def prefixed_tokens(
+    text: str,
+    data: bytes,
+    first: int,
+    add: AddSpan,
+    char_of: Callable[[int], int],
+    taken: Callable[[int], bool] | None = None,
+) -> None:
     """Report every prefixed token of `text` (from byte offset `first` of its UTF-8 `data`).
 
-    `char_of` maps a byte offset to a character offset (the identity for ASCII text).
+    `char_of` maps a byte offset to a character offset (the identity for ASCII text). An anchor
+    that starts where `taken` holds (inside a span a rule that names the format found, which
+    would win over this rule's) is passed over without its checks.
     """
     pos, size = first, len(data)
     while pos < size:
@@ -141,6 +150,9 @@ def prefixed_tokens(text: str, data: bytes, first: int, add: AddSpan, char_of: C
         if byte_start < 0:
             return
         start = char_of(byte_start)
+        if taken is not None and taken(start):
+            pos = max(byte_end, byte_start + 1)
+            continue
         limit = min(len(text), start + _LINE_LIMIT)
         newline = text.find("\n", start, limit)
         end = prefixed_token_end(text, start, limit if newline < 0 else newline)

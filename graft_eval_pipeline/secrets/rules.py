@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from graft_eval_pipeline.secrets.catalogue import TOKENS
@@ -102,7 +102,8 @@ def secret_spans(
         return offsets.char_of(byte)
 
     if first_prefixed is not None:
-        prefixed_tokens(text, data, first_prefixed, add_ours, char_of)
+        # A prefixed token that starts inside a span found above would lose to it: not checked.
+        prefixed_tokens(text, data, first_prefixed, add_ours, char_of, _inside_one_of(named))
 
     def overlaps(start: int, end: int) -> bool:
         at = bisect_right(ours, (start, end))
@@ -132,6 +133,21 @@ def secret_spans(
             if not ((at and reach[at - 1] > start) or (at < len(named) and named[at][0] < end)):
                 add(start, end, kind)
     return blocks
+
+
+def _inside_one_of(spans: list[tuple[int, int]]) -> Callable[[int], bool] | None:
+    """Does a position lie inside one of `spans` (start <= position < end)? None: no spans."""
+    if not spans:
+        return None
+    ordered = sorted(spans)
+    starts = [start for start, _ in ordered]
+    reach = list(accumulate((end for _, end in ordered), max))  # the furthest end up to each span
+
+    def inside(pos: int) -> bool:
+        at = bisect_right(starts, pos)
+        return at > 0 and reach[at - 1] > pos
+
+    return inside
 
 
 def kept_spans(spans: Iterable[Span]) -> Iterator[Span]:
