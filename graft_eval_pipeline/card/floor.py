@@ -231,14 +231,19 @@ def addresses_ai_reviewer(text: str) -> bool:
 
 def _keyword_hits(low: str) -> list[int]:
     """Where a keyword starts in `low` (lower-cased text), every occurrence, in order."""
-    hits: list[int] = []
-    for keyword in _KEYWORDS:
-        at = low.find(keyword)
+    return _occurrences(low, _KEYWORDS)
+
+
+def _occurrences(text: str, needles: Iterable[str]) -> list[int]:
+    """Where any of `needles` starts in `text`, every occurrence (overlapping ones too), in order."""
+    found: list[int] = []
+    for needle in needles:
+        at = text.find(needle)
         while at >= 0:
-            hits.append(at)
-            at = low.find(keyword, at + 1)
-    hits.sort()
-    return hits
+            found.append(at)
+            at = text.find(needle, at + 1)
+    found.sort()
+    return found
 
 
 _HIT_SPAN = 1 << 20
@@ -432,14 +437,7 @@ def _keyword_view(patch: str) -> tuple[str, list[int]] | None:
     special = [c for c in set(others) if _FORMAT_CHARS[ord(c)] is None or not _GIVES_NO_LETTER[c]]
     if sum(patch.count(c) for c in special) > _MAX_SPECIALS:
         return None
-    at: list[int] = []
-    for char in special:
-        found = patch.find(char)
-        while found >= 0:
-            at.append(found)
-            found = patch.find(char, found + 1)
-    at.sort()
-    return patch.encode("ascii", "replace").decode("ascii"), at
+    return patch.encode("ascii", "replace").decode("ascii"), _occurrences(patch, special)
 
 
 def _special_windows(patch: str, at: list[int], lines: _Lines) -> list[tuple[int, int]] | None:
