@@ -6,10 +6,12 @@ messages, and the purge log.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,7 @@ from graft_eval_pipeline.evalset.sets.store import (
 )
 from graft_eval_pipeline_tests.builders import (
     FIXED_TIME,
+    copy_synthetic,
     make_case,
     make_label,
     make_pilot_case,
@@ -288,6 +291,38 @@ def test_stale_temp_files_of_a_stopped_write_are_removed_on_open_and_never_read(
     os.utime(leftover, (an_hour_ago, an_hour_ago))
     open_set(synthetic.dir, None)
     assert not leftover.exists()
+
+
+def test_a_file_that_a_write_beside_the_open_renames_away_is_skipped_not_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A write in another process renames its temp file over the case between this open's listing
+    # of cases/ and its look at the file: the walk (and the set scan's listing) skip it.
+    from graft_eval_pipeline.evalset.labeling import set_scan
+    from graft_eval_pipeline.evalset.sets import set_tree
+
+    synthetic = copy_synthetic(tmp_path)
+    cases = synthetic / "cases"
+    in_flight = cases / ".syn-001-docs-typo.case.json.q1w2e3r4.tmp"
+    real_scandir = os.scandir
+
+    Listing = contextlib.nullcontext[Iterator[os.DirEntry[str]]]
+
+    def listing_then_rename(path: str | os.PathLike[str]) -> Listing:
+        if Path(path) != cases:
+            return contextlib.nullcontext(real_scandir(path))
+        in_flight.write_text("{}")
+        entries = list(real_scandir(path))
+        in_flight.unlink()  # renamed away before the walk looks at it
+        return contextlib.nullcontext(iter(entries))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "scandir", listing_then_rename)
+        tree = set_tree.scan_set_tree(synthetic, remove_stale_temps=False)
+        opened = open_set(synthetic, None)
+        set_scan._last = None
+        counts = set_scan.scan_set(opened).counts
+    assert tree.case_files == len(list_case_ids(opened)) == counts.cases == 30
 
 
 def test_label_apply_stopped_part_way_says_how_far_it_got_and_a_rerun_finishes(

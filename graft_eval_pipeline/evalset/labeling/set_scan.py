@@ -73,9 +73,19 @@ _last: tuple[tuple[str, str, _Listing], SetScan] | None = None
 
 
 def _listing(cs: CaseSet) -> _Listing:
+    """Name, size, time and inode of set.json and of every file in cases/.
+
+    Left out: a write's temporary file (`.<name>.<random>.tmp`, renamed over its case when done,
+    which changes that case's entry) and a file gone between the folder's listing and its stat (a
+    temporary file renamed, a case removed): a scan beside a writer must not fail on either.
+    """
     entries = [(SET_FILE, os.stat(cs.dir / SET_FILE))]
     with os.scandir(cs.dir / CASES_DIR) as found:
-        entries += [(entry.name, entry.stat()) for entry in found]
+        for entry in found:
+            if entry.name.startswith("."):
+                continue
+            with suppress(FileNotFoundError):
+                entries.append((entry.name, entry.stat()))
     return tuple(sorted((name, st.st_size, st.st_mtime_ns, st.st_ino) for name, st in entries))
 
 

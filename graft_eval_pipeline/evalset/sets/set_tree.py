@@ -79,7 +79,14 @@ def scan_set_tree(dir: Path, *, remove_stale_temps: bool, now: float | None = No
     pending: list[tuple[str, str]] = [(str(root), "")]
     while pending:
         folder, prefix = pending.pop()
-        with os.scandir(folder) as entries:
+        # A file renamed or removed by a write beside this walk (a temp file renamed over its
+        # case, a run folder removed) may be gone by the time it is looked at: it is no longer
+        # in the set, and skipped.
+        try:
+            listing = os.scandir(folder)
+        except FileNotFoundError:
+            continue
+        with listing as entries:
             for entry in entries:
                 rel = prefix + entry.name
                 if entry.is_symlink():
@@ -88,7 +95,10 @@ def scan_set_tree(dir: Path, *, remove_stale_temps: bool, now: float | None = No
                     if os.path.commonpath([real_root, target]) != real_root:
                         tree.links_outside.append(rel)
                     continue
-                info = entry.stat(follow_symlinks=False)
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
                 mode = stat.S_IMODE(info.st_mode)
                 if stat.S_ISDIR(info.st_mode):
                     if mode & OPEN_TO_OTHERS:
