@@ -50,14 +50,15 @@ def test_summary_mode_prints_a_line_per_n_cases_and_the_failed_ones_only() -> No
         now_ms=ticking(100),  # a run of a few seconds
     )
     run_eval(opts)
-    summaries = [line for line in lines if line.startswith("progress: ")]
-    assert [s.split(" cases")[0] for s in summaries] == ["progress: 10 of 30", "progress: 20 of 30"]
-    assert lines[-1].startswith("done: 30 of 30 cases (100 %), 2 unavailable, 0 skipped, 0 cached; ")
-    assert all("cases/s" in s and "s left" in s for s in summaries)  # rate and ETA
-    per_case = [line for line in lines if line.startswith("syn-")]
+    assert len(lines) == 3  # one message a summary: the failed cases ride with the next one
+    # Each message ends with its summary; the failed cases since the last one come above it.
+    summaries = [message.split("\n")[-1] for message in lines]
+    assert [s.split(" cases")[0] for s in summaries[:2]] == ["progress: 10 of 30", "progress: 20 of 30"]
+    assert summaries[2].startswith("done: 30 of 30 cases (100 %), 2 unavailable, 0 skipped, 0 cached; ")
+    assert all("cases/s" in s and "s left" in s for s in summaries[:2])  # rate and ETA
+    per_case = [line for message in lines for line in message.split("\n")[:-1]]
     assert {line.split()[0] for line in per_case} == UNAVAILABLE and len(per_case) == 2
     assert all(" unavailable (" in line for line in per_case)
-    assert len(lines) == 5
     shown = "\n".join(lines)
     assert not [text for text in case_texts() if text in shown]
 
@@ -75,9 +76,9 @@ def test_summary_mode_lists_skipped_cases_up_to_the_limit_then_counts_them() -> 
         progress.case(f"syn-90{n}-x", None, floor="logic", skipped="budget")
     progress.finish()
     assert lines == [
-        "syn-900-x floor logic skipped (budget)",
+        "syn-900-x floor logic skipped (budget)\n"
         "syn-901-x floor logic skipped (budget) (further unavailable, skipped or under-classified cases "
-        "are only counted)",
+        "are only counted)\n"
         "done: 4 of 4 cases (100 %), 0 unavailable, 4 skipped, 0 cached; 2 cases/s",
     ]
 
@@ -92,8 +93,10 @@ def test_a_step_under_a_second_logs_no_progress_and_no_eta_under_a_second() -> N
         now_ms=ticking(2),
     )
     run_eval(opts)
-    assert not [line for line in lines if line.startswith(("progress: ", "done: "))]
-    assert {line.split()[0] for line in lines} == UNAVAILABLE  # the failed cases still show
+    shown = [line for message in lines for line in message.split("\n")]
+    assert len(lines) == 1  # the failed cases, in one message at the end
+    assert not [line for line in shown if line.startswith(("progress: ", "done: "))]
+    assert {line.split()[0] for line in shown} == UNAVAILABLE  # the failed cases still show
     slow: list[str] = []
     progress = CaseProgress(
         run_options(
@@ -106,7 +109,7 @@ def test_a_step_under_a_second_logs_no_progress_and_no_eta_under_a_second() -> N
     )
     for n in range(20):
         progress.case(f"syn-9{n:02d}-x", None, floor="logic", skipped="budget")
-    summaries = [line for line in slow if line.startswith("progress: ")]
+    summaries = [message.split("\n")[-1] for message in slow]
     assert 1 <= len(summaries) <= 9 and all("s left" in line for line in summaries[:-1])
     assert "about 0 s left" not in "\n".join(slow)
 

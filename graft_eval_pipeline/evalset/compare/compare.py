@@ -351,15 +351,18 @@ def _case_sums(cases: Trials, specs: list[RateSpec]) -> FloatArray:
     """(cases × specs × 2): per case, the trials in each rate's denominator and those counted."""
     import numpy as np
 
-    sums = np.zeros((len(cases), len(specs), 2), dtype=np.float64)
-    for i, rows in enumerate(cases):
+    outcomes = [spec.outcome for spec in specs]
+    flat: list[float] = []  # summed in Python, one array at the end: numpy's item access is slow
+    for rows in cases:
+        sums = [0.0] * (2 * len(outcomes))
         for row in rows:
-            for j, spec in enumerate(specs):
-                inside, counted = spec.outcome(row)
+            for j, outcome in enumerate(outcomes):
+                inside, counted = outcome(row)
                 if inside:
-                    sums[i, j, 0] += 1
-                    sums[i, j, 1] += counted
-    return sums
+                    sums[2 * j] += 1
+                    sums[2 * j + 1] += counted
+        flat += sums
+    return np.array(flat, dtype=np.float64).reshape(len(cases), len(specs), 2)
 
 
 def _paired(
@@ -383,10 +386,8 @@ def _paired(
         both = (b_den[:, j] > 0) & (n_den[:, j] > 0)
         with np.errstate(invalid="ignore", divide="ignore"):
             b_share, n_share = b_num[:, j] / b_den[:, j], n_num[:, j] / n_den[:, j]
-        tables = [
-            (int(b_den[i, j]), int(b_num[i, j]), int(n_den[i, j]), int(n_num[i, j]))
-            for i in np.nonzero(both)[0]
-        ]
+        shared = np.stack([b_den[both, j], b_num[both, j], n_den[both, j], n_num[both, j]], axis=1)
+        tables = [(a, b, c, d) for a, b, c, d in shared.astype(np.int64).tolist()]
         counts.append(
             _Counts(
                 base_k=int(b_num[:, j].sum()),
@@ -669,7 +670,8 @@ def compare_reports(
     new_rows = {r.id: r for r in new.cases}
     shared_ids = sorted(set(base_rows) & set(new_rows))
     skipped = [i for i in shared_ids if base_rows[i].skipped is not None or new_rows[i].skipped is not None]
-    paired = [i for i in shared_ids if i not in set(skipped)]
+    left_out = set(skipped)
+    paired = [i for i in shared_ids if i not in left_out]
     if not paired:
         raise EvalError(
             f"runs {base.run_id} and {new.run_id} share no case that ran in both: nothing to compare"

@@ -1,10 +1,11 @@
 """Progress of a run, in one of three views.
 
 - a line per finished case (the default of `RunOptions.progress`);
-- with `ProgressEvery`, a summary every N cases or seconds (none in a run shorter than a second)
-  plus the unavailable, skipped and under-classified cases (Dagster, where each line is an event
-  in its database: one per case made a 5,000-case run ten times slower there than on the CLI;
-  and the CLI when stderr is not a terminal);
+- with `ProgressEvery`, a summary every N cases or seconds (none in a run shorter than a second),
+  the unavailable, skipped and under-classified cases since the last one listed above it in the
+  same message (Dagster, where each message is an event in its database: one per case made a
+  5,000-case run ten times slower there than on the CLI; and the CLI when stderr is not a
+  terminal);
 - with a `ProgressBar`, a bar with count, rate and ETA (the CLI on a terminal), the unavailable,
   skipped and under-classified cases printed above it as they happen.
 
@@ -37,6 +38,7 @@ class CaseProgress:
         if self.every is not None and self.every.cases is not None:
             self.step = max(1, self.every.cases)
         self.done = self.unavailable = self.skipped = self.cached = self.noted = self.under = 0
+        self.held: list[str] = []  # summary mode: the cases noted since the last message
         self.quiet_ms = (self.every or ProgressEvery()).quiet_seconds * 1000
         self.started_ms = self.last_ms = self.now_ms()
         if self.bar is not None:
@@ -94,13 +96,20 @@ class CaseProgress:
             )
         ):
             self.last_ms = now
-            self._note(self.summary(now))
+            self._send(self.summary(now))
 
     def _note(self, line: str) -> None:
         if self.bar is not None:
             self.bar.note(line)
         elif self.sink is not None:
-            self.sink(line)
+            self.held.append(line)  # sent with the next summary, or at the end
+
+    def _send(self, summary: str | None) -> None:
+        """One message: the cases held since the last one, each on its line, then `summary`."""
+        lines = [*self.held, *([summary] if summary is not None else [])]
+        self.held = []
+        if lines and self.sink is not None:
+            self.sink("\n".join(lines))
 
     def counts(self) -> str:
         under = f"{self.under} under-classified, " if self.under else ""
@@ -123,5 +132,6 @@ class CaseProgress:
             self.bar.finish()
         elif self.sink is not None and self.every is not None:
             now = self.now_ms()
-            if now - self.started_ms >= self.quiet_ms:  # a step under a second logs no progress
-                self.sink(self.summary(now).replace("progress:", "done:", 1))
+            # A step under a second logs no progress, only the cases held.
+            quiet = now - self.started_ms < self.quiet_ms
+            self._send(None if quiet else self.summary(now).replace("progress:", "done:", 1))

@@ -57,11 +57,23 @@ def decision_fields(row: CaseRow) -> dict[str, Any]:
     return {name: data[name] for name in DECISION_FIELDS if name in data}
 
 
+def _attribute_names() -> tuple[str, ...]:
+    """The CaseRow attributes behind DECISION_FIELDS (their JSON names are aliases)."""
+    by_alias = {(f.serialization_alias or f.alias or name): name for name, f in CaseRow.model_fields.items()}
+    return tuple(by_alias[name] for name in DECISION_FIELDS)
+
+
+_DECISION_ATTRIBUTES = _attribute_names()
+
+
 def changed_decisions(old: CaseRow, new: CaseRow) -> list[str]:
     """The decision fields that differ between two rows of one case, in DECISION_FIELDS order.
 
-    Empty when the case did not change (whatever its usage did).
+    Empty when the case did not change (whatever its usage did). Rows whose decision attributes
+    are equal dump them equally, so those (most cases of two runs) are not dumped to JSON.
     """
+    if all(getattr(old, name) == getattr(new, name) for name in _DECISION_ATTRIBUTES):
+        return []
     before, after = decision_fields(old), decision_fields(new)
     return [
         name
