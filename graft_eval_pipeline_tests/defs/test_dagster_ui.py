@@ -276,9 +276,9 @@ def test_harness_logs_progress_summaries_and_failures_not_one_event_per_case(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     messages = harness_log_lines(tmp_path, monkeypatch, step_ms=50)  # about 6 s of run time
-    # A message (an event) is a summary, the failed cases since the last one listed above it.
+    # A message (an event) is a summary, the failed cases since the last one listed below it.
     lines = [line for message in messages for line in message.split("\n")]
-    assert all(message.split("\n")[-1].startswith(("progress: ", "done: ")) for message in messages)
+    assert all(message.split("\n")[0].startswith(("progress: ", "done: ")) for message in messages)
     summaries = [line for line in lines if line.startswith("progress: ")]
     failures = [line for line in lines if line.startswith("syn-")]
     assert 1 <= len(summaries) <= 9  # at most one per tenth of the run (or per 10 s)

@@ -51,12 +51,12 @@ def test_summary_mode_prints_a_line_per_n_cases_and_the_failed_ones_only() -> No
     )
     run_eval(opts)
     assert len(lines) == 3  # one message a summary: the failed cases ride with the next one
-    # Each message ends with its summary; the failed cases since the last one come above it.
-    summaries = [message.split("\n")[-1] for message in lines]
+    # Each message starts with its summary; the failed cases since the last one come below it.
+    summaries = [message.split("\n")[0] for message in lines]
     assert [s.split(" cases")[0] for s in summaries[:2]] == ["progress: 10 of 30", "progress: 20 of 30"]
     assert summaries[2].startswith("done: 30 of 30 cases (100 %), 2 unavailable, 0 skipped, 0 cached; ")
     assert all("cases/s" in s and "s left" in s for s in summaries[:2])  # rate and ETA
-    per_case = [line for message in lines for line in message.split("\n")[:-1]]
+    per_case = [line for message in lines for line in message.split("\n")[1:]]
     assert {line.split()[0] for line in per_case} == UNAVAILABLE and len(per_case) == 2
     assert all(" unavailable (" in line for line in per_case)
     shown = "\n".join(lines)
@@ -76,10 +76,10 @@ def test_summary_mode_lists_skipped_cases_up_to_the_limit_then_counts_them() -> 
         progress.case(f"syn-90{n}-x", None, floor="logic", skipped="budget")
     progress.finish()
     assert lines == [
+        "done: 4 of 4 cases (100 %), 0 unavailable, 4 skipped, 0 cached; 2 cases/s\n"
         "syn-900-x floor logic skipped (budget)\n"
         "syn-901-x floor logic skipped (budget) (further unavailable, skipped or under-classified cases "
-        "are only counted)\n"
-        "done: 4 of 4 cases (100 %), 0 unavailable, 4 skipped, 0 cached; 2 cases/s",
+        "are only counted)",
     ]
 
 
@@ -109,7 +109,7 @@ def test_a_step_under_a_second_logs_no_progress_and_no_eta_under_a_second() -> N
     )
     for n in range(20):
         progress.case(f"syn-9{n:02d}-x", None, floor="logic", skipped="budget")
-    summaries = [message.split("\n")[-1] for message in slow]
+    summaries = [message.split("\n")[0] for message in slow]
     assert 1 <= len(summaries) <= 9 and all("s left" in line for line in summaries[:-1])
     assert "about 0 s left" not in "\n".join(slow)
 

@@ -2,7 +2,7 @@
 
 - a line per finished case (the default of `RunOptions.progress`);
 - with `ProgressEvery`, a summary every N cases or seconds (none in a run shorter than a second),
-  the unavailable, skipped and under-classified cases since the last one listed above it in the
+  the unavailable, skipped and under-classified cases since the last one listed below it in the
   same message (Dagster, where each message is an event in its database: one per case made a
   5,000-case run ten times slower there than on the CLI; and the CLI when stderr is not a
   terminal);
@@ -105,8 +105,8 @@ class CaseProgress:
             self.held.append(line)  # sent with the next summary, or at the end
 
     def _send(self, summary: str | None) -> None:
-        """One message: the cases held since the last one, each on its line, then `summary`."""
-        lines = [*self.held, *([summary] if summary is not None else [])]
+        """One message: `summary` first (a collapsed log line shows it), then the cases held since."""
+        lines = [*([summary] if summary is not None else []), *self.held]
         self.held = []
         if lines and self.sink is not None:
             self.sink("\n".join(lines))
