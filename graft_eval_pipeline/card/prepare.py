@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from graft_eval_pipeline.card import globs
 from graft_eval_pipeline.card.floor import FloorResult, compute_risk_floor
 from graft_eval_pipeline.card.models import CardInputs, ChangedFile
@@ -180,7 +182,21 @@ def _input_hash(inputs: CardInputs, options: PrepareOptions) -> str:
         },
         **_settings(options),
     }
-    return hashlib.sha256(canonical_json(document).encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(_canonical_bytes(document)).hexdigest()
+
+
+def _canonical_bytes(document: dict[str, Any]) -> bytes:
+    """`canonical_json(document)` as UTF-8 (lone surrogates kept: "surrogatepass").
+
+    orjson with sorted keys writes the same bytes as `json` with those options (the same escapes
+    and key order; the document holds no float, whose text the two would write differently),
+    about four times faster (the title, the body and every path of a case). What orjson refuses
+    (a lone surrogate, an int beyond 64 bits) takes the `json` path. The case hash does the same.
+    """
+    try:
+        return orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return canonical_json(document).encode("utf-8", "surrogatepass")
 
 
 def _estimate(inputs: CardInputs, floor: FloorResult, cut_paths: frozenset[str], text_cut: bool) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import replace
 
@@ -147,6 +148,44 @@ def test_input_hash_changes_with_each_input(change: str) -> None:
     else:
         options = replace(options, extra_sensitive_globs=("src/**",))
     assert prepare_card_inputs(inputs, options).input_hash != base
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Plain title",
+        'quotes " and \\ backslashes / slashes',
+        "controls \x00\x01\x1f\x7f\b\f\n\r\t and \u2028\u2029",
+        "non-ASCII: d\u00e9j\u00e0 vu, \u4e2d\u6587, \U0001f600, \u200b\ufeff",
+        "a lone surrogate \ud800 here",
+    ],
+)
+def test_input_hash_is_the_sha256_of_the_canonical_json(title: str) -> None:
+    """The hashed document is written by orjson and defined by `canonical_json` (json's options)."""
+    inputs = make_inputs(pr={"title": title, "body": title, "number": 2**40})
+    document = {
+        "inputs": {
+            "repositoryFullName": inputs.repository_full_name,
+            "pr": inputs.pr.to_json_dict(),
+            "issue": None,
+            "files": [
+                [
+                    f.path,
+                    f.previous_path,
+                    f.status,
+                    f.additions,
+                    f.deletions,
+                    None if f.patch is None else hashlib.sha256(f.patch.encode()).hexdigest(),
+                ]
+                for f in inputs.files
+            ],
+            "listingTruncated": False,
+            "tooLarge": False,
+        },
+        **prepare._settings(OPTIONS),
+    }
+    expected = hashlib.sha256(canonical_json(document).encode("utf-8", "surrogatepass")).hexdigest()
+    assert prepare_card_inputs(inputs, OPTIONS).input_hash == expected
 
 
 def test_input_hash_changes_with_the_prompt_version(monkeypatch: pytest.MonkeyPatch) -> None:
