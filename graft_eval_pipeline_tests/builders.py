@@ -184,10 +184,11 @@ def run_options(cs: CaseSet, **over: Any) -> RunOptions:
     return RunOptions(**fields)
 
 
-LEFT_BY_RUNS = shutil.ignore_patterns("runs", "cache", "assets", "tools", HOLD_FILE)
+LEFT_BY_RUNS = shutil.ignore_patterns("runs", "cache", "assets", "tools", HOLD_FILE, f".{HOLD_FILE}.*")
 """What the copies below leave out. The hold file too: a test in another xdist worker that runs on
 the committed set holds it for a moment, and a copy of that hold would make the copy's writer wait
-for that worker to exit."""
+for that worker to exit. And the hold's temp file, which that worker links into place and removes
+(`hold.py`): a copy that listed it failed when it was gone before its turn came."""
 
 
 def copy_synthetic(tmp_path: Path, *, baseline: bool = False) -> Path:
