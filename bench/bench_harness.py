@@ -29,8 +29,9 @@ shared: wall time moves with the other work on it, CPU time much less) and the l
 `--before REV` checks out commit REV in a temporary git worktree and runs the whole process,
 `python -m graft_eval_pipeline.cli run --set <set> --out <tmp>`, of REV and of this code in
 alternating rounds on the 1,000 and 2,000 real commits and on 10,000 generated cases (the host's
-load moves both alike), and prints each round and the min/median/max of the per-round ratios
-of CPU time (REV / now: above 1 is faster now) and of wall time.
+load moves both alike), both trees byte-compiled first, and prints each round and the
+min/median/max of the per-round ratios of CPU time (REV / now: above 1 is faster now) and of wall
+time.
 
 The materialize runs the venv's `graft-eval sets sync` and `dagster` as subprocesses against a
 temporary DAGSTER_HOME (and an empty GRAFT_EVAL_DIR, so no pilot set is touched); only the
@@ -369,6 +370,13 @@ def before_after(sets: list[tuple[str, Path, int]], before: str, rounds: int) ->
         tree = Path(tmp) / "before"
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), before], cwd=REPO, check=True)
         try:
+            # Both trees byte-compiled, as an install is: with PYTHONDONTWRITEBYTECODE set (as on some
+            # hosts) a tree without compiled files pays about 0.1 s of CPU a process to compile its
+            # modules, and one with them left by a test run does not (bench_dagster.py does the same).
+            for root in (tree, REPO):
+                subprocess.run(
+                    [sys.executable, "-m", "compileall", "-q", str(root / "graft_eval_pipeline")], check=True
+                )
             for name, set_dir, size in sets:
                 cpu_ratios, wall_ratios, cpu_now = [], [], []
                 for n in range(rounds):
