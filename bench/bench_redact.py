@@ -17,11 +17,13 @@ of those cases (reading and parsing each case included), and the pre-send check 
 prepared (cut) prompt inputs (and over the generated patches, four to a case), with the slowest,
 median and fastest of at least five timed runs. The accuracy corpora are
 graft_eval_pipeline_tests/secrets/data/ (fictional values; see its README) and its heldout/
-folder: whispers' test fixtures (Apache-2.0), held out since issue 25's third round, each entry
-redacted inside its whole fixture file and scored on its own line; secretlint's rule snapshot
-tests (MIT) and Nosey Parker's rule examples and negative examples (Apache-2.0; the negatives
-that count as look-alikes are those `is_lookalike` keeps), development corpora since the third
-and the second round; all scored as the tests score them. When
+folder: the provider plugins' unit tests of detect-secrets (Apache-2.0), held out since issue 25's
+fourth round (detect-secrets' own figure there is on its own tests: not a comparison); whispers'
+test fixtures (Apache-2.0), each entry redacted inside its whole fixture file and scored on its
+own line, secretlint's rule snapshot tests (MIT) and Nosey Parker's rule examples and negative
+examples (Apache-2.0), development corpora since the fourth, third and second round (the
+negatives that count as look-alikes are those `is_lookalike` keeps); all scored as the tests
+score them. When
 detect-secrets is installed (the optional `bench` extra:
 `.venv/bin/pip install -c constraints.txt -e '.[dev,bench]'`), it runs the way its users
 run it, `detect-secrets scan --all-files` over files written to a temporary folder: one file per
@@ -325,7 +327,8 @@ ACCURACY = {
     "committed": ("true_positives.jsonl", "lookalikes.jsonl"),
     "development (Nosey Parker)": ("heldout/noseyparker.jsonl", "heldout/noseyparker_negative.jsonl"),
     "development (secretlint)": ("heldout/secretlint.jsonl", "heldout/secretlint_negative.jsonl"),
-    "held-out (whispers)": ("heldout/whispers.jsonl", "heldout/whispers_negative.jsonl"),
+    "development (whispers)": ("heldout/whispers.jsonl", "heldout/whispers_negative.jsonl"),
+    "held-out (detect-secrets)": ("heldout/detectsecrets.jsonl", "heldout/detectsecrets_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 

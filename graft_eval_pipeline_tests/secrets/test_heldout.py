@@ -1,15 +1,17 @@
 """Recall and look-alike rate of the redactor on corpora nobody here wrote (issue 25).
 
 `data/heldout/` holds the examples and negative examples of Nosey Parker's default rules, the
-rule snapshot tests of secretlint and the test fixtures of Skyscanner's whispers (see its README):
+rule snapshot tests of secretlint, the test fixtures of Skyscanner's whispers and the provider
+plugins' unit tests of Yelp's detect-secrets (see its README):
 texts other scanners' authors wrote to test their own rules. Each is redacted exactly as the
 committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture file). The
 targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes touched; where
 the measured figure misses them, the floor or ceiling below is the measured figure, so the test
-catches a regression. whispers' corpus is the held-out one since issue 25's third round: the
-rules are not tuned to it (its misses are not looked at while rules change). Nosey Parker's was
-held out until the second round, secretlint's until the third, whose fixes their misses led:
-both are development corpora now, their figures no longer a measure of generalisation.
+catches a regression. detect-secrets' corpus is the held-out one since issue 25's fourth round:
+the rules are not tuned to it (its misses are not looked at while rules change). Nosey Parker's
+was held out until the second round, secretlint's until the third, whispers' until the fourth,
+whose fixes their misses led: they are development corpora now, their figures no longer a
+measure of generalisation.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ and an Okta one) became stand-ins by shape and left the corpus as its builder le
 out (346 -> 343): 87.8 % (301 of 343), rounded down. The 44 misses left: values our policy keeps on purpose
 (placeholder words, one-letter runs, `FakeValues…`, references such as `-p $Password`), bare
 tokens with no secret-ish name, formats the catalogue lacks (crates.io `cio`, bare Salesforce,
-ThingsBoard URL paths), a value several lines below its name. The held-out figure is whispers'."""
+ThingsBoard URL paths), a value several lines below its name. The held-out figure is detect-secrets'."""
 
 LOOKALIKE_TARGET = 0.05
 HELDOUT_LOOKALIKE_CEILING = 0.11
@@ -81,13 +83,24 @@ tokens is for; a random value under `AWS_SECRET_ACCESS_KEY` (encrypted, by secre
 `username:password@` as a secret."""
 
 WHISPERS_RECALL_FLOOR = 0.50
-"""The held-out figure. The target is 0.95 and is NOT met: 50.3 % (91 of 181), measured once at
-4f6534c before any rule change of issue 25's third round (line alone, without its file: 47.5 %);
-detect-secrets 31.5 %. Rounded down. Its misses are not looked at."""
+"""whispers' corpus is NO LONGER HELD OUT: a development corpus since issue 25's fourth round.
+The target is 0.95 and is NOT met: 50.3 % (91 of 181), measured once at 4f6534c before any rule
+change of issue 25's third round (line alone, without its file: 47.5 %), unchanged after it;
+detect-secrets 31.5 %. Rounded down."""
 
 WHISPERS_LOOKALIKE_CEILING = 0.05
 """The target, met: 2.2 % (5 of 232) measured once at 4f6534c before any rule change of the third
 round; detect-secrets 4.7 %."""
+
+DETECTSECRETS_RECALL_FLOOR = 0.83
+"""The held-out figure (issue 25's fourth round). The target is 0.95 and is NOT met: 83.2 % (94
+of 113), measured once before any rule change of the round. Rounded down. Its misses are not
+looked at. detect-secrets scan on the same entries: 86.7 %, on its own plugins' tests."""
+
+DETECTSECRETS_LOOKALIKE_CEILING = 0.38
+"""The target is 0.05 and is NOT met: 37.8 % (34 of 90), measured once before any rule change of
+the fourth round; rounded up. detect-secrets scan: 36.7 % (its keyword and entropy plugins flag
+what a provider plugin's test says that plugin must not)."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +167,21 @@ CORPORA = (
         "Apache License",
         WHISPERS_RECALL_FLOOR,
         WHISPERS_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "detectsecrets",
+        "detectsecrets.jsonl",
+        "detectsecrets_negative.jsonl",
+        "Yelp/detect-secrets tests/plugins/",
+        "Apache-2.0",
+        "ds.",
+        110,
+        15,
+        85,
+        "LICENSE.detect-secrets",
+        "Apache License",
+        DETECTSECRETS_RECALL_FLOOR,
+        DETECTSECRETS_LOOKALIKE_CEILING,
     ),
 )
 
