@@ -375,6 +375,22 @@ def _camel_identifier(value: str) -> bool:
     return humps >= 1 and humps * 4 <= len(value)
 
 
+_LETTER_RUN = re.compile(r"[A-Za-z]+", _A)
+
+
+def _random_case_part(value: str) -> bool:
+    """A run of letters in `value` whose case changes too often for words: `YXNkZmZmZmZm`.
+
+    Twelve letters or more with a lower-to-upper change every four letters or oftener (base64 of
+    text, a random key's letters); a name's parts are words (`accessTokenValue`: 2 in 16, `iPhone`).
+    """
+    for run in _LETTER_RUN.findall(value):
+        humps = sum(1 for a, b in itertools.pairwise(run) if a.islower() and b.isupper())
+        if len(run) >= 12 and humps >= 3 and humps * 4 > len(run):
+            return True
+    return False
+
+
 def random_like(value: str) -> bool:
     """Looks generated: letters and digits mixed with enough entropy, or long and very varied."""
     if len(value) < 12 or " " in value:
@@ -411,7 +427,7 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
             and digits not in _SEQUENTIAL_DIGITS
             and (not strict or len(digits) >= 12)
         )
-    if _NAME_LIKE.fullmatch(value):
+    if _NAME_LIKE.fullmatch(value) and not _random_case_part(value):
         return False  # `prod-db-credentials`, `DB_PASSWORD`: a name, not a value
     if not quoted:
         if value[0] in "([{" or _CALL.match(value):
@@ -513,6 +529,8 @@ def _code_identifier(value: str) -> bool:
     """A bare name on the right of `=` in code: `next_token`, `dbPassword`, `DEFAULT_VALUE`, `$input`."""
     if value.startswith("$") or _KEYWORD_STEM.search(value):
         return True
+    if _random_case_part(value):
+        return False  # `YXNkZmZmZmZm_KEY`: random letters, not words
     has_digit = any(c.isdigit() for c in value)
     if "_" in value and not has_digit:
         return True

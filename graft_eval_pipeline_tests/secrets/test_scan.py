@@ -164,6 +164,11 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
         ("The default password is 'marmalade'", "assignment"),  # one word, named by the sentence
         ("psexec \\\\host01 -u ops -p marmalade cmd.exe", "assignment"),
         ('the passphrase was "open sesame" until rotation', "assignment"),
+        # letters in random case are no words, so no name (`SlXmQpRvKtWbNy` made up)
+        ("ENV DEPLOY_TOKEN=SlXmQpRvKtWbNy_live", "assignment"),
+        ("  apiKey: SlXmQpRvKtWbNy_live", "assignment"),
+        ("<apiToken>SlXmQpRvKtWbNy_live</apiToken>", "assignment"),
+        ('export SERVICE_API_TOKEN="SlXmQpRvKtWbNy_live"', "assignment"),
     ],
 )
 def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) -> None:
@@ -203,6 +208,11 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         'sb.append("UserPassword: " + getUserPassword() + ",");',  # code between two literals
         "--set global.licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",  # documentation's counting
         "the password is 'unknown'",
+        # names of words, camel case included, are still names
+        "password: getUserPasswordFromVault",
+        "token = refresh_token_prefix",
+        "secret: SOME_SECRET_NAME_HERE",
+        "api_key: iPhoneXsMaxAppKey",
     ],
 )
 def test_their_look_alikes_are_kept(line: str) -> None:
