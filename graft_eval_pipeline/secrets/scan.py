@@ -181,10 +181,12 @@ _ENV_RX = re.compile(
 )
 _FLAG_RX = re.compile(rf"--[A-Za-z0-9_\-]*(?i:{_STRONG}){_DECOR}[ \t]+(?=[^\s\-])", _A | re.IGNORECASE)
 _NAME_VALUE_RX = re.compile(
-    rf"(?i:name|key)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[A-Za-z0-9_.\-]*(?i:{_STRONG}){_DECOR}\\?[\"']?",
+    rf"(?i:name|key)(?:\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?|>[ \t]*)"
+    rf"[A-Za-z0-9_.\-]*(?i:{_STRONG}){_DECOR}\\?[\"']?",
     _A,
 )
-_VALUE_KEY_RX = re.compile(r"(?i:value)\\?[\"']?[ \t]*[:=][ \t]*", _A)
+# `value: …`, `"value": …`, or an element `<value>…` (after `<key>db_password</key>`)
+_VALUE_KEY_RX = re.compile(r"(?i:value)(?:\\?[\"']?[ \t]*[:=][ \t]*|>)", _A)
 _SQL_RX = re.compile(r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password)[ \t]+", _A)
 
 # --- structured secrets ---------------------------------------------------------------------
@@ -864,6 +866,8 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
             ("na", "ke"),
             _name_value,
         ),
+        # the element form: `<key>db_password</key>` then `<value>…</value>`
+        (rf"(?i:name|key)>[ \t]*[A-Za-z0-9_.\-]*{kw}[ \t]*</(?i:name|key)>", (), ("na", "ke"), _name_value),
         (
             r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password)[ \t]+[\"']",
             (),

@@ -169,6 +169,9 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
         ("  apiKey: SlXmQpRvKtWbNy_live", "assignment"),
         ("<apiToken>SlXmQpRvKtWbNy_live</apiToken>", "assignment"),
         ('export SERVICE_API_TOKEN="SlXmQpRvKtWbNy_live"', "assignment"),
+        # a value element after a secret-named key or name element, as `name:`/`value:` pairs are
+        ("<entry>\n  <key>db_password</key>\n  <value>Vq3mTz9Lk</value>\n</entry>", "assignment"),
+        ("<env><name>API_TOKEN</name><value>Vq3mTz9Lk</value></env>", "assignment"),
     ],
 )
 def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) -> None:
@@ -213,6 +216,9 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         "token = refresh_token_prefix",
         "secret: SOME_SECRET_NAME_HERE",
         "api_key: iPhoneXsMaxAppKey",
+        "<key>password</key>\n<value></value>",
+        "<key>password</key>\n<value>${DB_PASSWORD}</value>",
+        "<name>tokenizer</name>\n<value>whitespace</value>",
     ],
 )
 def test_their_look_alikes_are_kept(line: str) -> None:
