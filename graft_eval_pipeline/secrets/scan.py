@@ -393,6 +393,16 @@ def _kind_for(
     return "connection_string" if in_connection_string else "assignment"
 
 
+# A call whose first argument names a setting and whose second is its value: an environment
+# look-up with a default (`os.getenv`, `environ.get`, Laravel's `env`, Ruby's `ENV.fetch`) or a
+# definition (PHP's `define`, `setdefault`). Ends right before the name, inside its quote.
+_DEFAULT_CALL = re.compile(
+    r"(?<![\w.])(?:(?:os\.)?getenv|(?:os\.)?environ\.(?:get|setdefault)|env|ENV\.fetch|define|setdefault)"
+    r"\([ \t]*[\"']\Z",
+    _A,
+)
+
+
 def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
     match = _ASSIGN.match(text, start, hi)
     if match is None:
@@ -410,6 +420,8 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
     # `key:value` without a space is no YAML mapping (`io.jsonwebtoken:jjwt`): only random values.
     tight_colon = op == ":" and not match.group(0).endswith((" ", "\t")) and not match.group("close")
     strict = bool(_WEAK_KW.fullmatch(kw)) or op in ("(", ",") or tight_colon
+    if op == "," and _DEFAULT_CALL.search(text, max(lo, name_start - 40), name_start):
+        strict = False  # `os.getenv("PASSWORD", "…")`, `define('DB_PASSWORD', '…')`: the name names the value
     if op == ">" and text[name_start - 1 : name_start] != "<":
         return None
     pos = match.end()

@@ -172,6 +172,12 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
         # a value element after a secret-named key or name element, as `name:`/`value:` pairs are
         ("<entry>\n  <key>db_password</key>\n  <value>Vq3mTz9Lk</value>\n</entry>", "assignment"),
         ("<env><name>API_TOKEN</name><value>Vq3mTz9Lk</value></env>", "assignment"),
+        # a default passed to an environment look-up, a definition through a call
+        ('os.getenv("DB_PASSWORD", "Vq3mTz9Lk")', "assignment"),
+        ('x = os.environ.get("api_token", "Vq3mTz9Lkw2")', "assignment"),
+        ("define('DB_PASSWORD', 'Vq3mTz9Lk');", "assignment"),
+        ("'password' => env('DB_PASSWORD', 'Vq3mTz9Lk'),", "assignment"),
+        ('ENV.fetch("SECRET_TOKEN", "Vq3mTz9Lkw2")', "assignment"),
     ],
 )
 def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) -> None:
@@ -219,6 +225,10 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         "<key>password</key>\n<value></value>",
         "<key>password</key>\n<value>${DB_PASSWORD}</value>",
         "<name>tokenizer</name>\n<value>whitespace</value>",
+        'os.getenv("DB_PASSWORD", "")',
+        "define('DB_PASSWORD', 'password_here');",
+        'os.getenv("DB_PASSWORD", DEFAULT_PASSWORD)',
+        'field("password", "Vq3mTz9Lk")',  # any other call: its second argument must look random
     ],
 )
 def test_their_look_alikes_are_kept(line: str) -> None:
