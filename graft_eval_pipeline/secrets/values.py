@@ -296,9 +296,16 @@ def is_placeholder(value: str) -> bool:
         return True
     if _SELECTOR.fullmatch(value):
         return True
-    if _PLACEHOLDER_PART.search(lower):
+    parts = set(_PLACEHOLDER_PART.findall(lower))
+    if parts and not (parts <= _MARK_WORDS and len(value) >= 20 and random_like(value)):
         return True
     return bool(_WHOLE_PLACEHOLDER.fullmatch(value) or _TEMPLATE.search(value))
+
+
+_MARK_WORDS = frozenset({"fake", "dummy"})
+"""Words that mark a stand-in only when the rest is not random: `fake-token`, `dummy_password`,
+but not `PA3XsxZ8…FAKE…/Dw`, a random 40-character value with the word inside (issue 25: a kept
+secret is a leak, a redacted stand-in costs nothing)."""
 
 
 _SHAPE_PARTS = (

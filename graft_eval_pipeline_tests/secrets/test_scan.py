@@ -178,6 +178,9 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
         ("define('DB_PASSWORD', 'Vq3mTz9Lk');", "assignment"),
         ("'password' => env('DB_PASSWORD', 'Vq3mTz9Lk'),", "assignment"),
         ('ENV.fetch("SECRET_TOKEN", "Vq3mTz9Lkw2")', "assignment"),
+        # a random value with `fake` or `dummy` inside is still random (values made up)
+        ("aws_secret: Zq8mRt2vLp9xFAKEW3nB7cK4hJ6sQpT2/Xr", "assignment"),
+        ('secret_key = "Zq8mRt2vLp9xDUMMYW3nB7cK4hJ6s"', "assignment"),
     ],
 )
 def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) -> None:
@@ -229,6 +232,9 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         "define('DB_PASSWORD', 'password_here');",
         'os.getenv("DB_PASSWORD", DEFAULT_PASSWORD)',
         'field("password", "Vq3mTz9Lk")',  # any other call: its second argument must look random
+        'password = "fake-password-for-tests"',  # the marks still make words a stand-in
+        'api_token = "dummy_token_value_here"',
+        "token: fake_Zq8mRt2vLp9x",
     ],
 )
 def test_their_look_alikes_are_kept(line: str) -> None:
