@@ -224,7 +224,7 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         "password: getUserPasswordFromVault",
         "token = refresh_token_prefix",
         "secret: SOME_SECRET_NAME_HERE",
-        "api_key: iPhoneXsMaxAppKey",
+        "token = getUserNameFromVault",
         "<key>password</key>\n<value></value>",
         "<key>password</key>\n<value>${DB_PASSWORD}</value>",
         "<name>tokenizer</name>\n<value>whitespace</value>",
