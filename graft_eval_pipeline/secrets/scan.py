@@ -199,7 +199,9 @@ _AUTH_HEADER = re.compile(
 )
 _BEARER = re.compile(r"(?i:bearer)[ \t]+(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)", _A)
 _BASIC = re.compile(r"(?i:basic)[ \t]+(?P<v>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", _A)
-_CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"'$]+):(?P<pw>[^\s\"']+)[\"']?", _A)
+_CURL_USER = re.compile(
+    r"(?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"'$]+):(?P<pw>[^\s\"']+)[\"']?", _A
+)
 _SAS_SIG = re.compile(r"[?&;]sig=(?P<v>[A-Za-z0-9%+/=]{20,})", _A)
 
 _BEGIN_KEY = re.compile(
@@ -603,8 +605,8 @@ def _curl_user(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Add
     pw = match.group("pw")
     if len(pw) < 4 or pw.isdigit() or pw.lower() in _URL_PLACEHOLDERS or is_placeholder(pw):
         return None
-    if pw.startswith(("$", "%", "{", "<")):
-        return None
+    if pw.startswith(("$", "%", "{", "<", "/")):
+        return None  # a reference, or a URL (`pip install -U https://…`: `https` is no user name)
     add(match.start("pw"), match.end("pw"), "basic_auth")
     return start
 
@@ -840,7 +842,13 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         (r"(?i:authorization)\\?[\"'\]]{0,2}[ \t]*[:=,]", (), ("au",), _auth_header),
         (r"(?i:bearer)[ \t]+[A-Za-z0-9._~+/\-]{16}", (), ("be",), _bearer),
         (r"(?i:basic)[ \t]+[A-Za-z0-9+/]{8}", (), ("ba",), _basic),
-        (r"(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"'$]+:[^\s\"']", ("-u", "--"), (), _curl_user),
+        # curl's `-u`/`--user` and its proxy credentials `-U`/`--proxy-user`
+        (
+            r"(?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)[\"']?[^\s:\"'$]+:[^\s\"']",
+            ("-u", "-U", "--"),
+            (),
+            _curl_user,
+        ),
         (r"[?&;]sig=[A-Za-z0-9%+/=]{20}", ("?s", "&s", ";s"), (), _sas),
         (
             r"(?i:credentials?|login|authenticate|auth)\([ \t]*[\"'][^\"'\n]{1,64}[\"'][ \t]*,[ \t]*[\"']",

@@ -181,6 +181,9 @@ def test_a_key_block_without_end_ends_with_its_hunk() -> None:
         # a random value with `fake` or `dummy` inside is still random (values made up)
         ("aws_secret: Zq8mRt2vLp9xFAKEW3nB7cK4hJ6sQpT2/Xr", "assignment"),
         ('secret_key = "Zq8mRt2vLp9xDUMMYW3nB7cK4hJ6s"', "assignment"),
+        # curl's proxy credentials, as its `-u user:password`
+        ("curl --proxy-user ops:Vq3mTz9Lk https://x.test", "basic_auth"),
+        ("curl -U ops:Vq3mTz9Lk -x proxy:3128 https://x.test", "basic_auth"),
     ],
 )
 def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) -> None:
@@ -235,6 +238,9 @@ def test_generic_secrets_without_a_known_format_are_found(line: str, kind: str) 
         'password = "fake-password-for-tests"',  # the marks still make words a stand-in
         'api_token = "dummy_token_value_here"',
         "token: fake_Zq8mRt2vLp9x",
+        "curl --proxy-user ops:$PROXY_PW https://x.test",
+        "sort -U a:b",
+        "pip install -U https://example.test/pkg/archive/main.tar.gz",  # `-U` upgrades: a URL, no user
     ],
 )
 def test_their_look_alikes_are_kept(line: str) -> None:
