@@ -181,7 +181,9 @@ def _reported(detector: Any, line: str) -> list[str]:
 
 def _provider_plugins() -> list[tuple[str, Any]]:
     """Every installed provider plugin (not the keyword, entropy or public-IP ones, which name no provider)."""
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.core.plugins.util import (  # type: ignore[import-not-found, unused-ignore]
+        get_mapping_from_secret_type_to_class,
+    )
 
     generic = {"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"}
     classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
