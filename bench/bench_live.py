@@ -72,7 +72,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -85,15 +85,19 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from graft_eval_pipeline.card.llm import LlmClient, LlmReply, LlmRequest, Usage
+from graft_eval_pipeline.evalset.evaluate import KeptDetails
+from graft_eval_pipeline.evalset.report import build_report, load_thresholds, publish_run, read_prior
 from graft_eval_pipeline.evalset.run.budget import Estimate
 from graft_eval_pipeline.evalset.run.harness import run_harness
 from graft_eval_pipeline.evalset.run.live import anthropic_llm
 from graft_eval_pipeline.evalset.run.options import RunOptions
+from graft_eval_pipeline.evalset.scoring import compute_metrics
 from graft_eval_pipeline.evalset.scoring.pricing import most_calls
 from graft_eval_pipeline.evalset.scoring.report_schema import GitInfo
 from graft_eval_pipeline.evalset.scoring.rows import HarnessRun
 from graft_eval_pipeline.evalset.sets.case_schema import dump_case
 from graft_eval_pipeline.evalset.sets.env import EvalEnv
+from graft_eval_pipeline.evalset.sets.paths import THRESHOLDS_FILE
 from graft_eval_pipeline.evalset.sets.store import create_set, open_set, read_cases
 from graft_eval_pipeline_tests.live_fakes import message_json, writer_reply
 
@@ -383,6 +387,7 @@ class Timed:
     cpu: float
     plan_s: float
     tail_s: float
+    report_s: float
     calls: list[int]
     floors: list[str]
 
@@ -390,7 +395,11 @@ class Timed:
 def timed_run(
     set_dir: Path, llm_factory: Callable[[], LlmClient], concurrency: int, use_cache: bool
 ) -> Timed:
-    """The whole live run (plan, calls, cache writes, report rows), timed."""
+    """The whole live run (plan, calls, cache writes, report rows), timed; then its report, timed apart.
+
+    The report as `graft-eval run` writes it: the baseline and history read before the first case
+    (`read_prior`), then metrics, diff, thresholds, rendering and the four files after the last.
+    """
     env = EvalEnv.from_environ({"ANTHROPIC_API_KEY": "bench-not-a-key", "GRAFT_LLM_MAX_RETRIES": "0"})
     marks: dict[str, float] = {}
 
@@ -415,9 +424,15 @@ def timed_run(
         on_estimate=planned,
         progress=case_line,
     )
+    prior = read_prior(options.set, warm=True)  # as `graft-eval run --live` does
+    kept = KeptDetails(content=True)  # what `evaluate_then` keeps of each case for report.html
     started, cpu_started = time.perf_counter(), time.process_time()
-    harness = run_harness(options)
+    harness = run_harness(replace(options, on_case=kept.seen, on_result=kept.ended))
     ended, cpu = time.perf_counter(), time.process_time() - cpu_started
+    report = build_report(harness, compute_metrics(harness.rows))
+    thresholds = load_thresholds(THRESHOLDS_FILE)
+    publish_run(options.set, report, thresholds=thresholds, strict=False, details=kept.details, prior=prior)
+    reported = time.perf_counter()
     unavailable = sum(r.status == "unavailable" and r.failure_reason != "too_large" for r in harness.rows)
     if unavailable:
         raise RuntimeError(f"{unavailable} case(s) failed")
@@ -427,6 +442,7 @@ def timed_run(
         cpu=cpu,
         plan_s=marks["planned"] - started,
         tail_s=ended - marks.get("last_case", ended),
+        report_s=reported - ended,
         calls=[r.usage.calls for r in fresh],
         floors=[r.floor for r in fresh],
     )
@@ -617,6 +633,7 @@ def lanes(root: Path, base_url: str) -> None:
                     f"(target >= {LANE_TARGET:.0%}: met in {met} of {len(timed)}); "
                     f"planning {spread([r.plan_s for r in timed], '.3f')} s, "
                     f"tail {spread([r.tail_s for r in timed], '.3f')} s, "
+                    f"then the report {spread([r.report_s for r in timed], '.3f')} s, "
                     f"{spread([x * 100 for x in after_plan], '.1f')} % from the first call; "
                     f"CPU {spread([r.cpu for r in timed], '.2f')} s"
                 )

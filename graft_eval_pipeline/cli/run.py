@@ -39,10 +39,10 @@ from graft_eval_pipeline.evalset.report import (
     check_baseline_target,
     chosen_report,
     compare_inputs,
-    gate_baseline,
     load_thresholds,
     margins_for,
     publish_run,
+    read_prior,
     save_baseline,
 )
 from graft_eval_pipeline.evalset.run import (
@@ -196,11 +196,15 @@ def _run_and_report(
                 baseline=baseline,
                 out=out,
                 details=evaluation.details,
+                prior=prior,
             )
 
+        # The baseline and the history, read before the first case: after the last one only the
+        # work that depends on the rows is left.
+        prior = read_prior(cs, baseline, warm=live)
         try:
             # a live run confirms its blocker candidates against the baseline it is gated on
-            published = evaluate_then(options, gate_baseline(cs, baseline) if live else None, publish)
+            published = evaluate_then(options, prior.gate if live else None, publish)
         finally:
             finish_bar()  # also when the run stops early: the terminal gets its cursor back
         checked = published.checked

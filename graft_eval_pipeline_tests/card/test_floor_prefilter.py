@@ -549,7 +549,7 @@ def test_tally_gives_the_set_hash_and_counts_of_the_list() -> None:
 # --- cases.parquet ----------------------------------------------------------------------------
 
 
-def test_parquet_built_by_columns_equals_from_pylist() -> None:
+def test_parquet_built_by_the_json_reader_equals_from_pylist() -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -557,10 +557,12 @@ def test_parquet_built_by_columns_equals_from_pylist() -> None:
         make_row("syn-001", gold="logic"),
         make_row("syn-002", gold=None, status="unavailable", final="logic"),
         make_row("syn-003", gold="sensitive", tags=["injection", "x"], raised_by=["verifier"]),
+        make_row("syn-004", tags=['naïve \u2028 "quoted"\n', "\U0001f600"]),
     ]
     table = pq.read_table(io.BytesIO(cases_parquet(rows)))
     expected = pa.Table.from_pylist([flat_row(r) for r in rows], schema=parquet_schema())
     assert table.equals(expected)
+    assert pq.read_table(io.BytesIO(cases_parquet([]))).equals(parquet_schema().empty_table())
 
 
 def test_no_canonical_composition_takes_an_ascii_character_second() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +166,53 @@ def test_a_fake_run_writes_its_report_files_with_the_collector_paused_and_restor
     assert gc.isenabled()
     assert main(["run", "-q", "--set", str(SYNTHETIC), "--out", str(tmp_path / "out")]) == 0
     assert seen == [False] and gc.isenabled()
+
+
+def test_the_baseline_and_history_are_read_once_before_the_first_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the last case only the work on its rows is left (issue 27).
+
+    The report's inputs from disk are read before the harness starts, once; a damaged baseline
+    stops the run before any case.
+    """
+    from graft_eval_pipeline.evalset import evaluate
+    from graft_eval_pipeline.evalset.report import publish
+
+    key = generate_key()
+    monkeypatch.setenv("GRAFT_EVAL_KEY", key)
+    set_dir = _pilot_set(tmp_path, key)
+    assert main(["run", "--set", str(set_dir), "--save-baseline", str(set_dir / "baseline.json")]) == 0
+    capsys.readouterr()
+
+    events: list[str] = []
+
+    def spied(real: Any, name: str) -> Any:
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            events.append(name)
+            return real(*args, **kwargs)
+
+        return spy
+
+    for module, name in (
+        (publish, "load_any_report"),
+        (publish, "earlier_history"),
+        (evaluate, "run_harness"),
+    ):
+        monkeypatch.setattr(module, name, spied(getattr(module, name), name))
+    assert main(["run", "--set", str(set_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "baseline: matches" in out
+    assert events == ["load_any_report", "earlier_history", "run_harness"]
+    assert len(list((set_dir / "runs").iterdir())) == 2
+    # this run's page (two runs of one second need not sort in order): the earlier run, then this
+    report = Path(re.search(r"^report: (.+)$", out, re.M).group(1))  # type: ignore[union-attr]
+    assert "The last 2 run(s) of set" in (report.parent / "report.html").read_text()
+
+    events.clear()
+    (set_dir / "baseline.json").write_bytes(b"\xff{not json")
+    assert main(["run", "--set", str(set_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "baseline.json" in err and len(err.strip().splitlines()) == 1
+    assert events == ["load_any_report"]  # refused before the harness ran a case
+    assert len(list((set_dir / "runs").iterdir())) == 2

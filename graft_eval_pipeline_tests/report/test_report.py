@@ -605,3 +605,46 @@ def test_reading_reports_does_not_import_pyarrow() -> None:
         "assert 'pyarrow' not in sys.modules, 'pyarrow imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT)
+
+
+def test_pandas_reads_cases_parquet_in_the_process_that_wrote_it() -> None:
+    """A regression: pyarrow, once imported with numpy hidden, crashed pandas' read (SIGSEGV)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import io, sys\n"
+        "from graft_eval_pipeline.evalset.report.files import cases_parquet\n"
+        "from graft_eval_pipeline_tests.row_builders import make_row\n"
+        "data = cases_parquet([make_row(f'syn-{i:03d}', tags=['ü', 'x']) for i in range(40)])\n"
+        "assert 'pandas' not in sys.modules, 'writing imported pandas'\n"
+        "import pandas as pd\n"
+        "frame = pd.read_parquet(io.BytesIO(data))\n"
+        "assert list(frame['id']) == [f'syn-{i:03d}' for i in range(40)], list(frame['id'])\n"
+        "assert list(frame.iloc[39]['tags']) == ['ü', 'x']\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+
+
+def test_read_prior_imports_the_report_libraries_while_a_live_run_waits() -> None:
+    """`read_prior(warm=True)` imports them on a thread, `ready` has them loaded; a fake run's not."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from graft_eval_pipeline.evalset.report import read_prior\n"
+        "from graft_eval_pipeline.evalset.report.publish import REPORT_LIBRARIES\n"
+        "from graft_eval_pipeline.evalset.sets.store import open_set\n"
+        "from graft_eval_pipeline.evalset.sets.paths import SYNTHETIC_DIR\n"
+        "assert 'numpy' not in sys.modules and 'pyarrow.parquet' not in sys.modules, 'imported early'\n"
+        "cold = read_prior(open_set(SYNTHETIC_DIR, None))\n"
+        "cold.ready()\n"
+        "assert cold.libraries is None and 'numpy' not in sys.modules, 'a fake run warms nothing'\n"
+        "prior = read_prior(open_set(SYNTHETIC_DIR, None), warm=True)\n"
+        "prior.ready()\n"
+        "assert all(m in sys.modules for m in REPORT_LIBRARIES), 'not imported'\n"
+        "assert prior.baseline is not None and prior.gate is not None\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT)

@@ -253,12 +253,21 @@ NOT_FOR_A_FAKE_RUN = (*HEAVY_LIBRARIES, *HEAVY_MODULES, "graft_eval_pipeline.eva
 
 
 def test_a_synthetic_run_imports_none_of_the_heavy_modules(tmp_path: Path) -> None:
+    """None up to the report's last file, cases.parquet; pyarrow then loads numpy, never pandas."""
     code = (
         "import sys\n"
+        "import graft_eval_pipeline.evalset.report.files as files\n"
         "from graft_eval_pipeline.cli import main\n"
+        f"heavy = {NOT_FOR_A_FAKE_RUN!r}\n"
+        "seen, write = [], files.cases_parquet\n"
+        "def spy(rows):\n"
+        "    seen.append([m for m in heavy if m in sys.modules])\n"
+        "    return write(rows)\n"
+        "files.cases_parquet = spy\n"
         f"assert main(['run', '--set', {str(SYNTHETIC_DIR)!r}, '--out', {str(tmp_path / 'out')!r}]) == 0\n"
-        f"loaded = [m for m in {NOT_FOR_A_FAKE_RUN!r} if m in sys.modules]\n"
-        "assert loaded == [], loaded\n"
+        "assert seen == [[]], seen\n"
+        "loaded = [m for m in heavy if m in sys.modules]\n"
+        "assert loaded == ['numpy'], loaded\n"
         "import pyarrow.parquet as pq\n"
         f"assert pq.read_table({str(tmp_path / 'out' / 'cases.parquet')!r}).num_rows == 30\n"
     )

@@ -335,17 +335,10 @@ def report_run_id(context: dg.AssetExecutionContext, harness: HarnessRun) -> str
     return new_run_id(harness.created_at, context.run.run_id.replace("-", "")[:4])
 
 
-REPORT_FIRST = {"dagster/priority": "1"}
-"""eval_report's step tag: the in-process executor runs it before its sibling eval_comparison
-(neither needs the other). Its Parquet file then imports pyarrow before the comparison loads numpy,
-so pyarrow does not import pandas too (`evalset.report.files`): 0.3-1 s of CPU a run."""
-
-
 @dg.asset(
     partitions_def=case_set_partitions,
     group_name=EVALUATION_GROUP,
     check_specs=REPORT_CHECKS,
-    op_tags=REPORT_FIRST,
 )
 def eval_report(
     context: dg.AssetExecutionContext,

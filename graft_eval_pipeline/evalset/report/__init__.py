@@ -31,10 +31,10 @@ from graft_eval_pipeline.evalset.report.publish import (
     build_report,
     default_baseline_path,
     default_out_dir,
-    gate_baseline,
     latest_report_summary,
     new_run_id,
     publish_run,
+    read_prior,
 )
 from graft_eval_pipeline.evalset.report.render import SUMMARY_METRICS, baseline_check_details
 from graft_eval_pipeline.evalset.report.runs import no_run_yet, run_dirs
@@ -81,7 +81,6 @@ __all__ = [
     "default_baseline_path",
     "default_out_dir",
     "ended_detail",
-    "gate_baseline",
     "latest_report_summary",
     "load_report",
     "load_thresholds",
@@ -93,6 +92,7 @@ __all__ = [
     "publish_run",
     "rate_evidence",
     "read_history",
+    "read_prior",
     "render_schemas",
     "run_dirs",
     "save_baseline",

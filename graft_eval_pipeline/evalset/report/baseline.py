@@ -14,6 +14,7 @@ import os
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +66,20 @@ PUBLIC_FILE_MODE = 0o644
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     """Nested dicts to dotted paths; lists and scalars are leaves."""
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
+    out: dict[str, Any] = {}
+
+    def into(value: Any, prefix: str) -> None:
+        if not isinstance(value, dict):
+            out[prefix] = value
+            return
         for key, inner in value.items():
-            out.update(flatten(inner, f"{prefix}.{key}" if prefix else key))
-        return out
-    return {prefix: value}
+            into(inner, f"{prefix}.{key}" if prefix else key)
+
+    into(value, prefix)
+    return out
 
 
+@lru_cache(maxsize=4096)  # every case repeats the same few dozen field paths
 def _under(path: str, prefixes: tuple[str, ...]) -> bool:
     return any(path == p or path.startswith(p + ".") for p in prefixes)
 

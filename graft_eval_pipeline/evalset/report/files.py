@@ -2,19 +2,19 @@
 
 Every file goes through the store: 0700 folders (missing parents too, whatever the umask) and
 0600 files, written atomically. pyarrow is imported only when a Parquet file is written, so
-reading reports (summary, sensors) does not pay for it; pandas never is.
+reading reports (summary, sensors) does not pay for it; pandas never is (`cases_parquet`).
 """
 
 from __future__ import annotations
 
 import functools
 import io
-import sys
 import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
+import orjson
 from pydantic import BaseModel
 
 from graft_eval_pipeline.evalset.report.legacy import ReportV1
@@ -149,7 +149,8 @@ PARQUET_COLUMNS = parquet_columns()
 
 @functools.cache
 def parquet_schema() -> pa.Schema:
-    arrow = _pyarrow()
+    import pyarrow as arrow
+
     types_: dict[ColumnKind, pa.DataType] = {
         "string": arrow.string(),
         "bool": arrow.bool_(),
@@ -172,50 +173,31 @@ def flat_row(row: CaseRow) -> dict[str, Any]:
     return record
 
 
-def _pyarrow() -> types.ModuleType:
-    """pyarrow, imported without numpy when this process has not loaded numpy yet.
-
-    pyarrow imports numpy when it can (about 0.1 s), and then every `pa.array` of Python values
-    asks pandas whether they are a DataFrame, which imports pandas (0.25-0.4 s). This file needs
-    neither; a run that writes it would otherwise spend most of its start-up on them. numpy is
-    hidden for pyarrow's first import only (it reads `numpy` from sys.modules once, as optional),
-    and stays importable for anything else afterwards. Where numpy or pyarrow is already loaded
-    (a process that uses pandas), pyarrow is used as it is.
-    """
-    if "pyarrow" not in sys.modules and "numpy" not in sys.modules:
-        sys.modules["numpy"] = None  # type: ignore[assignment]  # import numpy -> ImportError
-        try:
-            import pyarrow
-        finally:
-            if sys.modules.get("numpy", 0) is None:
-                del sys.modules["numpy"]
-        return _module(pyarrow)
-    import pyarrow
-
-    return _module(pyarrow)
-
-
-def _module(module: object) -> types.ModuleType:
-    assert isinstance(module, types.ModuleType)
-    return module
-
-
 def cases_parquet(rows: list[CaseRow]) -> bytes:
-    """The rows as one Parquet table, built column by column from Python values."""
-    arrow = _pyarrow()
+    """The rows as one Parquet table, built by pyarrow's JSON reader from one record a line.
+
+    `pa.array` of Python values asks pandas whether they are a DataFrame, which imports pandas
+    (0.45 s) in a process that has not: most of a fake run's report step. The C++ JSON reader,
+    given the schema, builds the same columns and needs no pandas. (Importing pyarrow with numpy
+    hidden, as before, avoided pandas too, but a process that later used pyarrow with pandas
+    crashed: docs/decisions.md.) orjson writes a float NaN as null, a missing value here.
+    """
+    import pyarrow.json as pj
     import pyarrow.parquet as pq
 
     schema = parquet_schema()
-    columns: list[list[Any]] = [[] for _ in PARQUET_COLUMNS]
-    for row in rows:
-        for values, column in zip(columns, PARQUET_COLUMNS, strict=True):
-            value: Any = row
-            for part in column.path:
-                value = None if value is None else getattr(value, part)
-            values.append(value)
-    arrays = [arrow.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)]
+    if rows:
+        lines = b"".join(orjson.dumps(flat_row(row), option=orjson.OPT_APPEND_NEWLINE) for row in rows)
+        table = pj.read_json(
+            io.BytesIO(lines),
+            # one block: a record never straddles two, whatever its length
+            read_options=pj.ReadOptions(block_size=max(len(lines), 1 << 20)),
+            parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
+        )
+    else:
+        table = schema.empty_table()
     buffer = io.BytesIO()
-    pq.write_table(arrow.Table.from_arrays(arrays, schema=schema), buffer)
+    pq.write_table(table, buffer)
     return buffer.getvalue()
 
 

@@ -275,15 +275,27 @@ def read_points(cs: CaseSet, folders: list[Path]) -> RunHistory:
     return RunHistory(points, skipped)
 
 
+def earlier_history(cs: CaseSet, before: str | None = None, limit: int = MAX_HISTORY) -> RunHistory:
+    """The set's runs before run `before` (None: every run on disk), oldest first, the last `limit - 1`.
+
+    What a report's history holds besides its own run: `graft-eval run` reads it before its first
+    case (`publish.read_prior`), so the last case is followed only by what depends on the rows.
+    """
+    runs = run_dirs(cs.dir)
+    names = [p.name for p in runs]
+    # publishing: every run on disk is earlier; re-rendering a past run: those before it
+    earlier = runs[: names.index(before)] if before in names else runs
+    return read_points(cs, earlier[-(limit - 1) :] if limit > 1 else [])
+
+
+def with_report(earlier: RunHistory, report: EvalReport) -> RunHistory:
+    """`earlier` (from `earlier_history`) and `report`'s own point, last."""
+    return RunHistory([*earlier.points, _point(report)], earlier.skipped)
+
+
 def load_history(cs: CaseSet, report: EvalReport, limit: int = MAX_HISTORY) -> RunHistory:
     """The set's runs up to and including `report`, oldest first, the last `limit` of them.
 
     `report` need not be on disk yet; an unreadable run is skipped and named in `skipped`.
     """
-    runs = run_dirs(cs.dir)
-    names = [p.name for p in runs]
-    # publishing: every run on disk is earlier; re-rendering a past run: those before it
-    earlier = runs[: names.index(report.run_id)] if report.run_id in names else runs
-    earlier = earlier[-(limit - 1) :] if limit > 1 else []
-    read = read_points(cs, earlier)
-    return RunHistory([*read.points, _point(report)], read.skipped)
+    return with_report(earlier_history(cs, report.run_id, limit), report)

@@ -36,7 +36,7 @@ from graft_eval_pipeline.evalset.report.case_kinds import (
 )
 from graft_eval_pipeline.evalset.report.files import HTML_FILE
 from graft_eval_pipeline.evalset.report.headline import Headline, headline_metrics
-from graft_eval_pipeline.evalset.report.history import HistoryPoint, load_history
+from graft_eval_pipeline.evalset.report.history import HistoryPoint, RunHistory, load_history, with_report
 from graft_eval_pipeline.evalset.report.html_assets import SCRIPT, STYLE
 from graft_eval_pipeline.evalset.report.render import (
     baseline_change_lines,
@@ -464,17 +464,19 @@ def set_html(
     details: Mapping[str, CaseDetail] | None = None,
     comparison: Comparison | None = None,
     limits: Mapping[str, Limit] | None = None,
+    earlier: RunHistory | None = None,
 ) -> SetHtml:
     """report.html for a run of `cs`.
 
-    Its history from the set's runs/, and each case's panel: `details` when the run kept them as it
-    went, else derived from the cards in `results` (the set's cases read one at a time; content for
-    the synthetic set only).
+    Its history from the set's runs/ (`earlier`: the runs before this one, when the caller read
+    them already), and each case's panel: `details` when the run kept them as it went, else derived
+    from the cards in `results` (the set's cases read one at a time; content for the synthetic set
+    only).
     """
     if details is None and results:
         details = case_details(iter_cases(cs), results, content=cs.meta.kind == "synthetic")
     elif details is None and cs.meta.kind == "synthetic":
         details = case_details(iter_cases(cs), {}, content=True)
-    history = load_history(cs, report)
+    history = load_history(cs, report) if earlier is None else with_report(earlier, report)
     page = render_html(report, diff, history.points, details, comparison, limits)
     return SetHtml(page, history.skipped)
