@@ -119,7 +119,7 @@ def real_case_texts() -> list[str]:
 
     texts = []
     for n, line in enumerate(load_corpus()):
-        label = {
+        label: dict[str, object] = {
             "labeler": "bench",
             "labeledAt": "2026-10-15T00:00:00Z",
             "guideVersion": "lg-1",

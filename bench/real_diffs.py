@@ -27,6 +27,7 @@ import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 # (package, old version, new version): pure-Python wheels with large, varied changes.
 RELEASES: tuple[tuple[str, str, str], ...] = (
@@ -120,7 +121,9 @@ def changed_files(package: str, old_version: str, new_version: str) -> Iterator[
         yield {"path": path, "status": status, "additions": additions, "deletions": deletions, "patch": patch}
 
 
-def pull_requests(package: str, old_version: str, new_version: str, rng: random.Random) -> Iterator[dict]:
+def pull_requests(
+    package: str, old_version: str, new_version: str, rng: random.Random
+) -> Iterator[dict[str, Any]]:
     """The changed files in path order, cut into PRs of a seeded lognormal patch size."""
     number, files, size = 0, [], 0
     target = _draw(rng)
@@ -145,7 +148,7 @@ def _mu(mean: float, sigma: float) -> float:
     return math.log(mean) - sigma * sigma / 2
 
 
-def _pr(package: str, old: str, new: str, number: int, files: list[dict]) -> dict:
+def _pr(package: str, old: str, new: str, number: int, files: list[dict[str, Any]]) -> dict[str, Any]:
     additions = sum(int(f["additions"]) for f in files)
     deletions = sum(int(f["deletions"]) for f in files)
     return {
