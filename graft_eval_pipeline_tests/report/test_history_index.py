@@ -154,3 +154,16 @@ def test_a_pilot_sets_index_is_sealed_like_its_other_caches(
     points = read_points(cs, runs[:1]).points
     assert parsed == []  # read from the index
     assert points == _fresh(runs[:1])
+
+
+def test_a_run_published_again_is_not_its_own_history(runs: list[Path]) -> None:
+    """A retried report step writes the same run again: its page counts that run once."""
+    from graft_eval_pipeline.evalset.report import load_report, load_thresholds, publish_run
+    from graft_eval_pipeline.evalset.report.files import HTML_FILE, REPORT_FILE
+    from graft_eval_pipeline.evalset.sets.paths import THRESHOLDS_FILE
+
+    cs = _set(runs)
+    report = load_report(runs[-1] / REPORT_FILE)
+    published = publish_run(cs, report, thresholds=load_thresholds(THRESHOLDS_FILE), strict=False)
+    assert published.out_dir == runs[-1]
+    assert f"The last {len(runs)} run(s) of set" in (runs[-1] / HTML_FILE).read_text()

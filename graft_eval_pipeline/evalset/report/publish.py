@@ -243,8 +243,13 @@ def _import_report_libraries() -> None:
         importlib.import_module(name)
 
 
-def read_prior(cs: CaseSet, baseline: Path | None = None, *, warm: bool = False) -> PriorRuns:
+def read_prior(
+    cs: CaseSet, baseline: Path | None = None, *, before: str | None = None, warm: bool = False
+) -> PriorRuns:
     """The baseline (`baseline`, else the set's own) and the history of the runs on disk.
+
+    `before`: only the runs before that run id (a report published again, as a retried Dagster
+    step does, is not its own history); None: every run on disk, as before a run's first case.
 
     `warm` (a live run) also starts importing the report's libraries on a thread (not a daemon:
     an interpreter never exits halfway through an import). A fake run does not: its cases keep
@@ -252,7 +257,7 @@ def read_prior(cs: CaseSet, baseline: Path | None = None, *, warm: bool = False)
     """
     path = baseline or default_baseline_path(cs.dir, cs.meta)
     found = load_any_report(path) if path.is_file() else None
-    earlier = earlier_history(cs)
+    earlier = earlier_history(cs, before)
     libraries = None
     if warm:
         libraries = threading.Thread(target=_import_report_libraries, name="report-libraries")
@@ -281,7 +286,7 @@ def publish_run(
     """
     if out is not None:
         check_output_target(out, "--out")
-    prior = prior or read_prior(cs, baseline)
+    prior = prior or read_prior(cs, baseline, before=report.run_id)
     prior.ready()
     accept = accept_command(cs.dir, prior.baseline_path, live=report.llm == "live")
     checked = check_run(report, prior.baseline, thresholds, strict, accept)
