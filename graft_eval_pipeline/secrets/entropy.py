@@ -247,9 +247,10 @@ def is_high_entropy_token(value: str) -> bool:
 
 
 def holds_candidate(data: bytes) -> bool:
-    """Does ASCII `data` hold a run the high-entropy rule could report (`_CANDIDATE`) anywhere?
+    """Does UTF-8 `data` hold a run the high-entropy rule could report (`_CANDIDATE`) anywhere?
 
-    If not, a keyword of that rule in it finds nothing, wherever its region lies.
+    Exact on any UTF-8 text: the run's characters are ASCII, and no byte of a multi-byte
+    character is one. If not, a keyword of that rule in it finds nothing, wherever its region lies.
     """
     return bool(_CANDIDATE_BYTES(_UNANCHORED, data, 0, len(data))[0][0] >= 0)
 

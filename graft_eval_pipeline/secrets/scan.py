@@ -31,7 +31,7 @@ from functools import cache
 import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.secrets.catalogue import BASIC_AUTH_OK, TOKENS, Token
-from graft_eval_pipeline.secrets.entropy import Candidates, tokens_near_keyword
+from graft_eval_pipeline.secrets.entropy import Candidates, holds_candidate, tokens_near_keyword
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 from graft_eval_pipeline.secrets.values import (
     MIN_PASSWORD_LENGTH,
@@ -773,7 +773,8 @@ class _Scanner:
     value's first characters): after it the scan resumes where it says, not after the anchor."""
     rule_at: _Match
     """The alternation without the high-entropy rule's keywords, anchored at a hit: does any other
-    rule's anchor start there? (If not, a keyword hit goes to that rule alone.)"""
+    rule's anchor start there? (If not, a keyword hit goes to that rule alone.) Unanchored, the
+    prefilter of a text where that rule has nothing to report (no candidate run)."""
     patterns: tuple[str, ...] = ()
     """The alternatives of `rule_at` (RE2 syntax), for the joined-text search of `prefilter.py`."""
     dispatch: dict[str, tuple[Handler, ...]] = field(default_factory=dict)
@@ -942,7 +943,11 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
     ascii_data = data if offsets is None else None  # byte offsets are character offsets
     match, handlers, rule_at, size = scanner.match, scanner.handlers, scanner.rule_at, len(data)
     near_done = 0  # the high-entropy rule has examined the text up to here
-    near = Candidates(text, ascii_data)
+    near: Candidates | None = Candidates(text, ascii_data)
+    if not holds_candidate(data):
+        # No run the high-entropy rule could report: its keywords are no hits, and every hit of
+        # the other rules' alternation is a rule's (the order of its alternatives is the same).
+        match, near = rule_at, None
     pos = first
     while True:
         byte_start, byte_end = match(_UNANCHORED, data, pos, size)[0]
@@ -952,14 +957,18 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
         head = text[start : start + 2]
         lo, hi = _window(text, start)
         resume = None
-        # The high-entropy rule over the keyword's region, less what it examined before: only where
-        # the region holds a candidate run (most do not) and a secret-ish name ends at the keyword.
-        end, begin = _region_end(text, hi), max(lo, near_done)
-        if near.inside(begin, end) and _secret_name_at(text, start, lo):
-            tokens_near_keyword(text, begin, end, is_patch, add, ascii_data)
-            near_done = end
-        # A hit where no other rule's anchor starts is the high-entropy rule's keyword alone.
-        candidates = handlers(head) if rule_at(_ANCHOR_START, data, byte_start, size)[0][0] >= 0 else ()
+        if near is None:
+            candidates = handlers(head)
+        else:
+            # The high-entropy rule over the keyword's region, less what it examined before: only
+            # where the region holds a candidate run and a secret-ish name ends at the keyword.
+            end, begin = _region_end(text, hi), max(lo, near_done)
+            if near.inside(begin, end) and _secret_name_at(text, start, lo):
+                tokens_near_keyword(text, begin, end, is_patch, add, ascii_data)
+                near_done = end
+            # A hit where no other rule's anchor starts is the high-entropy rule's keyword alone.
+            ruled = rule_at(_ANCHOR_START, data, byte_start, size)[0][0] >= 0
+            candidates = handlers(head) if ruled else ()
         for handler in candidates:
             resume = handler(text, start, lo, hi, is_patch, add)
             if resume is not None:

@@ -331,6 +331,30 @@ def test_a_keyword_region_without_a_candidate_run_is_not_examined(monkeypatch: p
     assert _regions(monkeypatch, text) == [len(text) - len("x = 1\n")]
 
 
+def test_a_text_without_a_candidate_run_is_searched_by_the_other_rules_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No run the high-entropy rule could report: its keywords are no hits, the other rules' still are.
+
+    Counted by the keyword regions asked for (`_region_end`), which the scan skips there.
+    """
+    regions: list[int] = []
+    real = secret_scan._region_end
+
+    def counting(text: str, hi: int) -> int:
+        regions.append(hi)
+        return real(text, hi)
+
+    monkeypatch.setattr(secret_scan, "_region_end", counting)
+    plain = "n.token=f(a);o.secret=g(b);\npassword = 'Vq3mTz9L'\nl = 'Größe ändern'"
+    assert secret_kinds(plain) == Counter({"assignment": 1})
+    assert regions == []
+    # a candidate anywhere (here in a non-ASCII text, far from the keyword): every keyword is a hit
+    with_run = "l = 'Größe ändern'\n# the auth token\nXq7Lm2Rt9Vb4Nz8Kd3Hs6Wp1"
+    assert secret_kinds(with_run) == Counter({"high_entropy": 1})
+    assert regions
+
+
 # --- prefixed tokens: a short prefix, a separator and a random body, whatever the provider ------
 _BODY = "Xq7Lm2Rt9Vb4Nz8Kd3Hs6Wp1"  # made up: digits, upper and lower case, no words
 
