@@ -171,11 +171,13 @@ def secret_kinds(
     first: int | None = 0,
     first_theirs: int | None = 0,
     first_prefixed: int | None = 0,
+    into: Counter[str] | None = None,
 ) -> Counter[str]:
     """Kind -> count of the secrets in `text`, counted as a redaction would, without rewriting anything.
 
     For a rescan report or the last look at a prompt before it is sent. `data` and the `first*`
-    offsets as for `secret_spans`.
+    offsets as for `secret_spans`; `into`: the counter to add to (and return), for a caller that
+    sums many texts.
     """
     spans: list[Span] = []
 
@@ -187,7 +189,7 @@ def secret_kinds(
         if end > start:
             spans.append((start, SECRET_PRIORITY[kind], end, kind, False))
 
-    counts: Counter[str] = Counter()
+    counts: Counter[str] = Counter() if into is None else into
     blocks = secret_spans(text, is_patch, add, add_block_line, data, first, first_theirs, first_prefixed)
     if blocks:
         counts["private_key"] += blocks
@@ -247,14 +249,14 @@ def secret_kinds_in(texts: Sequence[tuple[str, bool]]) -> Counter[str]:
         if mine is None and their is None and prefixed is None:
             continue
         text, is_patch = texts[index]
-        found.update(
-            secret_kinds(
-                text,
-                is_patch=is_patch,
-                data=data[starts[index] : starts[index + 1] - 1],
-                first=mine,
-                first_theirs=their,
-                first_prefixed=prefixed,
-            )
+        piece = data[starts[index] : starts[index + 1] - 1]
+        secret_kinds(
+            text,
+            is_patch=is_patch,
+            data=piece,
+            first=mine,
+            first_theirs=their,
+            first_prefixed=prefixed,
+            into=found,
         )
     return found
