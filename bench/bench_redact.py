@@ -2,7 +2,7 @@
 
 Redaction: throughput over a generated 50 MB diff corpus and over real diffs (target >= 50 MB/s,
 default options, on both), the same scan inside `rescan` and the live pre-send check, and recall /
-look-alike rate on the committed secret corpus, the held-out one and the development ones, side by side with
+look-alike rate on the committed secret corpus, the held-out ones and the development ones, side by side with
 detect-secrets.
 
 Run: .venv/bin/python bench/bench_redact.py [--mb 50] [--ds-mb 10] [--real PATH] [--no-real]
@@ -17,13 +17,13 @@ of those cases (reading and parsing each case included), and the pre-send check 
 prepared (cut) prompt inputs (and over the generated patches, four to a case), with the slowest,
 median and fastest of at least five timed runs. The accuracy corpora are
 graft_eval_pipeline_tests/secrets/data/ (fictional values; see its README) and its heldout/
-folder: the provider plugins' unit tests of detect-secrets (Apache-2.0), held out since issue 25's
-fourth round (detect-secrets' own figure there is on its own tests: not a comparison); whispers'
-test fixtures (Apache-2.0), each entry redacted inside its whole fixture file and scored on its
-own line, secretlint's rule snapshot tests (MIT) and Nosey Parker's rule examples and negative
-examples (Apache-2.0), development corpora since the fourth, third and second round (the
-negatives that count as look-alikes are those `is_lookalike` keeps); all scored as the tests
-score them. When
+folder: the tests of ripsecrets (MIT) and of Microsoft's security-utilities (MIT), held out since
+issue 25's fifth round; the provider plugins' unit tests of detect-secrets (Apache-2.0; its own
+figure there is on its own tests: not a comparison), whispers' test fixtures (Apache-2.0), each
+entry redacted inside its whole fixture file and scored on its own line, secretlint's rule
+snapshot tests (MIT) and Nosey Parker's rule examples and negative examples (Apache-2.0),
+development corpora since the fifth, fourth, third and second round (the negatives that count as
+look-alikes are those `is_lookalike` keeps); all scored as the tests score them. When
 detect-secrets is installed (the optional `bench` extra:
 `.venv/bin/pip install -c constraints.txt -e '.[dev,bench]'`), it runs the way its users
 run it, `detect-secrets scan --all-files` over files written to a temporary folder: one file per
@@ -328,7 +328,12 @@ ACCURACY = {
     "development (Nosey Parker)": ("heldout/noseyparker.jsonl", "heldout/noseyparker_negative.jsonl"),
     "development (secretlint)": ("heldout/secretlint.jsonl", "heldout/secretlint_negative.jsonl"),
     "development (whispers)": ("heldout/whispers.jsonl", "heldout/whispers_negative.jsonl"),
-    "held-out (detect-secrets)": ("heldout/detectsecrets.jsonl", "heldout/detectsecrets_negative.jsonl"),
+    "development (detect-secrets)": ("heldout/detectsecrets.jsonl", "heldout/detectsecrets_negative.jsonl"),
+    "held-out (ripsecrets)": ("heldout/ripsecrets.jsonl", "heldout/ripsecrets_negative.jsonl"),
+    "held-out (security-utilities)": (
+        "heldout/security_utilities.jsonl",
+        "heldout/security_utilities_negative.jsonl",
+    ),
 }
 Entries = list[dict[str, object]]
 
@@ -476,9 +481,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.accuracy_only:
         accuracy = measure_accuracy()
-        print(f"{'scanner':<24}" + "".join(f"{name + ': recall, look-alikes':>48}" for name in ACCURACY))
+        print(f"{'scanner':<24}" + "".join(f"{name + ': recall, look-alikes':>52}" for name in ACCURACY))
         for scanner, figures in accuracy.items():
-            print(f"{scanner:<24}" + "".join(f"{rec:>36.1%}{look:>12.1%}" for rec, look in figures.values()))
+            print(f"{scanner:<24}" + "".join(f"{rec:>40.1%}{look:>12.1%}" for rec, look in figures.values()))
         return
     generated: Texts = [(patch, True) for patch in corpus(args.mb)]
     if args.presend_only:
@@ -530,12 +535,12 @@ def main() -> None:
             rows.append((f"detect-secrets scan, {name}", theirs, speed))
     print(
         f"\n{'scanner, corpus':<36}"
-        + "".join(f"{name + ': recall, look-alikes':>44}" for name in ACCURACY)
+        + "".join(f"{name + ': recall, look-alikes':>52}" for name in ACCURACY)
         + "   MB/s"
     )
     for label, numbers, speed in rows:
         pairs = zip(numbers[0::2], numbers[1::2], strict=True)
-        print(f"{label:<36}" + "".join(f"{rec:>32.1%}{look:>12.1%}" for rec, look in pairs) + f"   {speed}")
+        print(f"{label:<36}" + "".join(f"{rec:>40.1%}{look:>12.1%}" for rec, look in pairs) + f"   {speed}")
 
 
 if __name__ == "__main__":

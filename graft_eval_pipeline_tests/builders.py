@@ -5,7 +5,9 @@ Every builder returns a valid object by default; keyword arguments override sing
 
 from __future__ import annotations
 
+import random
 import shutil
+import string
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -27,6 +29,18 @@ from graft_eval_pipeline.evalset.sets.paths import EVAL_DIR, HOLD_FILE, SYNTHETI
 from graft_eval_pipeline.evalset.sets.store import CaseSet, create_set
 
 REPO = "fictional-org/shop-demo"
+
+
+def made_up(length: int, alphabet: str = string.ascii_letters + string.digits, seed: int = 0) -> str:
+    """A made-up random-looking value, the same at every run (the body of a fake token).
+
+    Not a unit repeated (`a1B2a1B2…`) nor one character (`AAAA…`): those are stand-ins by shape,
+    which redaction keeps (`values.placeholder_shape`).
+    """
+    rng = random.Random(f"{seed}:{length}:{alphabet}")
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
 FIXED_TIME = datetime(2026, 10, 15, tzinfo=UTC)
 """The stamp of built cases, sets and label sets (tests pin its midnight in file names and views)."""
 NOW = datetime(2026, 10, 15, 10, 0, tzinfo=UTC)

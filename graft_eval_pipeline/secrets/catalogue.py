@@ -732,6 +732,8 @@ TOKENS: tuple[Token, ...] = (
         _GL + "plaid.go",
     ),
     # --- observability, data, infrastructure ---------------------------------------------------
+    # Aiven's service passwords (`AVNS_` and at least eight letters, digits or underscores).
+    _t("aiven_service_password", "aiven_token", "AVNS_", "[A-Za-z0-9_]{8,}", _DS + "aiven_token.py"),
     _t("databricks_token", "databricks_token", "dapi", _HEX + "{32}(?:-[0-9])?", _GL + "databricks.go"),
     _t(
         "dynatrace_token",

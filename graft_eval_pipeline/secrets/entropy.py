@@ -103,6 +103,8 @@ _PREFIXED = re.compile(
 _NOT_PREFIXES = frozenset(
     ("http", "https", "ftp", "file", "data", "sha1", "sha256", "sha384", "sha512", "md5")
 )
+_PUBLIC_TOKENS = ("pk_live_", "pk_test_")
+"""Tokens public by design: Stripe's publishable keys, which its documentation puts in client code."""
 
 
 def _catalogue_prefixes() -> frozenset[str]:
@@ -165,12 +167,14 @@ def prefixed_token_end(text: str, start: int, hi: int) -> int | None:
     """The end of the prefixed token starting at `start` (within `text[:hi]`), or None.
 
     A prefix of two to ten letters and digits (not a URL scheme or a digest name, nor a catalogue
-    prefix glued to a word), `_`, `-` or `.`, and a body of at least 16 characters that
-    `is_high_entropy_token` accepts, standing alone (no run character on either side) and not
-    after a digest's or an id's name.
+    prefix glued to a word, nor a token public by design), `_`, `-` or `.`, and a body of at least
+    16 characters that `is_high_entropy_token` accepts, standing alone (no run character on either
+    side) and not after a digest's or an id's name.
     """
     match = _PREFIXED.match(text, start, hi)
     if match is None or match.group("prefix").lower() in _NOT_PREFIXES:
+        return None
+    if text.startswith(_PUBLIC_TOKENS, start):
         return None
     body = match.group("body").rstrip("=")
     if not is_high_entropy_token(body) or _glued_catalogue_prefix(text[start : match.start("body")]):
@@ -196,14 +200,23 @@ def _alphabet(value: str) -> int:
     return 64
 
 
-def _name_like(value: str) -> bool:
-    """Words joined by separators: words make up at least half of its characters.
+_HUMP = re.compile(r"[A-Z][a-z]{3,}", _A)
+"""A word of a camel-case name: a capital and three small letters or more."""
 
-    `test_user_2_permissions_view`, `com.example.AuthProvider`, `src/auth/token_store.py`.
+
+def _name_like(value: str) -> bool:
+    """Words joined by separators, or camel-case words: words make up at least half of it.
+
+    `test_user_2_permissions_view`, `com.example.AuthProvider`, `src/auth/token_store.py`; and
+    `atLeast24CharactersField`, where two capitalised words or more (`Least`, `Characters`,
+    `Field`) make up two thirds of it or more (random base64 seldom has one such run).
     """
     parts = [p for p in _SEPARATORS.split(value) if p]
     words = sum(len(p) for p in parts if len(p) > 1 and words_run_together(p.rstrip("0123456789")))
-    return 2 * words >= len(value)
+    if 2 * words >= len(value):
+        return True
+    humps = _HUMP.findall(value)
+    return len(humps) >= 2 and 3 * sum(map(len, humps)) >= 2 * len(value)
 
 
 def words_run_together(part: str) -> bool:

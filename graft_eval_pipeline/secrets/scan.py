@@ -87,7 +87,7 @@ _KEY_QUALIFIERS = (
     "api|access|secret|private|priv|client|auth|account|service|signing|sign|encryption|encrypt|master|"
     "app|application|consumer|license|licence|subscription|admin|session|shared|sharedaccess|storage|hmac|"
     "webhook|db|database|crypto|cipher|aes|jwt|sas|ingest|deploy|runner|registration|integration|"
-    "server|pass|rest|management|unseal|tls|stream|primary[_.\\- ]?access|secondary[_.\\- ]?access"
+    "server|pass|rest|management|unseal|tls|stream|iam|cloud|primary[_.\\- ]?access|secondary[_.\\- ]?access"
 )
 _STRONG = (
     r"passw(?:or)?d|passwort|passphrase|kennwort|contrase(?:n|\xf1)a|senha|pwd|secret|token|sharedaccesssignature|"

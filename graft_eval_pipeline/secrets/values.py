@@ -289,10 +289,39 @@ def _uniform_tail(value: str) -> bool:
     return value[-8:] == value[-1:] * 8 and _UNIFORM_TAIL.search(value) is not None
 
 
+_LONGEST_UNIT = 8
+_ALNUM = re.compile(r"[A-Za-z0-9]+", _A)
+
+
+def repeated_unit(value: str) -> bool:
+    """A short unit typed again and again (`abcd1234abcd1234abcd1234…`, `deadbeefdeadbeef…`).
+
+    Four-fifths or more of the value's letters and digits (in either case) are one unit of at
+    most eight characters repeated three times or more, a last copy perhaps cut
+    (`abcd1234abcd1234abcd1234ABCD1234ABCD1234--__extra`): a stand-in, whatever its entropy. No
+    generated key repeats itself so.
+    """
+    core = "".join(_ALNUM.findall(value)).lower()
+    if len(core) < 16:
+        return False
+    for unit in range(1, _LONGEST_UNIT + 1):
+        run = longest = 0
+        # a stretch with period `unit` is a run of equal pairs `unit` apart
+        for a, b in zip(core, core[unit:], strict=False):
+            run = run + 1 if a == b else 0
+            longest = max(longest, run)
+        stretch = longest + unit
+        if stretch >= 3 * unit and 5 * stretch >= 4 * len(core):
+            return True
+    return False
+
+
 def is_placeholder(value: str) -> bool:
     """A template, reference or stand-in rather than a value."""
     lower = value.lower()
     if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC or _uniform_tail(value):
+        return True
+    if repeated_unit(value):
         return True
     if _SELECTOR.fullmatch(value):
         return True
@@ -362,7 +391,8 @@ def counted(value: str) -> bool:
 def placeholder_shape(value: str) -> bool:
     """A stand-in by its shape (`xxxx…`, `YOUR_…`, `<…>`, `${…}`, `example`, `changeme`, `redacted`).
 
-    Also `REPLACE_WITH_…` and a last part of one repeated character (`sk_live_AAAA…`). A token of
+    Also `REPLACE_WITH_…`, a last part of one repeated character (`sk_live_AAAA…`) and a short
+    unit repeated (`abcd1234abcd1234…`, `repeated_unit`). A token of
     a known format is kept only then. Words such as `fake`, `dummy` or `test` inside a format-valid
     token do not make it one: for an evaluation set a redacted placeholder costs
     nothing, a kept secret is a leak.
@@ -373,6 +403,7 @@ def placeholder_shape(value: str) -> bool:
         or _SHAPE_PART.search(lower) is not None
         or any(m in value for m in _SHAPE_MARKS)
         or _uniform_tail(value)
+        or repeated_unit(value)
     )
 
 

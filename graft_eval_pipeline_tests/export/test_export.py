@@ -34,7 +34,7 @@ from graft_eval_pipeline.evalset.sets.store import CaseSet, list_case_ids, open_
 from graft_eval_pipeline.github.auth import TokenAuth
 from graft_eval_pipeline.github.client import GitHubClient
 from graft_eval_pipeline.github.rate_limit import RateLimiter, RateLimitOptions
-from graft_eval_pipeline_tests.builders import NOW, make_pilot_set
+from graft_eval_pipeline_tests.builders import NOW, made_up, make_pilot_set
 from graft_eval_pipeline_tests.fake_github import (
     ABUSE_LIMIT_MESSAGE,
     SECONDARY_LIMIT_MESSAGE,
@@ -332,7 +332,7 @@ def test_U_EXP_9_dry_run_writes_nothing_and_stays_in_stage_one(tmp_path: Path) -
 
 def test_U_EXP_10_a_token_in_the_body_is_redacted_in_the_case(tmp_path: Path) -> None:
     env = Env(tmp_path)
-    token = "ghp_" + "Z9y8" * 9
+    token = "ghp_" + made_up(36, seed=1)
     env.agent_pull(1, body=f"Use {token} to test.\nContact ops@corp.example")
     env.run(redact=RedactOptions(emails=True))
     case = read_case(env.cs, f"{SET_ID}--shop-demo-1")

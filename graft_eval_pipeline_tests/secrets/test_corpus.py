@@ -8,6 +8,8 @@ look-alike when the patch comes out unchanged. Targets: recall >= 95 %, look-ali
 
 from __future__ import annotations
 
+import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,17 @@ DATA = Path(__file__).parent / "data"
 
 def _load(name: str) -> list[dict[str, object]]:
     return load(DATA / name)
+
+
+def test_the_corpus_files_are_what_make_corpus_writes() -> None:
+    """The JSONL is the generator's output, never edited by hand (the README's rule)."""
+    spec = importlib.util.spec_from_file_location("make_corpus", DATA / "make_corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tps, looks = module.build()
+    assert (DATA / "true_positives.jsonl").read_text() == "".join(json.dumps(e) + "\n" for e in tps)
+    assert (DATA / "lookalikes.jsonl").read_text() == "".join(json.dumps(e) + "\n" for e in looks)
 
 
 @pytest.fixture(scope="module")

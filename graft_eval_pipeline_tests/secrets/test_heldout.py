@@ -1,17 +1,18 @@
 """Recall and look-alike rate of the redactor on corpora nobody here wrote (issue 25).
 
 `data/heldout/` holds the examples and negative examples of Nosey Parker's default rules, the
-rule snapshot tests of secretlint, the test fixtures of Skyscanner's whispers and the provider
-plugins' unit tests of Yelp's detect-secrets (see its README):
-texts other scanners' authors wrote to test their own rules. Each is redacted exactly as the
-committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture file). The
-targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes touched; where
-the measured figure misses them, the floor or ceiling below is the measured figure, so the test
-catches a regression. detect-secrets' corpus is the held-out one since issue 25's fourth round:
-the rules are not tuned to it (its misses are not looked at while rules change). Nosey Parker's
-was held out until the second round, secretlint's until the third, whispers' until the fourth,
-whose fixes their misses led: they are development corpora now, their figures no longer a
-measure of generalisation.
+rule snapshot tests of secretlint, the test fixtures of Skyscanner's whispers, the provider
+plugins' unit tests of Yelp's detect-secrets, and the tests of sirwart's ripsecrets and of
+Microsoft's security-utilities (see its README): texts other scanners' authors wrote to test
+their own rules. Each is redacted exactly as the committed corpus is (`redaction_corpus`;
+whispers' entries inside their whole fixture file). The targets are those of the committed
+corpus, recall >= 95 % and <= 5 % look-alikes touched; where the measured figure misses them, the
+floor or ceiling below is the measured figure, so the test catches a regression. ripsecrets' and
+security-utilities' corpora are the held-out ones since issue 25's fifth round: the rules are not
+tuned to them (their misses are not looked at while rules change). Nosey Parker's was held out
+until the second round, secretlint's until the third, whispers' until the fourth, detect-secrets'
+until the fifth, whose fixes their misses led: they are development corpora now, their figures no
+longer a measure of generalisation.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from graft_eval_pipeline.secrets.values import placeholder_shape
 from graft_eval_pipeline_tests.secrets.redaction_corpus import (
     is_lookalike,
     load,
@@ -43,10 +45,13 @@ led the second round's fixes (the prefixed-token rule after a diff line's `+`, q
 command-line and `.netrc` credentials, prose, new formats), each tested with values of ours:
 87.3 % (302 of 346). In the third round three values of one repeated character (`aaaa…`, two AWS
 and an Okta one) became stand-ins by shape and left the corpus as its builder leaves such values
-out (346 -> 343): 87.8 % (301 of 343), rounded down. The 44 misses left: values our policy keeps on purpose
+out (346 -> 343): 87.8 % (301 of 343), rounded down. In the fifth round three more stand-ins left it
+(`aaaa…-`, `aaaa…NRAL`, `00aaaa…`: one unit repeated, `values.repeated_unit`; 343 -> 340): 88.5 %
+(301 of 340). The misses left (39 of the 44 then): values our policy keeps on purpose
 (placeholder words, one-letter runs, `FakeValues…`, references such as `-p $Password`), bare
 tokens with no secret-ish name, formats the catalogue lacks (crates.io `cio`, bare Salesforce,
-ThingsBoard URL paths), a value several lines below its name. The held-out figure is detect-secrets'."""
+ThingsBoard URL paths), a value several lines below its name. The held-out figures are ripsecrets' and
+security-utilities'."""
 
 LOOKALIKE_TARGET = 0.05
 HELDOUT_LOOKALIKE_CEILING = 0.11
@@ -92,15 +97,41 @@ WHISPERS_LOOKALIKE_CEILING = 0.05
 """The target, met: 2.2 % (5 of 232) measured once at 4f6534c before any rule change of the third
 round; detect-secrets 4.7 %."""
 
-DETECTSECRETS_RECALL_FLOOR = 0.83
-"""The held-out figure (issue 25's fourth round). The target is 0.95 and is NOT met: 83.2 % (94
-of 113), measured once before any rule change of the round. Rounded down. Its misses are not
-looked at. detect-secrets scan on the same entries: 86.7 %, on its own plugins' tests."""
+DETECTSECRETS_RECALL_FLOOR = 0.95
+"""detect-secrets' corpus is NO LONGER HELD OUT: a development corpus since issue 25's fifth round.
+While held out: 83.2 % (94 of 113), measured once before any rule change of the fourth round, and
+not looked at again until the fifth. Its misses then led the fifth round's fixes: 51 of its
+positives (SoftLayer's tests) hold `abcd1234` repeated, a stand-in by shape since that round
+(`values.repeated_unit`), and left the corpus as its builder leaves such values out (113 -> 62);
+Aiven's `AVNS_` format; `iam` and `cloud` as words before `key`. Now 95.2 % (59 of 62), rounded
+down. The 3 misses: a Vault token glued to a word (`HideMyTokenhvs.…`, left to the catalogue's
+boundary), a legacy `s.` token longer than Vault's 24 characters, and `ibm_key` (no secret word
+in the name). detect-secrets scan on its own plugins' tests: 86.7 % of the 113."""
 
-DETECTSECRETS_LOOKALIKE_CEILING = 0.38
-"""The target is 0.05 and is NOT met: 37.8 % (34 of 90), measured once before any rule change of
-the fourth round; rounded up. detect-secrets scan: 36.7 % (its keyword and entropy plugins flag
-what a provider plugin's test says that plugin must not)."""
+DETECTSECRETS_LOOKALIKE_CEILING = 0.15
+"""The target is 0.05 and is NOT met: 37.8 % (34 of 90) while held out; **14.4 % (13 of 90)** after
+the fifth round (rounded up): 21 IBM negatives hold the same `abcd1234` stand-in, a camel-case
+name (`MyClass.atLeast24CharactersField`) is no prefixed token, Stripe's publishable keys are
+public. The 13 left, kept on purpose: each is another plugin's negative that our policy counts as
+a secret (a UUID or base64 under npm's `_authToken` or `_auth`, secret-named random values with a
+suffix, JWTs and provider tokens of a wrong length, a random token after an unknown prefix)."""
+
+RIPSECRETS_RECALL_FLOOR = 0.94
+"""The held-out figure (issue 25's fifth round). The target is 0.95 and is NOT met: 94.9 % (37 of
+39) before any rule change of the round (23df165) and after it. Rounded down. Its misses are not
+looked at."""
+
+RIPSECRETS_LOOKALIKE_CEILING = 0.05
+"""The target, met after the round: 0 of 6 (1 of 6, 16.7 %, before it). A negative that another
+scanner's rule matches (`matched_by`) is not a look-alike."""
+
+SECURITY_UTILITIES_RECALL_FLOOR = 0.61
+"""The held-out figure (issue 25's fifth round). The target is 0.95 and is NOT met: 61.5 % (8 of
+13) before any rule change of the round (23df165) and after it. Rounded down; 13 entries, so one
+entry moves it by 7.7 points. Its misses are not looked at."""
+
+SECURITY_UTILITIES_LOOKALIKE_CEILING = 0.05
+"""The target, met after the round: 0 of 7 (2 of 7, 28.6 %, before it)."""
 
 
 @dataclass(frozen=True)
@@ -175,13 +206,43 @@ CORPORA = (
         "Yelp/detect-secrets tests/plugins/",
         "Apache-2.0",
         "ds.",
-        110,
+        60,
         15,
         85,
         "LICENSE.detect-secrets",
         "Apache License",
         DETECTSECRETS_RECALL_FLOOR,
         DETECTSECRETS_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "ripsecrets",
+        "ripsecrets.jsonl",
+        "ripsecrets_negative.jsonl",
+        "sirwart/ripsecrets ",
+        "MIT",
+        "rs.",
+        39,
+        20,
+        7,
+        "LICENSE.ripsecrets",
+        "Copyright 2022 Brian Smith",
+        RIPSECRETS_RECALL_FLOOR,
+        RIPSECRETS_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "security_utilities",
+        "security_utilities.jsonl",
+        "security_utilities_negative.jsonl",
+        "microsoft/security-utilities src/",
+        "MIT",
+        "msu.",
+        13,
+        6,
+        7,
+        "LICENSE.security-utilities",
+        "MIT License",
+        SECURITY_UTILITIES_RECALL_FLOOR,
+        SECURITY_UTILITIES_LOOKALIKE_CEILING,
     ),
 )
 
@@ -213,6 +274,12 @@ def test_heldout_entries_quote_their_source(corpus: Heldout) -> None:
             at, count = int(str(entry["at"])), str(entry["line"]).count("\n") + 1
             assert "\n".join(lines[at : at + count]) == entry["line"]
     assert (HELDOUT / corpus.licence_file).read_text().lstrip().startswith(corpus.licence_start)
+
+
+def test_no_heldout_secret_is_a_stand_in_by_shape(corpus: Heldout) -> None:
+    """The builders leave out secrets our policy keeps by shape (`placeholder_shape`): none is left."""
+    positives = load(HELDOUT / corpus.positives)
+    assert not [s for e in positives for s in secrets_of(e) if placeholder_shape(s)]
 
 
 def test_heldout_recall(corpus: Heldout) -> None:

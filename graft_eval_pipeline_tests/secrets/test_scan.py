@@ -18,6 +18,7 @@ from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
 from graft_eval_pipeline.secrets import scan as secret_scan
 from graft_eval_pipeline.secrets.entropy import tokens_near_keyword
 from graft_eval_pipeline.secrets.rules import secret_kinds, secret_kinds_in
+from graft_eval_pipeline_tests.builders import made_up
 
 # One segment of "minified JavaScript" in which several rules' anchors match and are rejected:
 # a Vault-like `s.` + 24 letters (no digit: not random), a secret-named assignment of a call,
@@ -65,7 +66,7 @@ def test_characters_a_scan_examines_grow_linearly_with_a_minified_lines_length(
 
 
 def test_a_secret_in_the_middle_of_a_long_minified_non_ascii_line_is_redacted() -> None:
-    token = "ghp_" + "a1B2" * 9
+    token = "ghp_" + made_up(36)
     line = _minified(100_000)
     text = line + 'q="' + token + '";' + line
     counts: Counter[str] = Counter()
@@ -75,7 +76,7 @@ def test_a_secret_in_the_middle_of_a_long_minified_non_ascii_line_is_redacted() 
 
 
 def test_a_token_longer_than_the_window_is_redacted_to_its_end() -> None:
-    jwt = "eyJ" + "hA1" * 4 + ".eyJ" + "pQ2" * 4 + "." + "s1" * (secret_scan.WINDOW_AFTER * 2)
+    jwt = "eyJ" + made_up(12) + ".eyJ" + made_up(12, seed=1) + "." + made_up(secret_scan.WINDOW_AFTER * 4)
     counts: Counter[str] = Counter()
     out = redact_text("x = f(" + jwt + ") + g", RedactOptions(), counts)
     assert out == "x = f([REDACTED:jwt]) + g" and counts == Counter({"jwt": 1})
@@ -97,13 +98,13 @@ def test_a_short_prefix_in_ordinary_text_is_no_hit_but_its_format_still_is() -> 
         [
             ("-----BEGIN RSA PRIVATE KEY-----", False),
             ("MIIEpAIBAAKCAQEA" + "k" * 40, False),
-            ("ghp_" + "a1B2" * 9, False),
+            ("ghp_" + made_up(36), False),
         ],
         # A key block without END in one patch does not run on into the next text; a YAML block
         # scalar at a text's end takes no value from the next one; non-ASCII shifts byte offsets.
         [
             ("@@ -0,0 +1,2 @@\n+-----BEGIN RSA PRIVATE KEY-----\n+MIIEpAIBAAKCAQEA" + "k" * 40, True),
-            ("@@ -0,0 +1,1 @@\n+Größe = 'ghp_" + "a1B2" * 9 + "'", True),
+            ("@@ -0,0 +1,1 @@\n+Größe = 'ghp_" + made_up(36) + "'", True),
             ("@@ -1,1 +1,1 @@\n+api_token: |", True),
             ("aB3dE6gH9jK2mN5pQ8", False),
             ("+password = 'Xk9#mQ2$vL7pR4wZ'", True),
@@ -287,7 +288,7 @@ def test_look_alikes_next_to_a_keyword_are_kept(text: str) -> None:
 
 
 def test_a_rule_that_names_the_format_wins_over_the_high_entropy_rule() -> None:
-    token = "ghp_" + "a1B2" * 9
+    token = "ghp_" + made_up(36)
     assert secret_kinds(f"# the CI token\n{token}") == Counter({"github_token": 1})
 
 
@@ -466,7 +467,7 @@ def test_a_prefixed_token_glued_to_a_plus_inside_a_line_is_still_no_token() -> N
 
 
 def test_a_rule_that_names_the_format_wins_over_the_prefixed_token_rule() -> None:
-    token = "ghp_" + "a1B2" * 9
+    token = "ghp_" + made_up(36)
     assert secret_kinds(f"<value>{token}</value>") == Counter({"github_token": 1})
 
 
@@ -496,3 +497,41 @@ def test_the_prefixed_token_rule_looks_at_most_one_line_window_per_anchor(
         counts.append(len(looked))
         assert max(looked) <= 4096
     assert counts[1] == pytest.approx(2 * counts[0], rel=0.01) and counts[0] >= 40_000 // 23
+
+
+# --- issue 25's fifth round: stand-ins of a repeated unit, names, public keys, new formats ------
+@pytest.mark.parametrize(
+    "line",
+    [
+        'api_key = "abcd1234abcd1234abcd1234ABCD1234"',
+        'iam_key: "abcd1234abcd1234abcd1234ABCD1234--__extra"',  # most of it one unit
+        "TOKEN=ghp_" + "Ab1x" * 9,  # a known format whose body repeats a unit
+        'secret = "deadbeefdeadbeefdeadbeef"',
+    ],
+)
+def test_a_value_that_repeats_a_short_unit_is_a_stand_in(line: str) -> None:
+    assert secret_kinds(line) == Counter()
+
+
+def test_random_values_are_no_repeated_unit() -> None:
+    from graft_eval_pipeline.secrets.values import repeated_unit
+
+    values = [made_up(n, seed=seed) for seed in range(300) for n in (16, 24, 40, 64)]
+    values += [made_up(n, "0123456789abcdef", seed) for seed in range(300) for n in (16, 32, 40)]
+    assert not [v for v in values if repeated_unit(v)]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("label = MyWidget.atMost32CharactersLabel", Counter()),  # camel-case words: a name
+        (f'Stripe("pk_live_{made_up(24)}")', Counter()),  # a publishable key is public
+        (f"STRIPE_KEY=pk_test_{made_up(24, seed=1)}", Counter()),
+        (f"STRIPE_SECRET=sk_live_{made_up(24)}", Counter({"stripe_key": 1})),
+        (f"export PGPASSWORD=AVNS_{made_up(19)}", Counter({"aiven_token": 1})),
+        (f'iam_key = "{made_up(44)}"', Counter({"assignment": 1})),
+        (f"CLOUD_KEY: {made_up(44, seed=2)}", Counter({"assignment": 1})),
+    ],
+)
+def test_fifth_round_names_public_keys_and_formats(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected

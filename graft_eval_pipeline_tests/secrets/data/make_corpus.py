@@ -23,7 +23,8 @@ from pathlib import Path
 HERE = Path(__file__).parent
 GL = "gitleaks (MIT) cmd/generate/config/rules/"
 DS = "detect-secrets (Apache-2.0) "
-rng = random.Random(20261130)
+SEED = 20261130
+rng = random.Random(SEED)
 
 # ---------------------------------------------------------------------------------------------
 # A tiny sampler for the regex subset used by the format specs below.
@@ -1911,12 +1912,111 @@ ISSUE25_LOOKALIKES = [
     'ORDER_REF = "ord_aBcDeFgHiJkLmNoPqRsT0123456789abcdef"',
     "STRIPE_SECRET_KEY=sk_test_000000000000000000000000",
     "DATABASE_URL=postgres://app:REPLACE_WITH_DB_PASSWORD@db.example.test/app",
+    # fifth round: a short unit repeated, camel-case words after a class name, Stripe's
+    # publishable keys (public by design: its documentation puts them in client code)
+    'api_key = "abcd1234abcd1234abcd1234ABCD1234--"',
+    'secret: "deadbeefdeadbeefdeadbeefdeadbeef"',
+    "label = MyWidget.atMost32CharactersLabel",
+    'const stripe = Stripe("pk_live_Qm3Vx8Tz1Lr6Nc9Hb4Kp2Wd7");',
+    "STRIPE_PUBLISHABLE_KEY=pk_test_Hs5Jq1Xn8Vb3Mt6Lc9Rz2Fw4",
 ]
 
 
-def issue25_entries() -> list[dict[str, object]]:
+# The fourth round's entries, written by hand (values made up, not drawn): whispers' misses by
+# cause, each in a syntax of ours.
+ISSUE25_FOURTH_ROUND: list[dict[str, object]] = [
+    {
+        "line": "ENV RELEASE_TOKEN=QkRvTmFpZWxXbGVy_build",
+        "secret": "QkRvTmFpZWxXbGVy_build",
+        "type": "random_case_letters",
+        "kind": "assignment",
+        "source": "issue 25 (whispers' misses by cause, fourth round: random-case letters taken for a name; value made up here)",
+        "fictional": True,
+    },
+    {
+        "line": "  <uploadToken>HrTbWmYcQvLpXs_prod</uploadToken>",
+        "secret": "HrTbWmYcQvLpXs_prod",
+        "type": "random_case_letters",
+        "kind": "assignment",
+        "source": "issue 25 (whispers' misses by cause, fourth round: random-case letters taken for a name; value made up here)",
+        "fictional": True,
+    },
+    {
+        "line": "<entry>\n  <key>smtp_password</key>\n  <value>Rk8vTq2mXzW</value>\n</entry>",
+        "secret": "Rk8vTq2mXzW",
+        "type": "xml_key_value_elements",
+        "kind": "assignment",
+        "source": "issue 25 (whispers' misses by cause, fourth round: a value element after a secret-named key element; value made up here)",
+        "fictional": True,
+    },
+    {
+        "line": 'SMTP_PASSWORD = os.getenv("SMTP_PASSWORD", "mk4Tr9vQx")',
+        "secret": "mk4Tr9vQx",
+        "type": "env_lookup_default",
+        "kind": "assignment",
+        "source": "issue 25 (whispers' misses by cause, fourth round: a default passed to an environment look-up; value made up here)",
+        "fictional": True,
+    },
+    {
+        "line": "define('DB_PASSWORD', 'Gq7!vR2#mXp9');",
+        "secret": "Gq7!vR2#mXp9",
+        "type": "php_define",
+        "kind": "assignment",
+        "source": "issue 25 (whispers' misses by cause, fourth round: a definition through a call; value made up here)",
+        "fictional": True,
+    },
+    {
+        "line": '  signing_secret: "Hx4mQ9rTzFAKEv2LpW7nB3cJ8kRs"',
+        "secret": "Hx4mQ9rTzFAKEv2LpW7nB3cJ8kRs",
+        "type": "random_with_mark_word",
+        "kind": "assignment",
+        "source": "issue 25 (whispers' misses by cause, fourth round: a random value with `fake` inside taken for a stand-in; value made up here)",
+        "fictional": True,
+    },
+    {
+        "line": "curl -sS --proxy-user build:Tq6vNx2mRk https://artifacts.example.test/pkg.tgz",
+        "secret": "Tq6vNx2mRk",
+        "type": "curl_proxy_user",
+        "kind": "basic_auth",
+        "source": "issue 25 (whispers' misses by cause, fourth round: curl's --proxy-user credentials; value made up here)",
+        "fictional": True,
+    },
+]
+
+# fifth round: Aiven's service passwords (the shape detect-secrets' plugin documents), and `iam` /
+# `cloud` as words before `key`; drawn after the entries above, so their values stay as they were.
+FIFTH_ROUND_FORMATS: list[tuple[str, str, str, str, str]] = [
+    (
+        "aiven_service_password",
+        "aiven_token",
+        'AIVEN_PASSWORD="{v}"',
+        "AVNS_[A-Za-z0-9_]{19}",
+        DS + "aiven_token.py",
+    ),
+    (
+        "aiven_service_password",
+        "aiven_token",
+        "export PGPASSWORD={v}",
+        "AVNS_[A-Za-z0-9_]{19}",
+        DS + "aiven_token.py",
+    ),
+    (
+        "aiven_service_password",
+        "aiven_token",
+        "  service_password: {v}",
+        "AVNS_[A-Za-z0-9_]{19}",
+        DS + "aiven_token.py",
+    ),
+    ("generic_assignment", "assignment", 'iam_key = "{v}"', "[A-Za-z0-9_-]{44}", "issue 25, fifth round"),
+    ("generic_assignment", "assignment", "CLOUD_KEY: {v}", "[A-Za-z0-9_-]{44}", "issue 25, fifth round"),
+]
+
+
+def issue25_entries(
+    formats: list[tuple[str, str, str, str, str]] = ISSUE25_FORMATS,
+) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
-    for type_, kind, template, spec, source in ISSUE25_FORMATS:
+    for type_, kind, template, spec, source in formats:
         value = gen(spec)
         while not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
             value = gen(spec)
@@ -1929,12 +2029,19 @@ def issue25_lookalikes() -> list[dict[str, str]]:
     return [{"line": line, "type": "near_keyword_lookalike", "source": source} for line in ISSUE25_LOOKALIKES]
 
 
-def main() -> None:
+def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
+    """(true positives, look-alikes), from the fixed seed: the same at every call."""
+    rng.seed(SEED)
     tps = token_entries() + structured_entries() + assignment_entries()
     tps += gitleaks_syntax_entries() + detect_secrets_keyword_entries()
     looks = lookalikes()
-    tps += issue25_entries()
+    tps += issue25_entries() + ISSUE25_FOURTH_ROUND + issue25_entries(FIFTH_ROUND_FORMATS)
     looks += issue25_lookalikes()
+    return tps, looks
+
+
+def main() -> None:
+    tps, looks = build()
     (HERE / "true_positives.jsonl").write_text("".join(json.dumps(e) + "\n" for e in tps))
     (HERE / "lookalikes.jsonl").write_text("".join(json.dumps(e) + "\n" for e in looks))
     types = {e["type"] for e in tps}
