@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from graft_eval_pipeline.evalset.export.redact import RedactOptions, redact_text
 from graft_eval_pipeline.secrets import scan as secret_scan
@@ -535,3 +537,33 @@ def test_random_values_are_no_repeated_unit() -> None:
 )
 def test_fifth_round_names_public_keys_and_formats(line: str, expected: Counter[str]) -> None:
     assert secret_kinds(line) == expected
+
+
+def _repeated_unit_by_definition(value: str) -> bool:
+    """`repeated_unit` without its shortcut: every unit's pairs counted."""
+    core = "".join(c for c in value if c.isascii() and c.isalnum()).lower()
+    if len(core) < 16:
+        return False
+    for unit in range(1, 9):
+        run = longest = 0
+        for a, b in zip(core, core[unit:], strict=False):
+            run = run + 1 if a == b else 0
+            longest = max(longest, run)
+        if longest + unit >= 3 * unit and 5 * (longest + unit) >= 4 * len(core):
+            return True
+    return False
+
+
+@given(
+    unit=st.text(alphabet="ab1C-", min_size=1, max_size=9),
+    copies=st.integers(0, 12),
+    before=st.text(alphabet="xyz9_", max_size=8),
+    after=st.text(alphabet="xyz9_", max_size=8),
+)
+def test_repeated_unit_shortcut_agrees_with_its_definition(
+    unit: str, copies: int, before: str, after: str
+) -> None:
+    from graft_eval_pipeline.secrets.values import repeated_unit
+
+    value = before + unit * copies + after
+    assert repeated_unit(value) == _repeated_unit_by_definition(value)
