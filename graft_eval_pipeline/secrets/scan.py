@@ -943,11 +943,11 @@ def scan(text: str, is_patch: bool, add: AddSpan, data: bytes | None = None, fir
     ascii_data = data if offsets is None else None  # byte offsets are character offsets
     match, handlers, rule_at, size = scanner.match, scanner.handlers, scanner.rule_at, len(data)
     near_done = 0  # the high-entropy rule has examined the text up to here
-    near: Candidates | None = Candidates(text, ascii_data)
-    if not holds_candidate(data):
-        # No run the high-entropy rule could report: its keywords are no hits, and every hit of
-        # the other rules' alternation is a rule's (the order of its alternatives is the same).
-        match, near = rule_at, None
+    # Without a run the high-entropy rule could report its keywords are no hits: the other rules'
+    # alternation alone is searched, and every hit is a rule's (its alternatives in the same order).
+    near = Candidates(text, ascii_data) if holds_candidate(data) else None
+    if near is None:
+        match = rule_at
     pos = first
     while True:
         byte_start, byte_end = match(_UNANCHORED, data, pos, size)[0]

@@ -327,9 +327,7 @@ def is_placeholder(value: str) -> bool:
     lower = value.lower()
     if lower in _WORDS or len(set(lower)) <= 2 or lower in _KNOWN_PUBLIC or _uniform_tail(value):
         return True
-    if repeated_unit(value):
-        return True
-    if _SELECTOR.fullmatch(value):
+    if repeated_unit(value) or _SELECTOR.fullmatch(value):
         return True
     parts = set(_PLACEHOLDER_PART.findall(lower))
     if parts and not (parts <= _MARK_WORDS and len(value) >= 20 and random_like(value)):
