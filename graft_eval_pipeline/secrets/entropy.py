@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 
 import re2  # type: ignore[import-untyped]
 
-from graft_eval_pipeline.secrets.values import counted, entropy, is_placeholder
+from graft_eval_pipeline.secrets.values import PUBLIC_TOKENS, counted, entropy, is_placeholder
 
 _A = re.ASCII
 KIND = "high_entropy"
@@ -103,8 +103,6 @@ _PREFIXED = re.compile(
 _NOT_PREFIXES = frozenset(
     ("http", "https", "ftp", "file", "data", "sha1", "sha256", "sha384", "sha512", "md5")
 )
-_PUBLIC_TOKENS = ("pk_live_", "pk_test_")
-"""Tokens public by design: Stripe's publishable keys, which its documentation puts in client code."""
 
 
 def _catalogue_prefixes() -> frozenset[str]:
@@ -174,7 +172,7 @@ def prefixed_token_end(text: str, start: int, hi: int) -> int | None:
     match = _PREFIXED.match(text, start, hi)
     if match is None or match.group("prefix").lower() in _NOT_PREFIXES:
         return None
-    if text.startswith(_PUBLIC_TOKENS, start):
+    if text.startswith(PUBLIC_TOKENS, start):
         return None
     body = match.group("body").rstrip("=")
     if not is_high_entropy_token(body) or _glued_catalogue_prefix(text[start : match.start("body")]):
@@ -246,6 +244,8 @@ def is_high_entropy_token(value: str) -> bool:
     And no digest, identifier, path or placeholder.
     """
     if len(value) < MIN_LENGTH or _DIGIT.search(value) is None or _LETTER.search(value) is None:
+        return False
+    if value.startswith(PUBLIC_TOKENS):
         return False
     alphabet = _alphabet(value)
     if alphabet == 16 and (len(value) < MIN_HEX_LENGTH or len(value) in _DIGEST_LENGTHS):

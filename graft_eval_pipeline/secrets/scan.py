@@ -83,11 +83,24 @@ def _cut(text: str, hi: int) -> bool:
 # upper and dotted names all match. A name must END with one of these (plus a decoration), so
 # `token_count`, `password_hash`, `tokenizer` and `secretary` are not secret names.
 _SEP = r"[_.\- ]?"
+_NOT_PROVIDER_WORDS = frozenset(
+    {"age", "amazon", "astra", "aws", "connection", "dependency", "harness", "intra42", "jwt", "linear"}
+    | {"lob", "private", "readme", "render", "teams", "vault"}
+)
+_PROVIDERS = "|".join(
+    sorted({t.kind.split("_")[0] for t in TOKENS} - _NOT_PROVIDER_WORDS, key=len, reverse=True)
+)
+"""The providers the catalogue names, as words before `key` (`slackKey`, `GITLAB_KEY`, `stripe_key`):
+a provider's key need not have a format we know. Less the kinds that are ordinary words
+(`linear`, `render`, `teams`, …) or qualifiers already (`private`, `jwt`), and `aws`, whose
+`AWSKEY = "AKIA…"` lines in real diffs are test values of a wrong length (tried: 12 more rewritten
+lines)."""
 _KEY_QUALIFIERS = (
     "api|access|secret|private|priv|client|auth|account|service|signing|sign|encryption|encrypt|master|"
     "app|application|consumer|license|licence|subscription|admin|session|shared|sharedaccess|storage|hmac|"
     "webhook|db|database|crypto|cipher|aes|jwt|sas|ingest|deploy|runner|registration|integration|"
-    "server|pass|rest|management|unseal|tls|stream|iam|cloud|primary[_.\\- ]?access|secondary[_.\\- ]?access"
+    "server|pass|rest|management|unseal|tls|stream|iam|cloud|primary[_.\\- ]?access|secondary[_.\\- ]?access|"
+    + _PROVIDERS
 )
 _STRONG = (
     r"passw(?:or)?d|passwort|passphrase|kennwort|contrase(?:n|\xf1)a|senha|pwd|secret|token|sharedaccesssignature|"

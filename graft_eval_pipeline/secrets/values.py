@@ -444,6 +444,10 @@ def random_like(value: str) -> bool:
     return len(value) >= 20 and entropy(value) >= 3.5 and _classes(value) >= 2
 
 
+PUBLIC_TOKENS = ("pk_live_", "pk_test_")
+"""Tokens public by design: Stripe's publishable keys, which its documentation puts in client code."""
+
+
 def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
     """Is `value` (the right-hand side of a secret-named assignment) worth redacting?
 
@@ -452,7 +456,7 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
     """
     if len(value) < MIN_LENGTH or "\n" in value:
         return False
-    if is_placeholder(value):
+    if is_placeholder(value) or value.startswith(PUBLIC_TOKENS):
         return False
     if _URL.match(value) or _VERSION.match(value) or _INTEGRITY.match(value) or _COORDINATE.match(value):
         return False

@@ -87,11 +87,13 @@ tokens is for; a random value under `AWS_SECRET_ACCESS_KEY` (encrypted, by secre
 `mongodb://username:password@…`, where the committed corpus (detect-secrets' test data) has
 `username:password@` as a secret."""
 
-WHISPERS_RECALL_FLOOR = 0.50
+WHISPERS_RECALL_FLOOR = 0.85
 """whispers' corpus is NO LONGER HELD OUT: a development corpus since issue 25's fourth round.
 The target is 0.95 and is NOT met: 50.3 % (91 of 181), measured once at 4f6534c before any rule
 change of issue 25's third round (line alone, without its file: 47.5 %), unchanged after it;
-detect-secrets 31.5 %. Rounded down."""
+detect-secrets 31.5 %. 80.7 % after the fourth round, whose fixes its misses led; **85.6 %** (155
+of 181) after the fifth (the catalogue's providers as words before `key`: `slackKey`,
+`GITLAB_KEY`, `GITHUBKEY`). Rounded down."""
 
 WHISPERS_LOOKALIKE_CEILING = 0.05
 """The target, met: 2.2 % (5 of 232) measured once at 4f6534c before any rule change of the third
@@ -103,10 +105,10 @@ While held out: 83.2 % (94 of 113), measured once before any rule change of the 
 not looked at again until the fifth. Its misses then led the fifth round's fixes: 51 of its
 positives (SoftLayer's tests) hold `abcd1234` repeated, a stand-in by shape since that round
 (`values.repeated_unit`), and left the corpus as its builder leaves such values out (113 -> 62);
-Aiven's `AVNS_` format; `iam` and `cloud` as words before `key`. Now 95.2 % (59 of 62), rounded
-down. The 3 misses: a Vault token glued to a word (`HideMyTokenhvs.…`, left to the catalogue's
-boundary), a legacy `s.` token longer than Vault's 24 characters, and `ibm_key` (no secret word
-in the name). detect-secrets scan on its own plugins' tests: 86.7 % of the 113."""
+Aiven's `AVNS_` format; `iam`, `cloud` and the catalogue's providers as words before `key`. Now
+96.8 % (60 of 62), rounded down to the target. The 2 misses: a Vault token glued to a word
+(`HideMyTokenhvs.…`, left to the catalogue's boundary), a legacy `s.` token longer than Vault's 24
+characters. detect-secrets scan on its own plugins' tests: 86.7 % of the 113."""
 
 DETECTSECRETS_LOOKALIKE_CEILING = 0.15
 """The target is 0.05 and is NOT met: 37.8 % (34 of 90) while held out; **14.4 % (13 of 90)** after

@@ -528,11 +528,14 @@ def test_random_values_are_no_repeated_unit() -> None:
     [
         ("label = MyWidget.atMost32CharactersLabel", Counter()),  # camel-case words: a name
         (f'Stripe("pk_live_{made_up(24)}")', Counter()),  # a publishable key is public
-        (f"STRIPE_KEY=pk_test_{made_up(24, seed=1)}", Counter()),
+        (f"STRIPE_KEY=pk_test_{made_up(24, seed=1)}", Counter()),  # under a provider's key name too
         (f"STRIPE_SECRET=sk_live_{made_up(24)}", Counter({"stripe_key": 1})),
         (f"export PGPASSWORD=AVNS_{made_up(19)}", Counter({"aiven_token": 1})),
         (f'iam_key = "{made_up(44)}"', Counter({"assignment": 1})),
         (f"CLOUD_KEY: {made_up(44, seed=2)}", Counter({"assignment": 1})),
+        (f'"slackKey": "{made_up(32, seed=3)}",', Counter({"assignment": 1})),  # a provider's name
+        (f"GITLAB_KEY={made_up(40, seed=4)}", Counter({"assignment": 1})),
+        (f'cache_key = "{made_up(40, seed=5)}"', Counter()),  # a bare `key` is still no secret name
     ],
 )
 def test_fifth_round_names_public_keys_and_formats(line: str, expected: Counter[str]) -> None:

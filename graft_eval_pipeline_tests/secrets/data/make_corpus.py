@@ -2009,6 +2009,15 @@ FIFTH_ROUND_FORMATS: list[tuple[str, str, str, str, str]] = [
     ),
     ("generic_assignment", "assignment", 'iam_key = "{v}"', "[A-Za-z0-9_-]{44}", "issue 25, fifth round"),
     ("generic_assignment", "assignment", "CLOUD_KEY: {v}", "[A-Za-z0-9_-]{44}", "issue 25, fifth round"),
+    ("provider_key_name", "assignment", '"slackKey": "{v}",', "[A-Za-z0-9]{32}", "issue 25, fifth round"),
+    ("provider_key_name", "assignment", "SENDGRID_KEY={v}", "[A-Za-z0-9_-]{40}", "issue 25, fifth round"),
+    (
+        "provider_key_name",
+        "assignment",
+        "  <mapboxKey>{v}</mapboxKey>",
+        "[A-Za-z0-9]{36}",
+        "issue 25, fifth round",
+    ),
 ]
 
 
