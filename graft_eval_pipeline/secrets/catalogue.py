@@ -224,6 +224,15 @@ TOKENS: tuple[Token, ...] = (
         keep_prefix=True,
     ),
     # --- source hosting, CI and package registries --------------------------------------------
+    # crates.io API tokens: `cio` and 32 letters and digits (Nosey Parker's rule, Apache-2.0).
+    _t(
+        "cratesio_token",
+        "cratesio_token",
+        "cio",
+        "[A-Za-z0-9]{32}",
+        "https://github.com/praetorian-inc/noseyparker/blob/main/crates/noseyparker/data/default/builtin/rules/crates.io.yml",
+        validate=_mixed,
+    ),
     _t(
         "github_classic_token",
         "github_token",

@@ -1985,6 +1985,7 @@ ISSUE25_FOURTH_ROUND: list[dict[str, object]] = [
 
 # fifth round: Aiven's service passwords (the shape detect-secrets' plugin documents), and `iam` /
 # `cloud` as words before `key`; drawn after the entries above, so their values stay as they were.
+_NP_CRATES = "Nosey Parker (Apache-2.0) crates.io.yml: `cio` and 32 letters and digits"
 FIFTH_ROUND_FORMATS: list[tuple[str, str, str, str, str]] = [
     (
         "aiven_service_password",
@@ -2018,6 +2019,8 @@ FIFTH_ROUND_FORMATS: list[tuple[str, str, str, str, str]] = [
         "[A-Za-z0-9]{36}",
         "issue 25, fifth round",
     ),
+    ("cratesio_token", "cratesio_token", "CARGO_REGISTRY_TOKEN={v}", "cio[A-Za-z0-9]{32}", _NP_CRATES),
+    ("cratesio_token", "cratesio_token", 'token = "{v}"', "cio[A-Za-z0-9]{32}", _NP_CRATES),
 ]
 
 
