@@ -154,6 +154,9 @@ class Heldout:
     licence_start: str
     recall_floor: float
     lookalike_ceiling: float
+    held_out: bool = False
+    """Held out now: the tests print its figures only, never its misses or their rule families, and
+    fail with counts only (the flag comes off when the corpus becomes a development one)."""
 
 
 CORPORA = (
@@ -231,6 +234,7 @@ CORPORA = (
         "Copyright 2022 Brian Smith",
         RIPSECRETS_RECALL_FLOOR,
         RIPSECRETS_LOOKALIKE_CEILING,
+        held_out=True,
     ),
     Heldout(
         "security_utilities",
@@ -246,6 +250,7 @@ CORPORA = (
         "MIT License",
         SECURITY_UTILITIES_RECALL_FLOOR,
         SECURITY_UTILITIES_LOOKALIKE_CEILING,
+        held_out=True,
     ),
 )
 
@@ -299,12 +304,15 @@ def test_heldout_recall(corpus: Heldout) -> None:
             family[0] += 1
     recall = 1 - len(misses) / len(positives)
     below = {name: f"{hit}/{n}" for name, (hit, n) in sorted(by_family.items()) if hit < n}
-    print(
-        f"{corpus.name}: held-out recall {recall:.1%} ({len(positives) - len(misses)}/{len(positives)}), "
-        f"target "
-        f"{RECALL_TARGET:.0%}; {len(by_family)} rule families, {len(below)} below 100 %: {below}"
+    figure = (
+        f"recall {recall:.1%} ({len(positives) - len(misses)}/{len(positives)}), target {RECALL_TARGET:.0%}"
     )
-    assert recall >= corpus.recall_floor, f"held-out recall {recall:.1%}; missed:\n" + "\n".join(misses)
+    if corpus.held_out:
+        print(f"{corpus.name} (held out): {figure}")
+        assert recall >= corpus.recall_floor, f"held-out {figure} (its misses are not shown)"
+        return
+    print(f"{corpus.name}: {figure}; {len(by_family)} rule families, {len(below)} below 100 %: {below}")
+    assert recall >= corpus.recall_floor, f"{figure}; missed:\n" + "\n".join(misses)
 
 
 def test_heldout_lookalike_rate(corpus: Heldout) -> None:
@@ -315,9 +323,10 @@ def test_heldout_lookalike_rate(corpus: Heldout) -> None:
     rate = len(hit) / len(lookalikes)
     real_hit = sum(touched(e)[0] for e in real)
     print(
-        f"{corpus.name}: held-out look-alikes redacted {rate:.1%} ({len(hit)}/{len(lookalikes)}), target "
+        f"{corpus.name}: look-alikes redacted {rate:.1%} ({len(hit)}/{len(lookalikes)}), target "
         f"{LOOKALIKE_TARGET:.0%}; negatives that are secrets of another rule or that NP marks as "
         f"missed: {real_hit}/{len(real)} redacted; all negatives: "
         f"{(len(hit) + real_hit) / len(negatives):.1%}"
     )
-    assert rate <= corpus.lookalike_ceiling, f"look-alike rate {rate:.1%}:\n" + "\n".join(hit)
+    shown = "(not shown: held out)" if corpus.held_out else "\n".join(hit)
+    assert rate <= corpus.lookalike_ceiling, f"look-alike rate {rate:.1%}: {shown}"
