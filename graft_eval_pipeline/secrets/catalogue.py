@@ -20,6 +20,8 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from graft_eval_pipeline.secrets.values import random_like
+
 _GL = "https://github.com/gitleaks/gitleaks/blob/master/cmd/generate/config/rules/"  # MIT
 _DS = "https://github.com/Yelp/detect-secrets/blob/master/detect_secrets/plugins/"  # Apache-2.0
 
@@ -76,6 +78,25 @@ def _b64_jwt(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return re.match(rb"eyJ[A-Za-z0-9_-]{5,}\.ey", decoded) is not None
+
+
+_JOSE_KEY = re.compile(rb'"(?:alg|enc|typ)"')
+
+
+def _jose(value: str) -> bool:
+    """A JOSE token: its header decodes to a JSON object naming `alg`, `enc` or `typ`.
+
+    `eyJ….ey…` (header and claims, the shape every JWT has) is taken as it is, so a header cut or
+    mangled in a copy still counts; any other shape must show its header.
+    """
+    header, rest = value.split(".", 1)
+    if value.startswith("eyJ") and rest.startswith("ey"):
+        return True
+    try:
+        decoded = base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return decoded.lstrip().startswith(b"{") and _JOSE_KEY.search(decoded) is not None
 
 
 @dataclass(frozen=True)
@@ -941,10 +962,14 @@ TOKENS: tuple[Token, ...] = (
     _t(
         "jwt",
         "jwt",
-        "eyJ",
-        # The signature is optional: an unsigned `header.claims` pair still carries the claims.
-        "[A-Za-z0-9_-]{5,}\\.ey[A-Za-z0-9_-]{5,}(?:\\.[A-Za-z0-9_-]*)?",
+        # The header is base64url of a JSON object: `{"` (`eyJ`), `{ "` (`eyA`), `{` and a newline
+        # (`ewo`, `ew0K` for CRLF) or a tab (`ewk`).
+        ("eyJ", "eyA", "ewo", "ew0K", "ewk"),
+        # A signed or unsigned token (`header.claims[.signature]`: the claims are the payload), or
+        # JWE's five parts (`header.key.iv.ciphertext.tag`, the key empty for direct encryption).
+        "[A-Za-z0-9_-]{5,}\\.(?:ey[A-Za-z0-9_-]{5,}(?:\\.[A-Za-z0-9_-]*)?|[A-Za-z0-9_-]*(?:\\.[A-Za-z0-9_-]{5,}){3})",
         "https://datatracker.ietf.org/doc/html/rfc7519",
+        validate=_jose,
     ),
     _t(
         "jwt_base64",
@@ -953,6 +978,18 @@ TOKENS: tuple[Token, ...] = (
         "[A-Za-z0-9+/]{60,}={0,2}",
         _GL + "jwt.go",
         validate=_b64_jwt,
+    ),
+    _t(
+        "maven_encrypted_password",
+        "maven_password",
+        (),
+        "",
+        "https://maven.apache.org/guides/mini/guide-encryption.html",
+        # `{base64}`, the closing brace escaped in some copies (`…\}`). Random (digits and both
+        # cases), not a name in braces (`{someName}`, a template's `${ListComponent}`).
+        anchor=r"\{[A-Za-z0-9+/]{20}",
+        pattern=r"(?<![$\w])\{[A-Za-z0-9+/]{20,}={0,2}\\?\}(?![A-Za-z0-9_])",
+        validate=lambda tok: _mixed(inner := tok.strip("{}\\=")) and random_like(inner),
     ),
     _t(
         "k8s_secret_pem",

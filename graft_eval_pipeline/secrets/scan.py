@@ -37,6 +37,7 @@ from graft_eval_pipeline.secrets.values import (
     MIN_PASSWORD_LENGTH,
     connection_password,
     flag_password,
+    identifier_name,
     is_placeholder,
     looks_secret,
     passphrase,
@@ -203,10 +204,14 @@ _VALUE_KEY_RX = re.compile(r"(?i:value)(?:\\?[\"']?[ \t]*[:=][ \t]*|>)", _A)
 _SQL_RX = re.compile(r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password)[ \t]+", _A)
 
 # --- structured secrets ---------------------------------------------------------------------
-_URL_CREDS = re.compile(r"://(?P<user>[^\s/?#@\"'<>:]*):(?P<pw>[^\s/?#@\"'<>]+)@(?=[\w\[])", _A)
+# A password may hold any of RFC 3986's sub-delimiters, `'` included (not `"`, `<` or `>`).
+_URL_USER, _URL_PW = r"[^\s/?#@\"'<>:]*", r"[^\s/?#@\"<>]+"
+_URL_CREDS = re.compile(rf"://(?P<user>{_URL_USER}):(?P<pw>{_URL_PW})@(?=[\w\[])", _A)
+# A space may be URL-encoded (`authorization:%20bearer%20…` in a query string or a log).
 _AUTH_HEADER = re.compile(
-    r"(?i:authorization)\\?[\"'\]]{0,2}[ \t]*[:=,][ \t]*\\?[\"'`]?[ \t]*"
-    r"(?P<scheme>(?i:bearer|basic|token|bot|digest|apikey|api-key|ssws|key|oauth|jwt|sharedkey|hmac)[ \t]+)?"
+    r"(?i:authorization)\\?[\"'\]]{0,2}[ \t]*[:=,](?:[ \t]|%20)*\\?[\"'`]?[ \t]*"
+    r"(?P<scheme>(?i:bearer|basic|token|bot|digest|apikey|api-key|ssws|key|oauth|jwt|sharedkey|hmac)"
+    r"(?:[ \t]|%20)+)?"
     r"(?P<v>[A-Za-z0-9+/=._~:\-]+)",
     _A,
 )
@@ -580,6 +585,10 @@ def _auth_header(text: str, start: int, lo: int, hi: int, is_patch: bool, add: A
     scheme = (match.group("scheme") or "").strip().lower()
     if scheme == "basic":
         ok = len(value) >= 8 and BASIC_AUTH_OK(value) and not is_placeholder(value)
+    elif scheme:
+        # After a named scheme the value is a credential by its place, whatever its shape
+        # (`Bearer notarealtoken1`): only a stand-in or a variable's name is not one.
+        ok = len(value) >= 8 and not is_placeholder(value) and not identifier_name(value)
     else:
         ok = len(value) >= 12 and not is_placeholder(value) and (random_like(value) or "." in value)
         ok = ok and not value.isalpha()
@@ -852,7 +861,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
     kw = f"(?i:(?:{_STRONG}|{_WEAK}){_DECOR})"
     structured: list[tuple[str, tuple[str, ...], tuple[str, ...], Handler]] = [
         # (anchor, case-sensitive heads, lower-case heads, handler); no heads: fallback
-        (r"://[^\s/?#@\"'<>:]*:[^\s/?#@\"'<>]+@", (":/",), (), _url_password),
+        (f"://{_URL_USER}:{_URL_PW}@", (":/",), (), _url_password),
         (r"(?i:authorization)\\?[\"'\]]{0,2}[ \t]*[:=,]", (), ("au",), _auth_header),
         (r"(?i:bearer)[ \t]+[A-Za-z0-9._~+/\-]{16}", (), ("be",), _bearer),
         (r"(?i:basic)[ \t]+[A-Za-z0-9+/]{8}", (), ("ba",), _basic),

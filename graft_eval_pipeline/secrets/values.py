@@ -571,6 +571,13 @@ def connection_password(value: str) -> bool:
     return not placeholder_shape(value) and value.lower() not in _WORDS and not is_placeholder(value)
 
 
+def identifier_name(value: str) -> bool:
+    """A variable's name of words (`access_token`, `ACCESS_TOKEN`, `accessToken`), no digit in it."""
+    if _IDENTIFIER.fullmatch(value) is None or any(c.isdigit() for c in value) or _random_case_part(value):
+        return False
+    return "_" in value or _camel_identifier(value)
+
+
 def _code_identifier(value: str) -> bool:
     """A bare name on the right of `=` in code: `next_token`, `dbPassword`, `DEFAULT_VALUE`, `$input`."""
     if value.startswith("$") or _KEYWORD_STEM.search(value):

@@ -2041,6 +2041,76 @@ def issue25_lookalikes() -> list[dict[str, str]]:
     return [{"line": line, "type": "near_keyword_lookalike", "source": source} for line in ISSUE25_LOOKALIKES]
 
 
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+_SIXTH = "issue 25, sixth round (ripsecrets' and security-utilities' misses by cause; values made up here)"
+_JOSE = "https://datatracker.ietf.org/doc/html/rfc7516#section-3.1"
+_MAVEN = "https://maven.apache.org/guides/mini/guide-encryption.html"
+
+
+def sixth_round_entries() -> list[dict[str, object]]:
+    """The kinds of the sixth round's fixes, drawn after every entry above.
+
+    JOSE tokens of any header spacing and JWE's five parts, Maven's encrypted passwords, a
+    credential after a named `Authorization` scheme whatever its shape (spaces URL-encoded too), a
+    URL password with RFC 3986's sub-delimiters.
+    """
+    jwe_head = _b64url(b'{"alg":"RSA-OAEP-256","enc":"A256GCM"}')
+    jwe = ".".join([jwe_head, *(_b64url(rng.randbytes(n)) for n in (256, 12, 40, 16))])
+    spaced = _b64url(b'{ "typ" : "JWT", "alg" : "HS256" }')
+    claims = _b64url(json.dumps({"sub": "svc-" + hexs(6), "iat": 1760000000}).encode())
+    spaced_jwt = f"{spaced}.{claims}.{_b64url(rng.randbytes(32))}"
+    pretty = _b64url(b'{\n  "alg": "ES256",\n  "kid": "k-' + hexs(4).encode() + b'"\n}')
+    pretty_jwt = f"{pretty}.{claims}.{_b64url(rng.randbytes(64))}"
+    maven = "{" + base64.b64encode(rng.randbytes(33)).decode() + "}"
+    master = "{" + base64.b64encode(rng.randbytes(48)).decode() + "}"
+    bearer_word = "releasebot-staging"
+    encoded_word = "ciservicecredential" + str(rng.randint(10, 99))
+    url_pw = "rT9" + "';!*(),$" + hexs(4)
+    rows = [
+        (f'fetch(url, {{ body: "{jwe}" }})', jwe, "jwe_compact", "jwt", _JOSE),
+        (f"  - {spaced_jwt}", spaced_jwt, "jwt_spaced_header", "jwt", _JOSE),
+        (f"id_token: {pretty_jwt}", pretty_jwt, "jwt_pretty_header", "jwt", _JOSE),
+        (
+            f"      <encrypted>{maven}</encrypted>",
+            maven,
+            "maven_encrypted_password",
+            "maven_password",
+            _MAVEN,
+        ),
+        (f"  <master>{master}</master>", master, "maven_encrypted_password", "maven_password", _MAVEN),
+        (f"Authorization: Bearer {bearer_word}", bearer_word, "auth_header_any_shape", "auth_header", _SIXTH),
+        (
+            f"GET /hook?h=authorization:%20bearer%20{encoded_word}",
+            encoded_word,
+            "auth_header_encoded",
+            "auth_header",
+            _SIXTH,
+        ),
+        (
+            f"DATABASE_URL=postgres://app:{url_pw}@db.internal.test/app",
+            url_pw,
+            "url_password_subdelims",
+            "url_password",
+            _SIXTH,
+        ),
+    ]
+    return [_tp(line, secret, type_, kind, source) for line, secret, type_, kind, source in rows]
+
+
+SIXTH_ROUND_LOOKALIKES = [
+    # What the sixth round's rules must leave: names in braces, templates, variables after a
+    # scheme, base64 of JSON that is no JOSE header.
+    "      return html`<${TranscriptVirtualListComponent} .items=${items}>`;",
+    "  const label = `{capitalizedDimension}`;",
+    "headers: { Authorization: Bearer accessToken }",
+    "Authorization: Bearer ACCESS_TOKEN",
+    "cache key eyJuYW1lIjoiYm9iIiwiYWdlIjozfQ.alpha1.bravo22.charlie33.delta44",
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2049,6 +2119,10 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     looks = lookalikes()
     tps += issue25_entries() + ISSUE25_FOURTH_ROUND + issue25_entries(FIFTH_ROUND_FORMATS)
     looks += issue25_lookalikes()
+    tps += sixth_round_entries()
+    looks += [
+        {"line": line, "type": "sixth_round_lookalike", "source": _SIXTH} for line in SIXTH_ROUND_LOOKALIKES
+    ]
     return tps, looks
 
 
