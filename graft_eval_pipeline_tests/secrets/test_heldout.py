@@ -2,17 +2,18 @@
 
 `data/heldout/` holds the examples and negative examples of Nosey Parker's default rules, the
 rule snapshot tests of secretlint, the test fixtures of Skyscanner's whispers, the provider
-plugins' unit tests of Yelp's detect-secrets, and the tests of sirwart's ripsecrets and of
-Microsoft's security-utilities (see its README): texts other scanners' authors wrote to test
-their own rules. Each is redacted exactly as the committed corpus is (`redaction_corpus`;
-whispers' entries inside their whole fixture file). The targets are those of the committed
-corpus, recall >= 95 % and <= 5 % look-alikes touched; where the measured figure misses them, the
-floor or ceiling below is the measured figure, so the test catches a regression. ripsecrets' and
-security-utilities' corpora are the held-out ones since issue 25's fifth round: the rules are not
-tuned to them (their misses are not looked at while rules change). Nosey Parker's was held out
-until the second round, secretlint's until the third, whispers' until the fourth, detect-secrets'
-until the fifth, whose fixes their misses led: they are development corpora now, their figures no
-longer a measure of generalisation.
+plugins' unit tests of Yelp's detect-secrets, the tests of sirwart's ripsecrets and of
+Microsoft's security-utilities, and the rule examples and tests of American Express' EarlyBird (see
+its README): texts other scanners' authors wrote to test their own rules. Each is redacted exactly
+as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
+file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
+touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
+so the test catches a regression. EarlyBird's corpus is the held-out one since issue 25's sixth
+round: the rules are not tuned to it (its misses are not looked at while rules change). Nosey
+Parker's was held out until the second round, secretlint's until the third, whispers' until the
+fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth, whose
+fixes their misses led: they are development corpora now, their figures no longer a measure of
+generalisation.
 """
 
 from __future__ import annotations
@@ -119,22 +120,37 @@ public. The 13 left, kept on purpose: each is another plugin's negative that our
 a secret (a UUID or base64 under npm's `_authToken` or `_auth`, secret-named random values with a
 suffix, JWTs and provider tokens of a wrong length, a random token after an unknown prefix)."""
 
-RIPSECRETS_RECALL_FLOOR = 0.94
-"""The held-out figure (issue 25's fifth round). The target is 0.95 and is NOT met: 94.9 % (37 of
-39) before any rule change of the round (23df165) and after it. Rounded down. Its misses are not
-looked at."""
+RIPSECRETS_RECALL_FLOOR = 0.95
+"""ripsecrets' corpus is NO LONGER HELD OUT: a development corpus since issue 25's sixth round.
+While held out: 94.9 % (37 of 39) before any rule change of the fifth round (23df165) and after
+it. Its misses then led the sixth round's fixes (a JWE's five parts, Maven's encrypted master
+password in braces): 100 % (39 of 39)."""
 
 RIPSECRETS_LOOKALIKE_CEILING = 0.05
-"""The target, met after the round: 0 of 6 (1 of 6, 16.7 %, before it). A negative that another
+"""The target, met: 0 of 6 (1 of 6, 16.7 %, before the fifth round). A negative that another
 scanner's rule matches (`matched_by`) is not a look-alike."""
 
-SECURITY_UTILITIES_RECALL_FLOOR = 0.61
-"""The held-out figure (issue 25's fifth round). The target is 0.95 and is NOT met: 61.5 % (8 of
-13) before any rule change of the round (23df165) and after it. Rounded down; 13 entries, so one
-entry moves it by 7.7 points. Its misses are not looked at."""
+SECURITY_UTILITIES_RECALL_FLOOR = 0.95
+"""security-utilities' corpus is NO LONGER HELD OUT: a development corpus since issue 25's sixth
+round. While held out: 61.5 % (8 of 13) before any rule change of the fifth round (23df165) and
+after it. Its misses then led the sixth round's fixes (JOSE headers with a space or a newline after
+the brace, any value after a named `Authorization` scheme, URL-encoded spaces there, a URL password
+with `'`): 100 % (13 of 13)."""
 
 SECURITY_UTILITIES_LOOKALIKE_CEILING = 0.05
-"""The target, met after the round: 0 of 7 (2 of 7, 28.6 %, before it)."""
+"""The target, met: 0 of 7 (2 of 7, 28.6 %, before the fifth round)."""
+
+
+EARLYBIRD_RECALL_FLOOR = 0.29
+"""The held-out figure (issue 25's sixth round). The target is 0.95 and is NOT met: 29.3 % (24 of 82),
+measured once at cb5ca61, before any rule change of the round, and the same after it. Rounded down.
+EarlyBird's authors label many stand-ins as findings: 21 of the 82 secrets are values our policy
+keeps by its word list (`is_placeholder`: `foobar`, `test`, …) and 6 are shorter than
+`MIN_PASSWORD_LENGTH`; on the other 55 the recall is 43.6 % (24). Its misses are not looked at."""
+
+EARLYBIRD_LOOKALIKE_CEILING = 0.19
+"""The target is 0.05 and is NOT met: 18.3 % (11 of 60), at cb5ca61 and after the sixth round.
+Rounded up."""
 
 
 @dataclass(frozen=True)
@@ -234,7 +250,6 @@ CORPORA = (
         "Copyright 2022 Brian Smith",
         RIPSECRETS_RECALL_FLOOR,
         RIPSECRETS_LOOKALIKE_CEILING,
-        held_out=True,
     ),
     Heldout(
         "security_utilities",
@@ -250,6 +265,21 @@ CORPORA = (
         "MIT License",
         SECURITY_UTILITIES_RECALL_FLOOR,
         SECURITY_UTILITIES_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "earlybird",
+        "earlybird.jsonl",
+        "earlybird_negative.jsonl",
+        "americanexpress/earlybird ",
+        "Apache-2.0",
+        "eb.",
+        82,
+        50,
+        60,
+        "LICENSE.earlybird",
+        "Apache License",
+        EARLYBIRD_RECALL_FLOOR,
+        EARLYBIRD_LOOKALIKE_CEILING,
         held_out=True,
     ),
 )
