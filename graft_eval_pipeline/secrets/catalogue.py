@@ -20,8 +20,6 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graft_eval_pipeline.secrets.values import random_like
-
 _GL = "https://github.com/gitleaks/gitleaks/blob/master/cmd/generate/config/rules/"  # MIT
 _DS = "https://github.com/Yelp/detect-secrets/blob/master/detect_secrets/plugins/"  # Apache-2.0
 
@@ -78,6 +76,13 @@ def _b64_jwt(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return re.match(rb"eyJ[A-Za-z0-9_-]{5,}\.ey", decoded) is not None
+
+
+def _random_in_braces(token: str) -> bool:
+    """`{…}` around a random run (`is_high_entropy_token`), not a name in braces (`{someName2}`)."""
+    from graft_eval_pipeline.secrets.entropy import is_high_entropy_token  # entropy reads this table
+
+    return is_high_entropy_token(token.strip("{}\\="))
 
 
 _JOSE_KEY = re.compile(rb'"(?:alg|enc|typ)"')
@@ -985,11 +990,10 @@ TOKENS: tuple[Token, ...] = (
         (),
         "",
         "https://maven.apache.org/guides/mini/guide-encryption.html",
-        # `{base64}`, the closing brace escaped in some copies (`…\}`). Random (digits and both
-        # cases), not a name in braces (`{someName}`, a template's `${ListComponent}`).
+        # `{base64}`, the closing brace escaped in some copies (`…\}`); not a template's `${…}`.
         anchor=r"\{[A-Za-z0-9+/]{20}",
         pattern=r"(?<![$\w])\{[A-Za-z0-9+/]{20,}={0,2}\\?\}(?![A-Za-z0-9_])",
-        validate=lambda tok: _mixed(inner := tok.strip("{}\\=")) and random_like(inner),
+        validate=_random_in_braces,
     ),
     _t(
         "k8s_secret_pem",

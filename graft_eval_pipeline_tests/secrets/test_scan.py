@@ -10,6 +10,7 @@ Every value here is made up.
 
 from __future__ import annotations
 
+import base64
 from collections import Counter
 
 import pytest
@@ -129,6 +130,98 @@ def test_an_unsigned_two_part_jwt_is_redacted() -> None:
     counts: Counter[str] = Counter()
     assert redact_text(f"auth({claims})", RedactOptions(), counts) == "auth([REDACTED:jwt])"
     assert counts == Counter({"jwt": 1})
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+_CLAIMS = _b64url(b'{"sub":"svc-4f2a","iat":1760000000}')
+_SIGNATURE = _b64url(bytes(range(7, 39)))
+
+
+def _signed(header: bytes) -> str:
+    return f"{_b64url(header)}.{_CLAIMS}.{_SIGNATURE}"
+
+
+def _five_parts(header: bytes, key: str) -> str:
+    return ".".join([_b64url(header), key, made_up(16), made_up(50), made_up(22)])
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        # a JWE's five parts: header, encrypted key, iv, ciphertext, tag (the key empty: direct)
+        _five_parts(b'{"alg":"RSA-OAEP-256","enc":"A256GCM"}', made_up(40)),
+        _five_parts(b'{"alg":"dir","enc":"A128GCM"}', ""),
+        # headers with a space, a newline, CRLF or a tab after the brace
+        _signed(b'{ "typ" : "JWT", "alg" : "HS256" }'),
+        _signed(b'{\n  "alg": "ES256"\n}'),
+        _signed(b'{\r\n  "alg": "ES256"\r\n}'),
+        _signed(b'{\t"alg": "ES256"}'),
+    ],
+    ids=["jwe", "jwe-direct", "space", "newline", "crlf", "tab"],
+)
+def test_jose_tokens_of_any_header_spacing_are_redacted(token: str) -> None:
+    counts: Counter[str] = Counter()
+    assert redact_text(f"send({token})", RedactOptions(), counts) == "send([REDACTED:jwt])"
+    assert counts == Counter({"jwt": 1})
+
+
+def test_base64_json_with_no_jose_header_is_kept() -> None:
+    """Five dotted parts after base64 of a JSON object that names no `alg`, `enc` or `typ`."""
+    text = "cache " + _five_parts(b'{"name":"bob","age":3}', made_up(12))
+    assert redact_text(text, RedactOptions(), Counter()) == text
+
+
+def test_maven_encrypted_passwords_are_redacted_and_names_in_braces_kept() -> None:
+    encrypted = "{" + base64.b64encode(bytes(range(40, 73))).decode() + "}"
+    counts: Counter[str] = Counter()
+    assert redact_text(f"<master>{encrypted}</master>", RedactOptions(), counts) == (
+        "<master>[REDACTED:maven_password]</master>"
+    )
+    assert redact_text(f"<master>{encrypted[:-1]}\\}}</master>", RedactOptions(), counts) == (
+        "<master>[REDACTED:maven_password]</master>"
+    )
+    for kept in ("return html`<${TranscriptVirtualListComponent}>`", "`{capitalizedDimension2Value}`"):
+        assert redact_text(kept, RedactOptions(), Counter()) == kept
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("Authorization: Bearer releasebot-staging", "releasebot-staging"),
+        ("Authorization: bearer notarealvalue==", "notarealvalue=="),
+        ("GET /hook?h=authorization:%20bearer%20ciservicecredential16", "ciservicecredential16"),
+    ],
+)
+def test_any_value_after_a_named_authorization_scheme_is_redacted(line: str, value: str) -> None:
+    counts: Counter[str] = Counter()
+    assert redact_text(line, RedactOptions(), counts) == line.replace(value, "[REDACTED:auth_header]")
+    assert counts == Counter({"auth_header": 1})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Authorization: Bearer accessToken",
+        "Authorization: Bearer ACCESS_TOKEN",
+        "Authorization: Bearer ${TOKEN}",
+    ],
+)
+def test_a_variable_after_an_authorization_scheme_is_kept(line: str) -> None:
+    assert redact_text(line, RedactOptions(), Counter()) == line
+
+
+def test_a_url_password_may_hold_sub_delimiters() -> None:
+    password = "rT9';!*(),$" + made_up(6)
+    line = f"postgres://app:{password}@db.internal.test/app"
+    counts: Counter[str] = Counter()
+    assert (
+        redact_text(line, RedactOptions(), counts)
+        == "postgres://app:[REDACTED:url_password]@db.internal.test/app"
+    )
+    assert counts == Counter({"url_password": 1})
 
 
 def test_a_key_block_without_end_ends_with_its_hunk() -> None:

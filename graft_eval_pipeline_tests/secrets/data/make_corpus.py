@@ -2069,18 +2069,29 @@ def sixth_round_entries() -> list[dict[str, object]]:
     bearer_word = "releasebot-staging"
     encoded_word = "ciservicecredential" + str(rng.randint(10, 99))
     url_pw = "rT9" + "';!*(),$" + hexs(4)
-    rows = [
-        (f'fetch(url, {{ body: "{jwe}" }})', jwe, "jwe_compact", "jwt", _JOSE),
-        (f"  - {spaced_jwt}", spaced_jwt, "jwt_spaced_header", "jwt", _JOSE),
-        (f"id_token: {pretty_jwt}", pretty_jwt, "jwt_pretty_header", "jwt", _JOSE),
-        (
-            f"      <encrypted>{maven}</encrypted>",
-            maven,
-            "maven_encrypted_password",
-            "maven_password",
-            _MAVEN,
-        ),
-        (f"  <master>{master}</master>", master, "maven_encrypted_password", "maven_password", _MAVEN),
+    formats = [
+        (jwe, "jwe_compact", "jwt", _JOSE),
+        (spaced_jwt, "jwt_spaced_header", "jwt", _JOSE),
+        (pretty_jwt, "jwt_pretty_header", "jwt", _JOSE),
+        (maven, "maven_encrypted_password", "maven_password", _MAVEN),
+        (master, "maven_encrypted_password", "maven_password", _MAVEN),
+    ]
+    # The formats in the contexts every catalogue format has (`token_entries`), so that the
+    # leave-one-provider-out figure weighs them as it weighs the others.
+    rows = []
+    for index, (value, type_, kind, source) in enumerate(formats):
+        name, upper = _names(kind)
+        context = TOKEN_CONTEXTS[index % len(TOKEN_CONTEXTS)]
+        rows.append(
+            (
+                context.replace("{NAME}", upper).replace("{name}", name).replace("{v}", value),
+                value,
+                type_,
+                kind,
+                source,
+            )
+        )
+    rows += [
         (f"Authorization: Bearer {bearer_word}", bearer_word, "auth_header_any_shape", "auth_header", _SIXTH),
         (
             f"GET /hook?h=authorization:%20bearer%20{encoded_word}",
