@@ -21,7 +21,7 @@ SECRETS = {
     "github_token": "ghp_" + made_up(36),
     "anthropic_key": "sk-ant-" + made_up(24),
     "slack_token": "xoxb-" + "1234567890-ab",
-    "jwt": "eyJ" + "h" * 12 + ".eyJ" + "p" * 12 + "." + "s3Kx" * 3,
+    "jwt": "eyJhbGciOiJIUzI1NiJ9" + ".eyJ" + made_up(12) + "." + made_up(12),  # header {"alg":"HS256"}
 }
 _ACCOUNT_KEY = made_up(86, string.ascii_letters + string.digits + "+/") + "=="
 PEM = [

@@ -112,13 +112,16 @@ Aiven's `AVNS_` format; `iam`, `cloud` and the catalogue's providers as words be
 (`HideMyTokenhvs.…`, left to the catalogue's boundary), a legacy `s.` token longer than Vault's 24
 characters. detect-secrets scan on its own plugins' tests: 86.7 % of the 113."""
 
-DETECTSECRETS_LOOKALIKE_CEILING = 0.15
-"""The target is 0.05 and is NOT met: 37.8 % (34 of 90) while held out; **14.4 % (13 of 90)** after
-the fifth round (rounded up): 21 IBM negatives hold the same `abcd1234` stand-in, a camel-case
-name (`MyClass.atLeast24CharactersField`) is no prefixed token, Stripe's publishable keys are
-public. The 13 left, kept on purpose: each is another plugin's negative that our policy counts as
-a secret (a UUID or base64 under npm's `_authToken` or `_auth`, secret-named random values with a
-suffix, JWTs and provider tokens of a wrong length, a random token after an unknown prefix)."""
+DETECTSECRETS_LOOKALIKE_CEILING = 0.14
+"""The target is 0.05 and is NOT met: 37.8 % (34 of 90) while held out; 14.4 % (13 of 90) after
+the fifth round: 21 IBM negatives hold the same `abcd1234` stand-in, a camel-case name
+(`MyClass.atLeast24CharactersField`) is no prefixed token, Stripe's publishable keys are public;
+**13.3 % (12 of 90)** after the sixth (rounded up), where a JWT's header must decode to a JOSE
+header (`eyJhbasdGci…`, letters typed into one, is no token). The 12 left, kept on purpose: each
+is another plugin's negative that our policy counts as a secret (a UUID or base64 under npm's
+`_authToken` or `_auth`, secret-named random values with a suffix, a JWT whose header is cut
+short, provider tokens of a wrong length, a random token after an unknown prefix)."""
+
 
 RIPSECRETS_RECALL_FLOOR = 0.95
 """ripsecrets' corpus is NO LONGER HELD OUT: a development corpus since issue 25's sixth round.

@@ -34,6 +34,22 @@ _SEGMENT = (
 )
 
 
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+_CLAIMS = _b64url(b'{"sub":"svc-4f2a","iat":1760000000}')
+_SIGNATURE = _b64url(bytes(range(7, 39)))
+
+
+def _signed(header: bytes) -> str:
+    return f"{_b64url(header)}.{_CLAIMS}.{_SIGNATURE}"
+
+
+def _five_parts(header: bytes, key: str) -> str:
+    return ".".join([_b64url(header), key, made_up(16), made_up(50), made_up(22)])
+
+
 def _minified(length: int) -> str:
     return "+" + _SEGMENT * (length // len(_SEGMENT))
 
@@ -79,7 +95,7 @@ def test_a_secret_in_the_middle_of_a_long_minified_non_ascii_line_is_redacted() 
 
 
 def test_a_token_longer_than_the_window_is_redacted_to_its_end() -> None:
-    jwt = "eyJ" + made_up(12) + ".eyJ" + made_up(12, seed=1) + "." + made_up(secret_scan.WINDOW_AFTER * 4)
+    jwt = _signed(b'{"alg":"HS256","typ":"JWT"}') + made_up(secret_scan.WINDOW_AFTER * 4)
     counts: Counter[str] = Counter()
     out = redact_text("x = f(" + jwt + ") + g", RedactOptions(), counts)
     assert out == "x = f([REDACTED:jwt]) + g" and counts == Counter({"jwt": 1})
@@ -132,22 +148,6 @@ def test_an_unsigned_two_part_jwt_is_redacted() -> None:
     assert counts == Counter({"jwt": 1})
 
 
-def _b64url(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-_CLAIMS = _b64url(b'{"sub":"svc-4f2a","iat":1760000000}')
-_SIGNATURE = _b64url(bytes(range(7, 39)))
-
-
-def _signed(header: bytes) -> str:
-    return f"{_b64url(header)}.{_CLAIMS}.{_SIGNATURE}"
-
-
-def _five_parts(header: bytes, key: str) -> str:
-    return ".".join([_b64url(header), key, made_up(16), made_up(50), made_up(22)])
-
-
 @pytest.mark.parametrize(
     "token",
     [
@@ -168,9 +168,16 @@ def test_jose_tokens_of_any_header_spacing_are_redacted(token: str) -> None:
     assert counts == Counter({"jwt": 1})
 
 
-def test_base64_json_with_no_jose_header_is_kept() -> None:
-    """Five dotted parts after base64 of a JSON object that names no `alg`, `enc` or `typ`."""
-    text = "cache " + _five_parts(b'{"name":"bob","age":3}', made_up(12))
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cache " + _five_parts(b'{"name":"bob","age":3}', made_up(12)),
+        # letters typed into a header: it decodes to no JSON object naming `alg`, `enc` or `typ`
+        "x = eyJhbxyzGciOiJIUabcdzI1NiIqrsInR5cCI6IkpXVCuvwJ9." + _CLAIMS + "." + _SIGNATURE,
+    ],
+    ids=["five-parts", "mangled-header"],
+)
+def test_base64_json_with_no_jose_header_is_kept(text: str) -> None:
     assert redact_text(text, RedactOptions(), Counter()) == text
 
 
