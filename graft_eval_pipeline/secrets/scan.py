@@ -115,10 +115,10 @@ _DECOR = (
     r"prod|production|dev|development|stage|staging|test|live|new|old|default|local))?"
 )
 _CLOSE = r"(?:\[[0-9]*\])?[\"'`\]*\\]{0,3}"
-_TYPE = r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]<>|?]*[ \t]*(?==)|[ \t]+[A-Za-z_][\w.\[\]]*[ \t]*(?==))?"
+_TYPE = r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]<>|?!]*[ \t]*(?==)|[ \t]+[A-Za-z_][\w.\[\]]*[ \t]*(?==))?"
 _OPS = r"(?P<op>:::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|:|>|\(|,|[ \t]+(?=[\"'`]))"
 # RE2 has no look-ahead: its anchor is looser (the `re` pattern below decides).
-_TYPE_RE2 = r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.\[\]<>|?]*[ \t]*)?"
+_TYPE_RE2 = r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.\[\]<>|?!]*[ \t]*)?"
 # Every accepted value starts with MIN_PASSWORD_LENGTH characters without white space (a quoted
 # passphrase's first word is shorter only where it fails the value checks), and only `:` (YAML
 # block scalars, type annotations) and `>` (an element's text on the next line) may take it from
@@ -1087,5 +1087,21 @@ def _key_material_follows(content: str, after: int, lines: list[str], index: int
             continue
         body = (nxt[1:] if is_patch and nxt[:1] in _DIFF_PREFIXES else nxt).strip(" \t\"'`+,")
         if body:
-            return _KEY_BODY.match(body) is not None
+            return _KEY_BODY.match(body) is not None or _end_line_follows(lines, index, is_patch)
+    return False
+
+
+_END_LOOKAHEAD = 64
+"""Lines after a BEGIN marker searched for its END line: a block's size, so the scan stays linear."""
+
+
+def _end_line_follows(lines: list[str], index: int, is_patch: bool) -> bool:
+    """Does an END marker stand alone on one of the lines after `index`: a block whatever its body?"""
+    for nxt in lines[index + 1 : index + 1 + _END_LOOKAHEAD]:
+        if is_patch and nxt.startswith("@@"):
+            return False
+        content = (nxt[1:] if is_patch and nxt[:1] in _DIFF_PREFIXES else nxt).strip(" \t\"'`+,;")
+        end = _END_KEY.match(content)
+        if end is not None:
+            return end.end() == len(content)
     return False

@@ -10,6 +10,7 @@ not a reference or template, not a placeholder word, and, where the syntax is lo
 
 from __future__ import annotations
 
+import html
 import itertools
 import math
 import re
@@ -223,7 +224,7 @@ _TEMPLATE = re.compile(
     _A,
 )
 _WHOLE_PLACEHOLDER = re.compile(
-    r"<[^<>]*>|\[[^\[\]]*\]|\{[A-Za-z0-9_.]*\}|%[sdvq]|\?+|-+|\$[A-Za-z_]\w*|:[A-Za-z_]\w*"
+    r"<[^<>]*>|\[[^\[\]]*\]|\{[A-Za-z0-9_.]*\}|%[sdvq]|\?+|-+|[$@:][A-Za-z_]\w*"
     r"|(?i:your)[\w-]*|(?i:x+|\*+|#+|\.+|0+|_+|-+)",
     _A,
 )
@@ -456,7 +457,7 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
     """
     if len(value) < MIN_LENGTH or "\n" in value:
         return False
-    if is_placeholder(value) or value.startswith(PUBLIC_TOKENS):
+    if is_placeholder(value) or value.startswith(PUBLIC_TOKENS) or natural_language(value):
         return False
     if _URL.match(value) or _VERSION.match(value) or _INTEGRITY.match(value) or _COORDINATE.match(value):
         return False
@@ -485,6 +486,18 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
     if strict:
         return random_like(value)
     return True
+
+
+def natural_language(value: str) -> bool:
+    """Words of a natural language with a letter beyond ASCII: a label or its translation.
+
+    `"Password": "Lösenord"`, `"secret": "&#12497;&#12473;…"` (パスワード in HTML entities) in a
+    locale file. Letters of any script and spaces only: a digit or a symbol makes it a candidate
+    again (`VeryStrong$$你好`). ASCII words stay candidates (`Sunshine`): a developer's password
+    is typed in ASCII far more often than a label is left in English under a secret's name.
+    """
+    text = html.unescape(value) if "&" in value else value
+    return not text.isascii() and all(c.isalpha() or c == " " for c in text)
 
 
 _PROSE_START = re.compile(

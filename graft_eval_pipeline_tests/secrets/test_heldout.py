@@ -144,16 +144,27 @@ SECURITY_UTILITIES_LOOKALIKE_CEILING = 0.05
 """The target, met: 0 of 7 (2 of 7, 28.6 %, before the fifth round)."""
 
 
-EARLYBIRD_RECALL_FLOOR = 0.29
-"""The held-out figure (issue 25's sixth round). The target is 0.95 and is NOT met: 29.3 % (24 of 82),
-measured once at cb5ca61, before any rule change of the round, and the same after it. Rounded down.
-EarlyBird's authors label many stand-ins as findings: 21 of the 82 secrets are values our policy
-keeps by its word list (`is_placeholder`: `foobar`, `test`, …) and 6 are shorter than
-`MIN_PASSWORD_LENGTH`; on the other 55 the recall is 43.6 % (24). Its misses are not looked at."""
+EARLYBIRD_RECALL_FLOOR = 0.30
+"""EarlyBird's corpus is NO LONGER HELD OUT: a development corpus since issue 25's seventh round.
+The target is 0.95 and is NOT met. While held out: 29.3 % (24 of 82), measured once at cb5ca61
+before any rule change of the sixth round, and the same after it. EarlyBird's authors label many
+stand-ins as findings, which our policy keeps on purpose. Its misses then led the seventh round's
+fixes (a key block whose body is no base64 between its BEGIN and END lines, a type annotation
+ending in `!`): **30.5 %** (25 of 82), rounded down. The 57 misses: 21 values of the word list of
+`is_placeholder` (`foobar`, `test`, …), 14 `do_not_use_this_in_production` (a name, not a value),
+6 shorter than `MIN_PASSWORD_LENGTH`, 9 bare values with no name beside them (default passwords
+such as `letmein`, character-class templates such as `aaaAaA0A0a00…`, a Google token without its
+`ya29.` dot, a lone quoted random string), 7 others (names as values such as `valid_password`,
+`propertyColonDelimitedPassword`, a name that starts with its keyword, `password_couchbase`: tried
+as a rule, 11 more rewritten real-diff lines and 4 of our look-alikes)."""
 
-EARLYBIRD_LOOKALIKE_CEILING = 0.19
-"""The target is 0.05 and is NOT met: 18.3 % (11 of 60), at cb5ca61 and after the sixth round.
-Rounded up."""
+EARLYBIRD_LOOKALIKE_CEILING = 0.07
+"""The target is 0.05 and is NOT met: 18.3 % (11 of 60) while held out; **6.7 % (4 of 60)** after the
+seventh round (rounded up): a type annotation then `nil`, an `@name` SQL parameter, a label in a
+locale file (`Lösenord`, パスワード in HTML entities) are no values. The 4 left, kept on purpose:
+an expired JWT (expiry is no reason to keep a token's claims), five JOSE headers joined by dots,
+and two passwords with symbols and non-ASCII letters (`VeryStrong$$你好`), which EarlyBird skips
+for their script alone."""
 
 
 @dataclass(frozen=True)
@@ -283,7 +294,6 @@ CORPORA = (
         "Apache License",
         EARLYBIRD_RECALL_FLOOR,
         EARLYBIRD_LOOKALIKE_CEILING,
-        held_out=True,
     ),
 )
 

@@ -231,6 +231,49 @@ def test_a_url_password_may_hold_sub_delimiters() -> None:
     assert counts == Counter({"url_password": 1})
 
 
+def test_a_key_block_with_its_end_line_is_redacted_whatever_its_body() -> None:
+    """BEGIN and END markers alone on their lines: the lines between are the key, base64 or not."""
+    text = (
+        "-----BEGIN ENCRYPTED PRIVATE KEY-----\nnot base64 "
+        + made_up(8)
+        + "\n-----END ENCRYPTED PRIVATE KEY-----"
+    )
+    counts: Counter[str] = Counter()
+    out = redact_text(text, RedactOptions(), counts)
+    assert out == "\n".join(["[REDACTED:private_key]"] * 3) and counts == Counter({"private_key": 1})
+    # Code that names the markers is no block: the END marker is not alone on its line.
+    code = (
+        'if line == "-----BEGIN RSA PRIVATE KEY-----":\n    start = i\n'
+        'end = "-----END RSA PRIVATE KEY-----" in text'
+    )
+    assert redact_text(code, RedactOptions(), Counter()) == code
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "var txtFieldPassword: UITextField! = nil",  # Swift: a type annotation, then `nil`
+        "Server=db;User Id=app;Password=@password;",  # a SQL parameter, not a value
+        '"Password": "Lösenord"',  # a locale file: the word in Swedish
+        '"secret": "&#12497;&#12473;&#12527;&#12540;&#12489;"',  # Japanese, in HTML entities
+    ],
+)
+def test_references_types_and_translations_under_secret_names_are_kept(line: str) -> None:
+    assert redact_text(line, RedactOptions(), Counter()) == line
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ('let password: String! = "' + "Tr0ub4dor&3" + made_up(4) + '"', "Tr0ub4dor&3"),
+        ('"password": "VeryStrong$$你好"', "VeryStrong$$你好"),  # a symbol: a password again
+    ],
+)
+def test_values_after_a_type_or_with_non_ascii_letters_still_count(line: str, value: str) -> None:
+    out = redact_text(line, RedactOptions(), Counter())
+    assert value not in out and "[REDACTED:assignment]" in out
+
+
 def test_a_key_block_without_end_ends_with_its_hunk() -> None:
     body = "MIIEpAIBAAKCAQEA" + "k" * 40
     patch = (

@@ -2122,6 +2122,36 @@ SIXTH_ROUND_LOOKALIKES = [
 ]
 
 
+_SEVENTH = "issue 25, seventh round (EarlyBird's misses and look-alikes by cause; values made up here)"
+
+
+def seventh_round_entries() -> list[dict[str, object]]:
+    """The kinds of the seventh round's fixes, drawn after every entry above.
+
+    A value after a type annotation that ends in `!` (Swift), a key block whose body is no base64
+    between its BEGIN and END lines.
+    """
+    swift = "Tr0ub" + hexs(6) + "&x"
+    body = "sealed by the vault agent " + hexs(8)
+    block = f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{body}\n-----END ENCRYPTED PRIVATE KEY-----"
+    return [
+        _tp(f'    let password: String! = "{swift}"', swift, "typed_assignment", "assignment", _SEVENTH),
+        _tp(
+            block, body, "key_block_any_body", "private_key", "https://datatracker.ietf.org/doc/html/rfc7468"
+        ),
+    ]
+
+
+SEVENTH_ROUND_LOOKALIKES = [
+    # Under a secret's name but no value: a type then `nil`, a SQL parameter, a label translated.
+    "    var txtFieldPassword: UITextField! = nil",
+    '"connectionString": "Server=db;User Id=app;Password=@password;"',
+    '  "Password": "Lösenord",',
+    '  "password": "Contraseña",',
+    '  "secret": "&#12497;&#12473;&#12527;&#12540;&#12489;",',
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2133,6 +2163,11 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     tps += sixth_round_entries()
     looks += [
         {"line": line, "type": "sixth_round_lookalike", "source": _SIXTH} for line in SIXTH_ROUND_LOOKALIKES
+    ]
+    tps += seventh_round_entries()
+    looks += [
+        {"line": line, "type": "seventh_round_lookalike", "source": _SEVENTH}
+        for line in SEVENTH_ROUND_LOOKALIKES
     ]
     return tps, looks
 
