@@ -82,8 +82,10 @@ def missed(entry: dict[str, object]) -> list[str]:
     if scored is None:
         return secrets_of(entry)
     left = MARKER.sub("", scored[1])
-    extra = entry.get("also_in_line")
-    allowed = {str(k): int(v) for k, v in extra.items()} if isinstance(extra, dict) else {}
+    extra = entry.get("also_in_line", {})
+    if not isinstance(extra, dict):
+        raise TypeError(f"{entry.get('rule')}: also_in_line must map a secret to its other copies' count")
+    allowed = {str(k): int(v) for k, v in extra.items()}
     return [
         piece
         for secret in secrets_of(entry)

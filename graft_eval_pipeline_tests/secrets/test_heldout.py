@@ -3,17 +3,18 @@
 `data/heldout/` holds the examples and negative examples of Nosey Parker's default rules, the
 rule snapshot tests of secretlint, the test fixtures of Skyscanner's whispers, the provider
 plugins' unit tests of Yelp's detect-secrets, the tests of sirwart's ripsecrets and of
-Microsoft's security-utilities, and the rule examples and tests of American Express' EarlyBird (see
-its README): texts other scanners' authors wrote to test their own rules. Each is redacted exactly
+Microsoft's security-utilities, the rule examples and tests of American Express' EarlyBird, and the
+detector tests of ThoughtWorks' Talisman (see its README): texts other scanners' authors wrote to
+test their own rules. Each is redacted exactly
 as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
 file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
 touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. EarlyBird's corpus is the held-out one since issue 25's sixth
+so the test catches a regression. Talisman's corpus is the held-out one since issue 25's seventh
 round: the rules are not tuned to it (its misses are not looked at while rules change). Nosey
 Parker's was held out until the second round, secretlint's until the third, whispers' until the
-fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth, whose
-fixes their misses led: they are development corpora now, their figures no longer a measure of
-generalisation.
+fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
+EarlyBird's until the seventh, whose fixes their misses led: they are development corpora now,
+their figures no longer a measure of generalisation.
 """
 
 from __future__ import annotations
@@ -167,6 +168,18 @@ and two passwords with symbols and non-ASCII letters (`VeryStrong$$你好`), whi
 for their script alone."""
 
 
+TALISMAN_RECALL_FLOOR = 0.05
+"""The held-out figure (issue 25's seventh round). The target is 0.95 and is NOT met: 5.6 % (4 of 71),
+measured once at 13173ed, before any rule change of the round, and the same after it. Rounded
+down. Talisman's tests flag stand-ins: its 71 positives hold 11 distinct values, and 56 come from
+one loop of seven keywords in eight syntaxes with the values `UnsafeString` and
+`randomStringGoesHere`, names our policy keeps on purpose (a redacted name would hide what a
+line does; a kept random value would be a leak). Its misses are not looked at."""
+
+TALISMAN_LOOKALIKE_CEILING = 0.05
+"""The target, met: 0 of 13, at 13173ed and after the seventh round."""
+
+
 @dataclass(frozen=True)
 class Heldout:
     """One held-out corpus: its files, where its entries say they come from, and its floor/ceiling."""
@@ -294,6 +307,22 @@ CORPORA = (
         "Apache License",
         EARLYBIRD_RECALL_FLOOR,
         EARLYBIRD_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "talisman",
+        "talisman.jsonl",
+        "talisman_negative.jsonl",
+        "thoughtworks/talisman ",
+        "MIT",
+        "tl.",
+        71,
+        5,
+        13,
+        "LICENSE.talisman",
+        "The MIT License (MIT)",
+        TALISMAN_RECALL_FLOOR,
+        TALISMAN_LOOKALIKE_CEILING,
+        held_out=True,
     ),
 )
 

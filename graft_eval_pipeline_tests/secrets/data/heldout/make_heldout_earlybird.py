@@ -318,7 +318,7 @@ def build(copy: Path) -> Corpus:
             continue
         entry: dict[str, object] = {"line": line, "secret": secret}
         if line.count(secret) > 1:
-            entry["also_in_line"] = line.count(secret) - 1
+            entry["also_in_line"] = {secret: line.count(secret) - 1}
         corpus.positives.append(entry | tail)
     return corpus
 

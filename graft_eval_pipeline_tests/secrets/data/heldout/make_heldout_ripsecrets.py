@@ -162,7 +162,7 @@ def _positive(corpus: Corpus, text: str, rule: str, path: str, *, whole_file: bo
         return
     entry: dict[str, object] = {"line": text, "secret": secret}
     if text.count(secret) > 1:
-        entry["also_in_line"] = text.count(secret) - 1
+        entry["also_in_line"] = {secret: text.count(secret) - 1}
     corpus.positives.append(entry | {"rule": rule, "source": _source(path), "licence": LICENCE})
 
 

@@ -275,7 +275,7 @@ def _add(corpus: Corpus, line: str, secret: str | None, rule: str, path: str) ->
         return
     entry: dict[str, object] = {"line": line, "secret": secret}
     if line.count(secret) > 1:
-        entry["also_in_line"] = line.count(secret) - 1
+        entry["also_in_line"] = {secret: line.count(secret) - 1}
     corpus.positives.append(entry | tail)
 
 
