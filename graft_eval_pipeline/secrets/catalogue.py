@@ -82,7 +82,7 @@ def _random_in_braces(token: str) -> bool:
     """`{…}` around a random run (`is_high_entropy_token`), not a name in braces (`{someName2}`)."""
     from graft_eval_pipeline.secrets.entropy import is_high_entropy_token  # entropy reads this table
 
-    return is_high_entropy_token(token.strip("{}\\="))
+    return is_high_entropy_token(token[2:].rstrip("}\\="))
 
 
 _JOSE_KEY = re.compile(rb'"(?:alg|enc|typ)"')
@@ -985,13 +985,14 @@ TOKENS: tuple[Token, ...] = (
     _t(
         "maven_encrypted_password",
         "maven_password",
-        (),
-        "",
+        # `{base64}` as an element's text or a string's value: `{` alone starts too many runs in
+        # code for the prefilter (a tenth slower), with the character before it far fewer.
+        (">{", '"{', "'{", "`{", "={"),
+        # The closing brace escaped in some copies (`…\}`).
+        "[A-Za-z0-9+/]{20,}={0,2}\\\\?\\}",
         "https://maven.apache.org/guides/mini/guide-encryption.html",
-        # `{base64}`, the closing brace escaped in some copies (`…\}`); not a template's `${…}`.
-        anchor=r"\{[A-Za-z0-9+/]{20}",
-        pattern=r"(?<![$\w])\{[A-Za-z0-9+/]{20,}={0,2}\\?\}(?![A-Za-z0-9_])",
         validate=_random_in_braces,
+        keep_prefix=True,
     ),
     _t(
         "k8s_secret_pem",

@@ -184,11 +184,16 @@ def test_base64_json_with_no_jose_header_is_kept(text: str) -> None:
 def test_maven_encrypted_passwords_are_redacted_and_names_in_braces_kept() -> None:
     encrypted = "{" + base64.b64encode(bytes(range(40, 73))).decode() + "}"
     counts: Counter[str] = Counter()
+    # The brace that opens the value stays, as a token's prefix does (the anchor needs the
+    # character before it: `{` alone starts too many runs in code).
     assert redact_text(f"<master>{encrypted}</master>", RedactOptions(), counts) == (
-        "<master>[REDACTED:maven_password]</master>"
+        "<master>{[REDACTED:maven_password]</master>"
     )
     assert redact_text(f"<master>{encrypted[:-1]}\\}}</master>", RedactOptions(), counts) == (
-        "<master>[REDACTED:maven_password]</master>"
+        "<master>{[REDACTED:maven_password]</master>"
+    )
+    assert redact_text(f"mvn_master = '{encrypted}'", RedactOptions(), Counter()) == (
+        "mvn_master = '{[REDACTED:maven_password]'"
     )
     for kept in ("return html`<${TranscriptVirtualListComponent}>`", "`{capitalizedDimension2Value}`"):
         assert redact_text(kept, RedactOptions(), Counter()) == kept
