@@ -1036,8 +1036,9 @@ def key_blocks(text: str, is_patch: bool, add: AddSpan) -> int:
     r"""Private-key blocks (PEM, OpenSSH, PGP, SSH2, PuTTY), one span per line; returns the count.
 
     A BEGIN marker counts only when key material follows (base64 on the next line, PEM or PuTTY
-    headers, or a `\n`-escaped body on the same line as in a service-account JSON), so code that
-    merely mentions the marker stays. A block without END runs to the end of its hunk (a patch)
+    headers, a `\n`-escaped body on the same line as in a service-account JSON, or any body when
+    its END marker stands alone on a line within `_END_LOOKAHEAD` lines), so code that merely
+    mentions the marker stays. A block without END runs to the end of its hunk (a patch)
     or of the text.
     """
     blocks = 0

@@ -457,7 +457,7 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
     """
     if len(value) < MIN_LENGTH or "\n" in value:
         return False
-    if is_placeholder(value) or value.startswith(PUBLIC_TOKENS) or natural_language(value):
+    if is_placeholder(value) or value.startswith(PUBLIC_TOKENS) or _natural_language(value):
         return False
     if _URL.match(value) or _VERSION.match(value) or _INTEGRITY.match(value) or _COORDINATE.match(value):
         return False
@@ -488,7 +488,7 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
     return True
 
 
-def natural_language(value: str) -> bool:
+def _natural_language(value: str) -> bool:
     """Words of a natural language with a letter beyond ASCII: a label or its translation.
 
     `"Password": "Lösenord"`, `"secret": "&#12497;&#12473;…"` (パスワード in HTML entities) in a
