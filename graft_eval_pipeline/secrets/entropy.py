@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 
 import re2  # type: ignore[import-untyped]
 
-from graft_eval_pipeline.secrets.values import PUBLIC_TOKENS, counted, entropy, is_placeholder
+from graft_eval_pipeline.secrets.values import PUBLIC_TOKENS, counted, entropy, is_placeholder, name_like
 
 _A = re.ASCII
 KIND = "high_entropy"
@@ -69,7 +69,6 @@ _CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]+", _A)
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+", _A)
 _BASE32 = re.compile(r"[A-Z2-7]+=*|[a-z2-7]+=*", _A)
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", _A)
-_SEPARATORS = re.compile(r"[_\-./]", _A)
 # What stands before a digest, a base64 payload or a hash that is no secret.
 _LOOKALIKE_BEFORE = re.compile(
     r"(?:sha1|sha224|sha256|sha384|sha512|md5|h1|blake2b|blake3|git|commit|rev|revision|digest|"
@@ -198,38 +197,6 @@ def _alphabet(value: str) -> int:
     return 64
 
 
-_HUMP = re.compile(r"[A-Z][a-z]{3,}", _A)
-"""A word of a camel-case name: a capital and three small letters or more."""
-
-
-def _name_like(value: str) -> bool:
-    """Words joined by separators, or camel-case words: words make up at least half of it.
-
-    `test_user_2_permissions_view`, `com.example.AuthProvider`, `src/auth/token_store.py`; and
-    `atLeast24CharactersField`, where two capitalised words or more (`Least`, `Characters`,
-    `Field`) make up two thirds of it or more (random base64 seldom has one such run).
-    """
-    parts = [p for p in _SEPARATORS.split(value) if p]
-    words = sum(len(p) for p in parts if len(p) > 1 and words_run_together(p.rstrip("0123456789")))
-    if 2 * words >= len(value):
-        return True
-    humps = _HUMP.findall(value)
-    return len(humps) >= 2 and 3 * sum(map(len, humps)) >= 2 * len(value)
-
-
-def words_run_together(part: str) -> bool:
-    """A word, or words run together in camel case (`hasOwnProperty`, `RawURLEncoding`).
-
-    ASCII letters only, not ending in one capital after a small letter (`fooB`) or alone: the
-    strings `(?:[A-Z]?[a-z]+|[A-Z]{2,})+` matches whole, decided in one look. That pattern tried
-    every way to cut a run of capitals into words before it failed at the next character, so one
-    run of 40 capitals inside a token took minutes.
-    """
-    if not (part.isascii() and part.isalpha()):
-        return False
-    return not (part[-1].isupper() and (len(part) == 1 or part[-2].islower()))
-
-
 def lookalike_context(value: str, before: str) -> bool:
     """A digest, an id or a payload by what precedes it, or a UUID.
 
@@ -253,7 +220,7 @@ def is_high_entropy_token(value: str) -> bool:
     if alphabet == 32 and len(value) < MIN_HEX_LENGTH:
         return False
     least = MIN_BASE32_SWITCH_RATE if alphabet == 32 else MIN_SWITCH_RATE
-    if switch_rate(value) < least or _name_like(value) or is_placeholder(value) or counted(value):
+    if switch_rate(value) < least or name_like(value) or is_placeholder(value) or counted(value):
         return False
     most = min(math.log2(alphabet), math.log2(len(value)))
     return entropy(value) >= ENTROPY_SHARE * most

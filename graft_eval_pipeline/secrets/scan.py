@@ -35,6 +35,7 @@ from graft_eval_pipeline.secrets.entropy import Candidates, holds_candidate, tok
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 from graft_eval_pipeline.secrets.values import (
     MIN_PASSWORD_LENGTH,
+    code_call,
     connection_password,
     flag_password,
     identifier_name,
@@ -115,7 +116,10 @@ _DECOR = (
     r"prod|production|dev|development|stage|staging|test|live|new|old|default|local))?"
 )
 _CLOSE = r"(?:\[[0-9]*\])?[\"'`\]*\\]{0,3}"
-_TYPE = r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]<>|?!]*[ \t]*(?==)|[ \t]+[A-Za-z_][\w.\[\]]*[ \t]*(?==))?"
+_TYPE = (
+    r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]<>|?!]*[ \t]*(?==)"
+    r"|(?P<type_word>[ \t]+[A-Za-z_][\w.\[\]]*[ \t]*(?==)))?"
+)
 _OPS = r"(?P<op>:::=|::=|:=|\?\?=|\|\|=|===|!==|==|!=|[?+.|&]=|=>|<-|=|:|>|\(|,|[ \t]+(?=[\"'`]))"
 # RE2 has no look-ahead: its anchor is looser (the `re` pattern below decides).
 _TYPE_RE2 = r"(?:(?:[ \t]+|[ \t]*:[ \t]*)[A-Za-z_][\w.\[\]<>|?!]*[ \t]*)?"
@@ -434,8 +438,10 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
     name = text[name_start : match.start("close")]
     if _PASS_WORDS.search(name) or (kw.lower() == "auth" and name.lower().endswith("oauth")):
         return None
-    if _NOT_SECRET_NAMES.search(name):
-        return None
+    if _NOT_SECRET_NAMES.search(name) or text[name_start - 1 : name_start] == "/":
+        return None  # `next_token`; `/etc/passwd:`, a file's name in a path
+    if match.group("type_word") and any(q in match.group("close") for q in "\"'`"):
+        return None  # `name="…_access_key" id="…"`: a type stands before a name's quote, never after it
     op = match.group("op").strip()
     # `key:value` without a space is no YAML mapping (`io.jsonwebtoken:jjwt`): only random values.
     tight_colon = op == ":" and not match.group(0).endswith((" ", "\t")) and not match.group("close")
@@ -472,6 +478,8 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
         vstart, vend, quoted = nested
         value = text[vstart:vend]
     password = _PASSWORD_KW.fullmatch(kw) is not None and not strict
+    if not quoted and not password and value.isalpha() and value.islower():
+        return None  # `api_key = override`: a key or token is no lower-case word (a password may be)
     # `Server=…;User ID=…;Password=myPassword;`: `;`-separated pairs, a plain name, no call.
     in_connection_string = (
         not quoted
@@ -591,7 +599,7 @@ def _auth_header(text: str, start: int, lo: int, hi: int, is_patch: bool, add: A
         ok = len(value) >= 8 and not is_placeholder(value) and not identifier_name(value)
     else:
         ok = len(value) >= 12 and not is_placeholder(value) and (random_like(value) or "." in value)
-        ok = ok and not value.isalpha()
+        ok = ok and not value.isalpha() and not code_call(value)
     if not ok:
         return None
     add(match.start("v"), match.end("v"), "auth_header")

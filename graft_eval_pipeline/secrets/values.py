@@ -207,7 +207,7 @@ _PLACEHOLDER_PART = re.compile("|".join(map(re.escape, _PLACEHOLDER_PARTS)))
 # References and templates anywhere in the value: ${VAR}, $(cmd), {{ x }}, #{x}, %(x)s, %VAR%,
 # @@X@@, __X__, $UPPER_VAR, ((var)), <%= x %>, {{.Values.x}}.
 _TEMPLATE = re.compile(
-    r"\$\{[A-Za-z_][\w.:\-]*(?::?[-=?+][^}]*)?\}"
+    r"\$\{[A-Za-z_][\w.:\-\[\]]*(?::?[-=?+][^}]*)?\}"
     r"|\$\{\{[^{}]*\}\}"
     r"|\$\("
     r"|\{\{[\s\w.|()'\"\-,:$\[\]!]*\}\}"
@@ -228,6 +228,12 @@ _WHOLE_PLACEHOLDER = re.compile(
     r"|(?i:your)[\w-]*|(?i:x+|\*+|#+|\.+|0+|_+|-+)",
     _A,
 )
+_FORMAT_ONLY = re.compile(r"(?:\{[A-Za-z_][\w.\[\]]*\}|[_\-./:@ ])+", _A)
+"""A format string of fields alone (`f"{task_id}_{self._name}"`): what fills it is the value."""
+_PATTERN = re.compile(r"\[[^\[\]]+\](?:\{[0-9]+(?:,[0-9]*)?\}|[+*])", _A)
+"""A regular expression's character class and count (`[a-zA-Z0-9]{54}`): a test generates the value."""
+_KWARG = re.compile(r"[a-z_][a-z0-9_.]*=[^=]", _A)
+"""A keyword argument or an assignment (`value=self.usage`, `retry=False`): the code after a name."""
 _CALL = re.compile(
     r"(?:new|await|yield|typeof|lambda|function|fn|func|async|not|require|import)\b"
     r"|[A-Za-z_$@][\w$.:@\\]*(?:<[^<>]*>)?\s*[(\[{]"
@@ -333,7 +339,9 @@ def is_placeholder(value: str) -> bool:
     parts = set(_PLACEHOLDER_PART.findall(lower))
     if parts and not (parts <= _MARK_WORDS and len(value) >= 20 and random_like(value)):
         return True
-    return bool(_WHOLE_PLACEHOLDER.fullmatch(value) or _TEMPLATE.search(value))
+    if _WHOLE_PLACEHOLDER.fullmatch(value) or _FORMAT_ONLY.fullmatch(value):
+        return True
+    return bool(_TEMPLATE.search(value) or _PATTERN.search(value))
 
 
 _MARK_WORDS = frozenset({"fake", "dummy"})
@@ -477,15 +485,54 @@ def looks_secret(value: str, *, quoted: bool, strict: bool = False) -> bool:
     if _NAME_LIKE.fullmatch(value) and not _random_case_part(value):
         return False  # `prod-db-credentials`, `DB_PASSWORD`: a name, not a value
     if not quoted:
-        if value[0] in "([{" or _CALL.match(value):
-            return False
+        if value[0] in "([{" or _CALL.match(value) or _KWARG.match(value) or "(" in value or ")" in value:
+            return False  # code: a call, a keyword argument, an expression
         if _IDENTIFIER.fullmatch(value) and _code_identifier(value):
             return False
     elif " " in value or (value.isalpha() and (_KEYWORD_STEM.search(value) or _camel_identifier(value))):
         return False
-    if strict:
-        return random_like(value)
+    if strict:  # loose syntax: a generated value, not words (`openai/gpt-4`) or code (`retry=False`)
+        words = _NAME_SEPARATORS.search(value) is not None and name_like(value)
+        return random_like(value) and not words and not _KWARG.match(value)
     return True
+
+
+def code_call(value: str) -> bool:
+    """A call or a member chain (`self.build_header(r.method,`, `new Foo(`): code, not a value."""
+    return _CALL.match(value) is not None
+
+
+_NAME_SEPARATORS = re.compile(r"[_\-./]", _A)
+_HUMP = re.compile(r"[A-Z][a-z]{3,}", _A)
+"""A word of a camel-case name: a capital and three small letters or more."""
+
+
+def name_like(value: str) -> bool:
+    """Words joined by separators, or camel-case words: words make up at least half of it.
+
+    `test_user_2_permissions_view`, `com.example.AuthProvider`, `src/auth/token_store.py`,
+    `openai/gpt-4`; and `atLeast24CharactersField`, where two capitalised words or more (`Least`,
+    `Characters`, `Field`) make up two thirds of it or more (random base64 seldom has one such run).
+    """
+    parts = [p for p in _NAME_SEPARATORS.split(value) if p]
+    words = sum(len(p) for p in parts if len(p) > 1 and words_run_together(p.rstrip("0123456789")))
+    if 2 * words >= len(value):
+        return True
+    humps = _HUMP.findall(value)
+    return len(humps) >= 2 and 3 * sum(map(len, humps)) >= 2 * len(value)
+
+
+def words_run_together(part: str) -> bool:
+    """A word, or words run together in camel case (`hasOwnProperty`, `RawURLEncoding`).
+
+    ASCII letters only, not ending in one capital after a small letter (`fooB`) or alone: the
+    strings `(?:[A-Z]?[a-z]+|[A-Z]{2,})+` matches whole, decided in one look. That pattern tried
+    every way to cut a run of capitals into words before it failed at the next character, so one
+    run of 40 capitals inside a token took minutes.
+    """
+    if not (part.isascii() and part.isalpha()):
+        return False
+    return not (part[-1].isupper() and (len(part) == 1 or part[-2].islower()))
 
 
 def _natural_language(value: str) -> bool:

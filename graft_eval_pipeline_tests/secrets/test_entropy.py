@@ -1,40 +1,18 @@
 """The generic rules' value checks (`entropy.py`) decide in time linear in the value.
 
-A token's parts were judged "words run together" by `(?:[A-Z]?[a-z]+|[A-Z]{2,})+`, which tries
-every way of cutting a run of capitals into words before it fails at the next character: 2^n
-steps for a run of n, so one made-up token with 40 capitals held an export for minutes. The
-check is now a direct test of the same strings; the old pattern is the oracle on short parts. And
-the prefixed-token rule skips the checks of a token a rule that names the format has found.
+A token with a run of 40 capitals once held an export for minutes (the words check, now in
+`values.py` and tested in test_values.py); here the whole token check on such a run. And the
+prefixed-token rule skips the checks of a token a rule that names the format has found.
 Every value here is made up.
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from graft_eval_pipeline.secrets import entropy
-from graft_eval_pipeline.secrets.entropy import is_high_entropy_token, words_run_together
+from graft_eval_pipeline.secrets.entropy import is_high_entropy_token
 from graft_eval_pipeline.secrets.rules import secret_kinds_in
-
-_BACKTRACKING_WORDS = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]{2,})+", re.ASCII)
-
-
-@given(st.text(alphabet="aAbBzZ1_é", max_size=12))
-def test_words_run_together_accepts_what_the_old_pattern_matched_whole(part: str) -> None:
-    assert words_run_together(part) == (_BACKTRACKING_WORDS.fullmatch(part) is not None)
-
-
-def test_words_run_together_on_camel_case_names_and_random_parts() -> None:
-    assert words_run_together("hasOwnProperty")
-    assert words_run_together("RawURLEncoding")
-    assert words_run_together("URL")
-    assert not words_run_together("fooB")
-    assert not words_run_together("B")
-    assert not words_run_together("")
 
 
 def test_a_long_run_of_capitals_in_a_token_is_judged_in_one_look() -> None:

@@ -57,14 +57,15 @@ ThingsBoard URL paths), a value several lines below its name. The held-out figur
 security-utilities'."""
 
 LOOKALIKE_TARGET = 0.05
-HELDOUT_LOOKALIKE_CEILING = 0.11
+HELDOUT_LOOKALIKE_CEILING = 0.07
 """Nosey Parker's (a development corpus now): the target is 0.05 and is NOT met. 17.8 % (13 of 73)
-while held out; now 11.0 % (8 of 73), rounded up. Counted only over the negatives no other NP
-default rule matches and NP's rule file does not mark as a secret its rule misses (`matched_by`,
-`np_note`). Of the 8: 3 credentials NP's pattern cannot parse (a Postgres URL with an IPv6 host,
-`password = super$ecret`, an Okta token followed by `--`), 1 arguable (`"password": "$super$ecret"`),
-a random-looking bare token (a legacy Dependency-Track key's shape), an HTML id of words and
-digits after `access_key`, a path after a `…-password` key, and a Rails route."""
+while held out; 11.0 % (8 of 73) after the second round; 6.8 % (5 of 73) after the eighth, rounded
+up. Counted only over the negatives no other NP default rule matches and NP's rule file does not
+mark as a secret its rule misses (`matched_by`, `np_note`). Of the 5: 3 credentials NP's pattern
+cannot parse (a Postgres URL with an IPv6 host, `password = super$ecret`, an Okta token followed by
+`--`), 1 arguable (`"password": "$super$ecret"`), and a random-looking bare token (a legacy
+Dependency-Track key's shape). The eighth round left an HTML id of words after `access_key`, a
+path after a `…-password` key and a Rails route."""
 
 SECRETLINT_RECALL_FLOOR = 0.95
 """secretlint's corpus is NO LONGER HELD OUT: a development corpus since issue 25's third round.

@@ -718,3 +718,23 @@ def test_repeated_unit_shortcut_agrees_with_its_definition(
 
     value = before + unit * copies + after
     assert repeated_unit(value) == _repeated_unit_by_definition(value)
+
+
+# --- issue 25's eighth round: a name after a path, a type after a quote, a word, a call ----------
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("cat: /etc/passwd: permission denied", Counter()),  # a file's name in a path
+        (f"passwd: {made_up(16)}", Counter({"assignment": 1})),
+        ('name="acme_amazon_s3_files_access_key" id="acme-amazon-s3-files-access-key"', Counter()),
+        (f'String access_key = "{made_up(24)}";', Counter({"assignment": 1})),  # a type before the name
+        ("    api_key = fallback", Counter()),  # a lower-case word is no key
+        ("    api_key = fallback42x", Counter({"assignment": 1})),
+        ('api_key = "fallbackvalue"', Counter({"assignment": 1})),  # quoted: a value
+        ("    password = fallback", Counter({"assignment": 1})),  # a password may be a word
+        ("req.headers['Authorization'] = self.sign_request(req.method, req.url)", Counter()),
+        (f"req.headers['Authorization'] = '{made_up(32)}'", Counter({"auth_header": 1})),
+    ],
+)
+def test_eighth_round_paths_types_words_and_calls(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected

@@ -2152,6 +2152,55 @@ SEVENTH_ROUND_LOOKALIKES = [
 ]
 
 
+_EIGHTH = "issue 25, eighth round (real diffs' and Nosey Parker's look-alikes by cause; values made up here)"
+
+
+def eighth_round_entries() -> list[dict[str, object]]:
+    """What the eighth round's exclusions must still find, drawn after every entry above.
+
+    A token of small letters and digits unquoted, a password that is one lower-case word, a value
+    in parentheses and quotes, an `Authorization` value without a scheme, an f-string and a
+    backtick string that hold a value rather than fields or a pattern.
+    """
+    unquoted = "".join(rng.choice("abcdefghjkmnpqrstuvwxyz") for _ in range(10)) + hexs(4)
+    word = "marigoldlantern"
+    rows = [
+        (f"    token = {unquoted}", unquoted, "unquoted_lower_token", "assignment"),
+        (f"db_password = {word}", word, "password_word", "assignment"),
+        (f'std::string secret("{(v := b62(14) + "=" + b62(6))}");', v, "call_argument_value", "assignment"),
+        (f"Authorization: {(v := b62(32))}", v, "auth_header_no_scheme", "auth_header"),
+        (f'        session_key = f"{(v := b62(30))}"', v, "f_string_value", "assignment"),
+        (f"\tfixture := secrets.NewSecret(`{(v := b62(28))}`)", v, "backtick_argument_value", "assignment"),
+    ]
+    return [_tp(line, secret, type_, kind, _EIGHTH) for line, secret, type_, kind in rows]
+
+
+EIGHTH_ROUND_LOOKALIKES = [
+    # Code and names under a secret's name, no value: a format string of fields, a regular
+    # expression a test generates values from, a call, keyword arguments, a model's name, a
+    # template's subscript, a file's name after a path, a migration's name, a plain word, an HTML
+    # attribute's name before another attribute, a documentation path, a route.
+    '        session_key = f"{tenant_id}_{self._scope}"',
+    '\tcases := fixtures.Samples("acme", secrets.NewSecret(`[a-zA-Z0-9]{48}`))',
+    "        req.headers['Authorization'] = self.sign_request(req.method, req.url)",
+    "        super(ApiToken, self).__init__(*args, **kwargs)",
+    '    await verify_api_key("acme/model-7", "ACME_API_KEY")',
+    " - Pass `cache_warm_start=False` to restore it.",
+    '                "token", value=self.token_count, limit=self.token_cap',
+    "    Choice(token=c.token, weight=c.log_weight_value)",
+    "<a href=\"{% url 'vault:secret' pk=item.pk %}\">Back</a>",
+    "Hook(name='Nightly', secret=HOOK_SECRET, additional_headers={'X-Trace': 'on'}),",
+    "    secret_key = forms.CharField(label='Your private key', widget=forms.Textarea(attrs={'class': 'wide'}))",
+    '  "aria-label": ` (access key "${keys[i2]})"`',
+    "cat: /etc/passwd: permission denied",
+    "        ('auth', '0042_alter_group_members'),",
+    "    api_key = fallback",
+    'name="acme_amazon_s3_files_access_key" id="acme-amazon-s3-files-access-key"',
+    '  "/docs/3.1/account/keeping-your-data-safe/choosing-a-strong-password":"/docs/server@3.1/account"',
+    "  get '/users/password' => 'app/users#password', as: 'app_user_password'",
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2168,6 +2217,11 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     looks += [
         {"line": line, "type": "seventh_round_lookalike", "source": _SEVENTH}
         for line in SEVENTH_ROUND_LOOKALIKES
+    ]
+    tps += eighth_round_entries()
+    looks += [
+        {"line": line, "type": "eighth_round_lookalike", "source": _EIGHTH}
+        for line in EIGHTH_ROUND_LOOKALIKES
     ]
     return tps, looks
 
