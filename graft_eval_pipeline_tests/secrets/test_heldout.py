@@ -3,18 +3,18 @@
 `data/heldout/` holds the examples and negative examples of Nosey Parker's default rules, the
 rule snapshot tests of secretlint, the test fixtures of Skyscanner's whispers, the provider
 plugins' unit tests of Yelp's detect-secrets, the tests of sirwart's ripsecrets and of
-Microsoft's security-utilities, the rule examples and tests of American Express' EarlyBird, and the
-detector tests of ThoughtWorks' Talisman (see its README): texts other scanners' authors wrote to
-test their own rules. Each is redacted exactly
+Microsoft's security-utilities, the rule examples and tests of American Express' EarlyBird, the
+detector tests of ThoughtWorks' Talisman and the leaks-rule tests of Zup's Horusec (see its README):
+texts other scanners' authors wrote to test their own rules. Each is redacted exactly
 as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
 file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
 touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. Talisman's corpus is the held-out one since issue 25's seventh
+so the test catches a regression. Horusec's corpus is the held-out one since issue 25's eighth
 round: the rules are not tuned to it (its misses are not looked at while rules change). Nosey
 Parker's was held out until the second round, secretlint's until the third, whispers' until the
 fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
-EarlyBird's until the seventh, whose fixes their misses led: they are development corpora now,
-their figures no longer a measure of generalisation.
+EarlyBird's until the seventh, Talisman's until the eighth: they are development corpora now
+(whose misses may lead fixes), their figures no longer a measure of generalisation.
 """
 
 from __future__ import annotations
@@ -170,15 +170,26 @@ for their script alone."""
 
 
 TALISMAN_RECALL_FLOOR = 0.05
-"""The held-out figure (issue 25's seventh round). The target is 0.95 and is NOT met: 5.6 % (4 of 71),
-measured once at 13173ed, before any rule change of the round, and the same after it. Rounded
-down. Talisman's tests flag stand-ins: its 71 positives hold 11 distinct values, and 56 come from
-one loop of seven keywords in eight syntaxes with the values `UnsafeString` and
-`randomStringGoesHere`, names our policy keeps on purpose (a redacted name would hide what a
-line does; a kept random value would be a leak). Its misses are not looked at."""
+"""Talisman's corpus is NO LONGER HELD OUT: a development corpus since issue 25's eighth round. The
+target is 0.95 and is NOT met: 5.6 % (4 of 71) while held out, measured once at 13173ed, before any
+rule change of the seventh round, and the same after it and after the eighth. Rounded down.
+Talisman's tests flag stand-ins: its 71 positives hold 11 distinct values, and 56 come from one
+loop of seven keywords in eight syntaxes with the values `UnsafeString` and `randomStringGoesHere`,
+names our policy keeps on purpose (a redacted name would hide what a line does; a kept random value
+would be a leak)."""
 
 TALISMAN_LOOKALIKE_CEILING = 0.05
-"""The target, met: 0 of 13, at 13173ed and after the seventh round."""
+"""The target, met: 0 of 13, at 13173ed and after the seventh and eighth rounds."""
+
+HORUSEC_RECALL_FLOOR = 0.79
+"""The held-out figure (issue 25's eighth round). The target is 0.95 and is NOT met: 79.3 % (23 of
+29), measured once at c675cda, the eighth round's rule changes included (they were made before the
+corpus was built, led by the real diffs and Nosey Parker's corpus), and the same at b7cb0a2 before
+them. Rounded down. 29 positives of 28 rules (two of one rule): one entry is 3.4 points. Its misses
+are not looked at."""
+
+HORUSEC_LOOKALIKE_CEILING = 0.05
+"""The target, met: 0 of 28 (the safe sample of each rule, whole), at c675cda and b7cb0a2."""
 
 
 @dataclass(frozen=True)
@@ -323,6 +334,21 @@ CORPORA = (
         "The MIT License (MIT)",
         TALISMAN_RECALL_FLOOR,
         TALISMAN_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "horusec",
+        "horusec.jsonl",
+        "horusec_negative.jsonl",
+        "ZupIT/horusec ",
+        "Apache-2.0",
+        "hs.",
+        29,
+        28,
+        28,
+        "LICENSE.horusec",
+        "Apache License",
+        HORUSEC_RECALL_FLOOR,
+        HORUSEC_LOOKALIKE_CEILING,
         held_out=True,
     ),
 )
