@@ -4,16 +4,18 @@
 rule snapshot tests of secretlint, the test fixtures of Skyscanner's whispers, the provider
 plugins' unit tests of Yelp's detect-secrets, the tests of sirwart's ripsecrets and of
 Microsoft's security-utilities, the rule examples and tests of American Express' EarlyBird, the
-detector tests of ThoughtWorks' Talisman and the leaks-rule tests of Zup's Horusec (see its README):
-texts other scanners' authors wrote to test their own rules. Each is redacted exactly
+detector tests of ThoughtWorks' Talisman, the leaks-rule tests of Zup's Horusec and the secret
+scanner's tests of Aqua Security's Trivy (see its README): texts other scanners' authors wrote to
+test their own rules. Each is redacted exactly
 as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
 file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
 touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. Horusec's corpus is the held-out one since issue 25's eighth
+so the test catches a regression. Trivy's corpus is the held-out one since issue 25's ninth
 round: the rules are not tuned to it (its misses are not looked at while rules change). Nosey
 Parker's was held out until the second round, secretlint's until the third, whispers' until the
 fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
-EarlyBird's until the seventh, Talisman's until the eighth: they are development corpora now
+EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth: they are
+development corpora now
 (whose misses may lead fixes), their figures no longer a measure of generalisation.
 """
 
@@ -182,14 +184,24 @@ TALISMAN_LOOKALIKE_CEILING = 0.05
 """The target, met: 0 of 13, at 13173ed and after the seventh and eighth rounds."""
 
 HORUSEC_RECALL_FLOOR = 0.79
-"""The held-out figure (issue 25's eighth round). The target is 0.95 and is NOT met: 79.3 % (23 of
-29), measured once at c675cda, the eighth round's rule changes included (they were made before the
-corpus was built, led by the real diffs and Nosey Parker's corpus), and the same at b7cb0a2 before
-them. Rounded down. 29 positives of 28 rules (two of one rule): one entry is 3.4 points. Its misses
-are not looked at."""
+"""Horusec's corpus is NO LONGER HELD OUT: a development corpus since issue 25's ninth round. The
+target is 0.95 and is NOT met: 79.3 % (23 of 29) while held out, measured once at c675cda, the
+eighth round's rule changes included (they were made before the corpus was built, led by the real
+diffs and Nosey Parker's corpus), and the same at b7cb0a2 before them. Rounded down. 29 positives
+of 28 rules (two of one rule): one entry is 3.4 points."""
 
 HORUSEC_LOOKALIKE_CEILING = 0.05
 """The target, met: 0 of 28 (the safe sample of each rule, whole), at c675cda and b7cb0a2."""
+
+TRIVY_RECALL_FLOOR = 0.72
+"""The held-out figure (issue 25's ninth round). The target is 0.95 and is NOT met: 72.5 % (29 of
+40), measured once at 93c212e, before any rule change of the round (the rules of c675cda), and the
+same at b7cb0a2. Rounded down. Its misses are not looked at."""
+
+TRIVY_LOOKALIKE_CEILING = 0.14
+"""The target is 0.05 and is NOT met: 13.0 % (3 of 23), at 93c212e and b7cb0a2, rounded up. Its
+negatives are the lines of Trivy's test files that no rule of Trivy reports, with a token-like run
+(its README): "Trivy's rule does not fire", as Nosey Parker's negatives are. Not shown."""
 
 
 @dataclass(frozen=True)
@@ -349,6 +361,21 @@ CORPORA = (
         "Apache License",
         HORUSEC_RECALL_FLOOR,
         HORUSEC_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "trivy",
+        "trivy.jsonl",
+        "trivy_negative.jsonl",
+        "aquasecurity/trivy ",
+        "Apache-2.0",
+        "tv.",
+        40,
+        29,
+        23,
+        "LICENSE.trivy",
+        "Apache License",
+        TRIVY_RECALL_FLOOR,
+        TRIVY_LOOKALIKE_CEILING,
         held_out=True,
     ),
 )
