@@ -69,10 +69,11 @@ _CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]+", _A)
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+", _A)
 _BASE32 = re.compile(r"[A-Z2-7]+=*|[a-z2-7]+=*", _A)
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", _A)
-# What stands before a digest, a base64 payload or a hash that is no secret.
+# What stands before a digest, a base64 payload, a hash or a public key's number that is no secret
+# (a JSON Web Key's public members `"x"`, `"y"`, `"n"`, `"e"`; its private ones are scan.py's).
 _LOOKALIKE_BEFORE = re.compile(
     r"(?:sha1|sha224|sha256|sha384|sha512|md5|h1|blake2b|blake3|git|commit|rev|revision|digest|"
-    r"checksum|hash|integrity|nonce|base64|sri|etag|id|uuid|guid|data:[\w/+.\-]+;base64)"
+    r"checksum|hash|integrity|nonce|base64|sri|etag|id|uuid|guid|data:[\w/+.\-]+;base64|\"[xyne])"
     r"[\"']?[ \t]*[:=,@#]?[ \t]*[\"']?$",
     _A | re.IGNORECASE,
 )

@@ -782,6 +782,29 @@ def _prose_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add
     return start
 
 
+# A JSON Web Key's private members (RFC 7518: `d` of an EC, OKP or RSA key, RSA's `p`, `q`, `dp`,
+# `dq`, `qi`, and `k`, a symmetric key), quotes escaped or not; only where the object's `kty` is
+# near, since `"d"`, `"p"`, `"k"` name other things elsewhere. The public members (`x`, `y`, `n`,
+# `e`) are no secret (entropy.py's look-alike contexts).
+_JWK_PRIVATE = re.compile(
+    r'\\?"(?:d|p|q|dp|dq|qi|k)\\?"[ \t]*:[ \t]*\\?"(?P<v>[A-Za-z0-9_\-]{16,}={0,2})\\?"', _A
+)
+_JWK_TYPE = re.compile(r'\\?"kty\\?"[ \t]*:[ \t]*\\?"(?:EC|RSA|OKP|oct)\\?"', _A)
+_JWK_REACH = 1024
+"""Characters before and after a private member in which its key's `kty` is looked for."""
+
+
+def _jwk_private(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`{"kty":"EC","d":"…"}`: the private member of a JSON Web Key, whatever its key's format."""
+    match = _JWK_PRIVATE.match(text, start, hi)
+    if match is None or is_placeholder(match.group("v")):
+        return None
+    if _JWK_TYPE.search(text, max(0, start - _JWK_REACH), start + _JWK_REACH) is None:
+        return None
+    add(match.start("v"), match.end("v"), "private_key")
+    return start
+
+
 @dataclass(frozen=True)
 class _Scanner:
     """One RE2 alternation without groups (a DFA scan, cheap per hit).
@@ -908,6 +931,12 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         ),
         (r"(?i:password)[ \t]+[^\s\"']{6}", (), ("pa",), _netrc_lines),
         (r"(?i:passw(?:or)?d|passphrase)[ \t]+(?i:is|was)[ \t]+[\"'`]", (), ("pa", "pw"), _prose_password),
+        (
+            r'\\?"(?:d|p|q|dp|dq|qi|k)\\?"[ \t]*:[ \t]*\\?"[A-Za-z0-9_\-]{16}',
+            ('"d', '"p', '"q', '"k', '\\"'),
+            (),
+            _jwk_private,
+        ),
         (rf"(?i:env)[ \t]+[A-Za-z0-9_.\-]*{kw}[ \t]+[^\s=]", (), ("en",), _env_or_flag(_ENV_RX)),
         (rf"--[A-Za-z0-9_\-]*{kw}[ \t]+[^\s\-]", ("--",), (), _env_or_flag(_FLAG_RX)),
         (

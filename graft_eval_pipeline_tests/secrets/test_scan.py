@@ -738,3 +738,29 @@ def test_repeated_unit_shortcut_agrees_with_its_definition(
 )
 def test_eighth_round_paths_types_words_and_calls(line: str, expected: Counter[str]) -> None:
     assert secret_kinds(line) == expected
+
+
+# --- issue 25's ninth round: a JSON Web Key's private members, its public ones kept -------------
+_D, _X, _Y = made_up(43, seed=11), "mz4-" + made_up(39, seed=12), made_up(43, seed=13)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (f'{{"kty":"EC","crv":"P-256","d":"{_D}","x":"{_X}","y":"{_Y}"}}', Counter({"private_key": 1})),
+        (f'{{"kty":"RSA","n":"{_X}","e":"AQAB","p":"{_D}","q":"{_Y}"}}', Counter({"private_key": 2})),
+        (f'{{\\"kty\\":\\"OKP\\",\\"d\\":\\"{_D}\\"}}', Counter({"private_key": 1})),  # escaped in a string
+        (f'{{"kty":"EC","crv":"P-256","x":"{_X}","y":"{_Y}"}}', Counter()),  # the public key alone
+        (f'{{"d": "{_D}"}}', Counter()),  # no `kty` near: `d` names anything
+        ('{"kty":"oct","k":"AAAAAAAAAAAAAAAAAAAAAA"}', Counter()),  # a stand-in
+    ],
+)
+def test_a_json_web_keys_private_members_are_private_keys(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected
+
+
+def test_a_json_web_keys_type_is_looked_for_on_nearby_lines_only() -> None:
+    pretty = f'{{\n  "kty": "EC",\n  "crv": "P-256",\n  "d": "{_D}"\n}}'
+    assert secret_kinds(pretty) == Counter({"private_key": 1})
+    far = '{\n  "kty": "EC",\n' + '  "pad": "x",\n' * 100 + f'  "d": "{_D}"\n}}'
+    assert secret_kinds(far) == Counter()  # `kty` more than 1,024 characters away

@@ -2201,6 +2201,40 @@ EIGHTH_ROUND_LOOKALIKES = [
 ]
 
 
+_NINTH = "issue 25, ninth round (a JSON Web Key's members, RFC 7517/7518; values made up here)"
+_JWK = "https://datatracker.ietf.org/doc/html/rfc7518#section-6"
+
+
+def ninth_round_entries() -> list[dict[str, object]]:
+    """A JSON Web Key's private members, drawn after every entry above.
+
+    An EC key's `d` beside its public `x` and `y`, on one line, escaped in a string and
+    pretty-printed over lines; a symmetric key's `k`.
+    """
+    x, y, d = _b64url(rng.randbytes(32)), _b64url(rng.randbytes(32)), _b64url(rng.randbytes(32))
+    k = _b64url(rng.randbytes(32))
+    escaped_d = _b64url(rng.randbytes(32))
+    pretty_d = _b64url(rng.randbytes(32))
+    one_line = f'{{"kty":"EC","crv":"P-256","d":"{d}","x":"{x}","y":"{y}"}}'
+    escaped = f'const key = "{{\\"kty\\":\\"EC\\",\\"d\\":\\"{escaped_d}\\"}}";'
+    pretty = f'{{\n  "kty": "EC",\n  "crv": "P-256",\n  "d": "{pretty_d}"\n}}'
+    return [
+        _tp(one_line, d, "jwk_private_member", "private_key", _JWK),
+        _tp(f'  "signing_jwk": {{"kty": "oct", "k": "{k}"}},', k, "jwk_symmetric_key", "private_key", _JWK),
+        _tp(escaped, escaped_d, "jwk_private_member_escaped", "private_key", _JWK),
+        _tp(pretty, pretty_d, "jwk_private_member_lines", "private_key", _JWK),
+    ]
+
+
+NINTH_ROUND_LOOKALIKES = [
+    # A JSON Web Key's public members: an EC point whose coordinate looks like a prefixed token,
+    # an RSA modulus and exponent.
+    '{"kty":"EC","crv":"P-256","kid":"k1","x":"mz4-Yq81JtXw0cNvLr5aB7sDf3GhK9pUeIo2ZxVnRl",'
+    '"y":"Qa8bTc3dVe5fWg7hXi9jYk1lZm3nAo5pBq7rCs9tDu"}',
+    '{"kty":"RSA","kid":"k2","n":"vQx7-Rk2mP9sLc4TzWb8Ny1Ue6Ja3Hf5Gd0Ko7Ip2Xs4Vq9Mt1Bz6Lw3Cr8Ey5Nu","e":"AQAB"}',
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2222,6 +2256,10 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     looks += [
         {"line": line, "type": "eighth_round_lookalike", "source": _EIGHTH}
         for line in EIGHTH_ROUND_LOOKALIKES
+    ]
+    tps += ninth_round_entries()
+    looks += [
+        {"line": line, "type": "ninth_round_lookalike", "source": _NINTH} for line in NINTH_ROUND_LOOKALIKES
     ]
     return tps, looks
 
