@@ -136,6 +136,14 @@ def _t(
     return Token(name, kind, (prefixes,) if isinstance(prefixes, str) else prefixes, body, source, **extra)  # type: ignore[arg-type]
 
 
+def _not_another_providers(token: str) -> bool:
+    """A service account's name before OpenAI's watermark (`sk-<name>-…T3BlbkFJ…`).
+
+    Not Anthropic's or OpenRouter's prefix (`sk-ant-`, `sk-or-`), whose formats are their own.
+    """
+    return not token.startswith(("sk-ant-", "sk-or-"))
+
+
 _AN = "[A-Za-z0-9]"
 _HEX = "[a-f0-9]"
 _URLB64 = "[A-Za-z0-9_-]"
@@ -208,6 +216,19 @@ TOKENS: tuple[Token, ...] = (
         anchor="[0-9]Q~[A-Za-z0-9_~.-]{12}",
         pattern=r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
         back=4,
+    ),
+    _t(
+        "azure_common_annotated_key",
+        "azure_key",
+        (),
+        "",
+        "https://github.com/microsoft/security-utilities (SEC101/200, common annotated security keys)",
+        anchor="JQQJ9[9DH][A-Za-z0-9][A-L]",
+        pattern=(
+            r"(?<![A-Za-z0-9])[A-Za-z0-9]{52}JQQJ9[9DH][A-Za-z0-9][A-L][A-Za-z0-9]{16}[A-Za-z]"
+            r"[A-Za-z0-9]{7}(?:[A-Za-z0-9]{2}==)?(?![A-Za-z0-9])"
+        ),
+        back=52,
     ),
     _t(
         "azure_storage_account_key",
@@ -463,6 +484,14 @@ TOKENS: tuple[Token, ...] = (
         "sk-",
         "[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",
         _DS + "openai.py",
+    ),
+    _t(
+        "openai_named_key",
+        "openai_key",
+        "sk-",
+        "[A-Za-z0-9]+(?:-[A-Za-z0-9]+){0,7}-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",
+        "https://github.com/aquasecurity/trivy/blob/main/pkg/fanal/secret/builtin-rules.go",
+        validate=_not_another_providers,
     ),
     _t("openai_user_key", "openai_key", "sk-", "[A-Za-z0-9]{48}", _GL + "openai.go"),
     _t(

@@ -782,6 +782,22 @@ def _prose_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add
     return start
 
 
+# A Kubernetes Secret of type `kubernetes.io/dockerconfigjson` (or the older `dockercfg`): its
+# data is the base64 of a Docker config, which holds each registry's `auth` (user and password).
+_DOCKER_CONFIG = re.compile(
+    r"\.docker(?:cfg|configjson)[\"']?[ \t]*:[ \t]*[\"']?(?P<v>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", _A
+)
+
+
+def _docker_config(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`.dockerconfigjson: eyJhdXRocyI6…`: a registry credential, base64 in a Kubernetes Secret."""
+    match = _DOCKER_CONFIG.match(text, start, hi)
+    if match is None or is_placeholder(match.group("v")):
+        return None
+    add(match.start("v"), match.end("v"), "basic_auth")
+    return start
+
+
 # A JSON Web Key's private members (RFC 7518: `d` of an EC, OKP or RSA key, RSA's `p`, `q`, `dp`,
 # `dq`, `qi`, and `k`, a symmetric key), quotes escaped or not; only where the object's `kty` is
 # near, since `"d"`, `"p"`, `"k"` name other things elsewhere. The public members (`x`, `y`, `n`,
@@ -931,6 +947,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         ),
         (r"(?i:password)[ \t]+[^\s\"']{6}", (), ("pa",), _netrc_lines),
         (r"(?i:passw(?:or)?d|passphrase)[ \t]+(?i:is|was)[ \t]+[\"'`]", (), ("pa", "pw"), _prose_password),
+        (r"\.docker(?:cfg|configjson)[\"']?[ \t]*:[ \t]*[\"']?[A-Za-z0-9+/]{8}", (".d",), (), _docker_config),
         (
             r'\\?"(?:d|p|q|dp|dq|qi|k)\\?"[ \t]*:[ \t]*\\?"[A-Za-z0-9_\-]{16}',
             ('"d', '"p', '"q', '"k', '\\"'),

@@ -10,12 +10,12 @@ test their own rules. Each is redacted exactly
 as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
 file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
 touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. Trivy's corpus is the held-out one since issue 25's ninth
-round: the rules are not tuned to it (its misses are not looked at while rules change). Nosey
+so the test catches a regression. Between issue 25's tenth round and its eleventh no corpus is
+held out: Trivy's led the tenth round's fixes, and the next is being built. Nosey
 Parker's was held out until the second round, secretlint's until the third, whispers' until the
 fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
-EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth: they are
-development corpora now
+EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth, Trivy's
+until the tenth: they are development corpora now
 (whose misses may lead fixes), their figures no longer a measure of generalisation.
 """
 
@@ -193,15 +193,23 @@ of 28 rules (two of one rule): one entry is 3.4 points."""
 HORUSEC_LOOKALIKE_CEILING = 0.05
 """The target, met: 0 of 28 (the safe sample of each rule, whole), at c675cda and b7cb0a2."""
 
-TRIVY_RECALL_FLOOR = 0.72
-"""The held-out figure (issue 25's ninth round). The target is 0.95 and is NOT met: 72.5 % (29 of
-40), measured once at 93c212e, before any rule change of the round (the rules of c675cda), and the
-same at b7cb0a2. Rounded down. Its misses are not looked at."""
+TRIVY_RECALL_FLOOR = 0.85
+"""Trivy's corpus is NO LONGER HELD OUT: a development corpus since issue 25's tenth round, whose
+fixes its misses led. The target is 0.95 and is NOT met: 72.5 % (29 of 40) while held out,
+measured once at 93c212e (and the same at b7cb0a2); **85.0 % (34 of 40)** after the tenth round:
+Microsoft's common annotated keys (2), an OpenAI key with a service account's name, a Kubernetes
+Secret's Docker config (2). The 6 left, by policy: a GitHub token typed in order
+(`1234567890abcdef…`), a realtime key that repeats one unit, Symfony's published default secret,
+a GitHub App token of the words `dummy` and `notreal`, and two camel-case names in Maven's
+`<password>`/`<passphrase>` elements (`plainSecret`), which read as names."""
 
 TRIVY_LOOKALIKE_CEILING = 0.14
-"""The target is 0.05 and is NOT met: 13.0 % (3 of 23), at 93c212e and b7cb0a2, rounded up. Its
-negatives are the lines of Trivy's test files that no rule of Trivy reports, with a token-like run
-(its README): "Trivy's rule does not fire", as Nosey Parker's negatives are. Not shown."""
+"""The target is 0.05 and is NOT met: 13.0 % (3 of 23), at 93c212e and b7cb0a2, rounded up, the
+same after the tenth round. Its negatives are the lines of Trivy's test files that no rule of
+Trivy reports, with a token-like run (its README): "Trivy's rule does not fire", as Nosey Parker's
+negatives are. The 3: `sk-ant-` and `sk-proj-` tokens that break OpenAI's format (Anthropic's and
+OpenAI's own formats of ours take them) and a Maven encrypted passphrase (redacted on purpose:
+it decrypts with the master password)."""
 
 
 @dataclass(frozen=True)
@@ -376,7 +384,6 @@ CORPORA = (
         "Apache License",
         TRIVY_RECALL_FLOOR,
         TRIVY_LOOKALIKE_CEILING,
-        held_out=True,
     ),
 )
 

@@ -764,3 +764,34 @@ def test_a_json_web_keys_type_is_looked_for_on_nearby_lines_only() -> None:
     assert secret_kinds(pretty) == Counter({"private_key": 1})
     far = '{\n  "kty": "EC",\n' + '  "pad": "x",\n' * 100 + f'  "d": "{_D}"\n}}'
     assert secret_kinds(far) == Counter()  # `kty` more than 1,024 characters away
+
+
+# --- issue 25's tenth round: annotated Azure keys, a named OpenAI key, a Kubernetes Docker config --
+_ANNOTATED = made_up(52, seed=21) + "JQQJ99" + "CE" + made_up(16, seed=22) + "A" + made_up(7, seed=23)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (f"key = {_ANNOTATED}", Counter({"azure_key": 1})),
+        (f"{_ANNOTATED}", Counter({"azure_key": 1})),  # bare: the signature names it
+        (f"x{_ANNOTATED}", Counter()),  # glued to a longer run: no such key
+        (
+            f"OPENAI={'sk-ci-bot-' + made_up(20, seed=24) + 'T3BlbkFJ' + made_up(20, seed=25)}",
+            Counter({"openai_key": 1}),
+        ),
+        (
+            f"k = sk-or-{made_up(20, seed=26)}T3BlbkFJ{made_up(20, seed=27)}",
+            Counter({"prefixed_token": 1}),
+        ),  # not OpenAI's: OpenRouter's prefix
+        (
+            "  .dockerconfigjson: " + base64.b64encode(b'{"auths":{"r.example":{"auth":"dTpw"}}}').decode(),
+            Counter({"basic_auth": 1}),
+        ),
+        ("  .dockerconfigjson: {{ .Values.pullSecret | b64enc }}", Counter()),
+    ],
+)
+def test_tenth_round_annotated_keys_named_openai_keys_and_docker_configs(
+    line: str, expected: Counter[str]
+) -> None:
+    assert secret_kinds(line) == expected

@@ -2235,6 +2235,61 @@ NINTH_ROUND_LOOKALIKES = [
 ]
 
 
+_TENTH = "issue 25, tenth round (Trivy's misses by cause; values made up here)"
+_ANNOTATED = "https://github.com/microsoft/security-utilities (SEC101/200, common annotated security keys)"
+_K8S_DOCKER = "https://kubernetes.io/docs/concepts/configuration/secret/#docker-config-secrets"
+_TRIVY_RULES = "https://github.com/aquasecurity/trivy/blob/main/pkg/fanal/secret/builtin-rules.go"
+
+
+def tenth_round_entries() -> list[dict[str, object]]:
+    """The kinds of the tenth round's fixes, drawn after every entry above.
+
+    Microsoft's common annotated security keys (84 characters, `JQQJ9` at 52), an OpenAI key with
+    a service account's name before its watermark, a Kubernetes Secret's Docker config, each format
+    in two of the contexts every catalogue format has (`token_entries`).
+    """
+    alnum = string.ascii_letters + string.digits
+    formats = []
+    for _ in range(2):
+        annotated = (
+            b62(52)
+            + "JQQJ9"
+            + rng.choice("9DH")
+            + b62(1)
+            + rng.choice("ABCDEFGHIJKL")
+            + b62(16)
+            + rng.choice(string.ascii_letters)
+            + b62(7)
+        )
+        formats.append((annotated, "azure_common_annotated_key", "azure_key", _ANNOTATED))
+    for name in ("deploy-bot", "ci"):
+        named = f"sk-{name}-" + "".join(rng.choice(alnum) for _ in range(20)) + "T3BlbkFJ" + b62(20)
+        formats.append((named, "openai_named_key", "openai_key", _TRIVY_RULES))
+    rows = []
+    for index, (value, type_, kind, source) in enumerate(formats):
+        name, upper = _names(kind)
+        context = TOKEN_CONTEXTS[(index * 3 + 1) % len(TOKEN_CONTEXTS)]
+        line = context.replace("{NAME}", upper).replace("{name}", name).replace("{v}", value)
+        rows.append(_tp(line, value, type_, kind, source))
+    config = json.dumps(
+        {"auths": {"registry.example.test": {"auth": base64.b64encode(b"ci:" + hexs(12).encode()).decode()}}}
+    )
+    encoded = base64.b64encode(config.encode()).decode()
+    rows.append(
+        _tp(f"  .dockerconfigjson: {encoded}", encoded, "k8s_docker_config", "basic_auth", _K8S_DOCKER)
+    )
+    old = base64.b64encode(b'{"registry.example.test":{"auth":"' + b62(16).encode() + b'"}}').decode()
+    rows.append(_tp(f'    ".dockercfg": "{old}",', old, "k8s_docker_config", "basic_auth", _K8S_DOCKER))
+    return rows
+
+
+TENTH_ROUND_LOOKALIKES = [
+    # A Docker config that a template or a variable fills, not the value itself.
+    "  .dockerconfigjson: {{ .Values.imagePullSecret | b64enc }}",
+    "  .dockerconfigjson: ${REGISTRY_CONFIG_B64}",
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2260,6 +2315,10 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     tps += ninth_round_entries()
     looks += [
         {"line": line, "type": "ninth_round_lookalike", "source": _NINTH} for line in NINTH_ROUND_LOOKALIKES
+    ]
+    tps += tenth_round_entries()
+    looks += [
+        {"line": line, "type": "tenth_round_lookalike", "source": _TENTH} for line in TENTH_ROUND_LOOKALIKES
     ]
     return tps, looks
 
