@@ -17,9 +17,10 @@ of those cases (reading and parsing each case included), and the pre-send check 
 prepared (cut) prompt inputs (and over the generated patches, four to a case), with the slowest,
 median and fastest of at least five timed runs. The accuracy corpora are
 graft_eval_pipeline_tests/secrets/data/ (fictional values; see its README) and its heldout/
-folder: Trivy's secret-scanner tests (Apache-2.0), held out in issue 25's ninth round,
-Horusec's leaks-rule tests (Apache-2.0), Talisman's detector tests (MIT), EarlyBird's rule
-examples and tests (Apache-2.0), the tests of ripsecrets (MIT) and of Microsoft's
+folder: the tests of KICS' secrets query (Apache-2.0), held out since issue 25's tenth round;
+Trivy's secret-scanner tests (Apache-2.0), Horusec's leaks-rule tests (Apache-2.0), Talisman's
+detector tests (MIT), EarlyBird's rule examples and tests (Apache-2.0), the tests of ripsecrets
+(MIT) and of Microsoft's
 security-utilities (MIT), the provider plugins' unit tests of detect-secrets (Apache-2.0; its own
 figure there is on its own tests: not a comparison), whispers' test fixtures (Apache-2.0), each
 entry redacted inside its whole fixture file and scored on its own line, secretlint's rule
@@ -341,6 +342,7 @@ ACCURACY = {
     "development (Talisman)": ("heldout/talisman.jsonl", "heldout/talisman_negative.jsonl"),
     "development (Horusec)": ("heldout/horusec.jsonl", "heldout/horusec_negative.jsonl"),
     "development (Trivy)": ("heldout/trivy.jsonl", "heldout/trivy_negative.jsonl"),
+    "held-out (KICS)": ("heldout/kics.jsonl", "heldout/kics_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 

@@ -4,14 +4,15 @@
 rule snapshot tests of secretlint, the test fixtures of Skyscanner's whispers, the provider
 plugins' unit tests of Yelp's detect-secrets, the tests of sirwart's ripsecrets and of
 Microsoft's security-utilities, the rule examples and tests of American Express' EarlyBird, the
-detector tests of ThoughtWorks' Talisman, the leaks-rule tests of Zup's Horusec and the secret
-scanner's tests of Aqua Security's Trivy (see its README): texts other scanners' authors wrote to
+detector tests of ThoughtWorks' Talisman, the leaks-rule tests of Zup's Horusec, the secret
+scanner's tests of Aqua Security's Trivy and the tests of the secrets query of Checkmarx' KICS
+(see its README): texts other scanners' authors wrote to
 test their own rules. Each is redacted exactly
 as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
 file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
 touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. Between issue 25's tenth round and its eleventh no corpus is
-held out: Trivy's led the tenth round's fixes, and the next is being built. Nosey
+so the test catches a regression. KICS's corpus is the held-out one since issue 25's tenth round:
+the rules are not tuned to it (its misses are not looked at while rules change). Nosey
 Parker's was held out until the second round, secretlint's until the third, whispers' until the
 fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
 EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth, Trivy's
@@ -211,6 +212,16 @@ negatives are. The 3: `sk-ant-` and `sk-proj-` tokens that break OpenAI's format
 OpenAI's own formats of ours take them) and a Maven encrypted passphrase (redacted on purpose:
 it decrypts with the master password)."""
 
+KICS_RECALL_FLOOR = 0.74
+"""The held-out figure (issue 25's tenth round). The target is 0.95 and is NOT met: 74.6 % (44 of
+59), measured once at 1b8ee6b, before any rule change of the round, and the same at 2cd224a
+after them (Trivy's misses led them). Rounded down. Its misses are not looked at."""
+
+KICS_LOOKALIKE_CEILING = 0.08
+"""The target is 0.05 and is NOT met: 7.3 % (10 of 137), at 1b8ee6b and 2cd224a, rounded up. Its
+negatives are lines of the query's negative test files with a token-like run (its README). Not
+shown."""
+
 
 @dataclass(frozen=True)
 class Heldout:
@@ -384,6 +395,22 @@ CORPORA = (
         "Apache License",
         TRIVY_RECALL_FLOOR,
         TRIVY_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "kics",
+        "kics.jsonl",
+        "kics_negative.jsonl",
+        "Checkmarx/kics ",
+        "Apache-2.0",
+        "kc.",
+        59,
+        32,
+        137,
+        "LICENSE.kics",
+        "It is clarified",
+        KICS_RECALL_FLOOR,
+        KICS_LOOKALIKE_CEILING,
+        held_out=True,
     ),
 )
 
