@@ -5,18 +5,19 @@ rule snapshot tests of secretlint, the test fixtures of Skyscanner's whispers, t
 plugins' unit tests of Yelp's detect-secrets, the tests of sirwart's ripsecrets and of
 Microsoft's security-utilities, the rule examples and tests of American Express' EarlyBird, the
 detector tests of ThoughtWorks' Talisman, the leaks-rule tests of Zup's Horusec, the secret
-scanner's tests of Aqua Security's Trivy and the tests of the secrets query of Checkmarx' KICS
-(see its README): texts other scanners' authors wrote to
-test their own rules. Each is redacted exactly
+scanner's tests of Aqua Security's Trivy, the tests of the secrets query of Checkmarx' KICS and
+those of the plugins IBM's fork of detect-secrets adds (see its README): texts other scanners'
+authors wrote to test their own rules. Each is redacted exactly
 as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
 file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
 touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. KICS's corpus is the held-out one since issue 25's tenth round:
-the rules are not tuned to it (its misses are not looked at while rules change). Nosey
+so the test catches a regression. The tests of the plugins IBM's fork of detect-secrets adds are
+the held-out corpus since issue 25's eleventh round: the rules are not tuned to it (its misses
+are not looked at while rules change). Nosey
 Parker's was held out until the second round, secretlint's until the third, whispers' until the
 fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
 EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth, Trivy's
-until the tenth: they are development corpora now
+until the tenth, KICS' until the eleventh: they are development corpora now
 (whose misses may lead fixes), their figures no longer a measure of generalisation.
 """
 
@@ -213,14 +214,21 @@ OpenAI's own formats of ours take them) and a Maven encrypted passphrase (redact
 it decrypts with the master password)."""
 
 KICS_RECALL_FLOOR = 0.74
-"""The held-out figure (issue 25's tenth round). The target is 0.95 and is NOT met: 74.6 % (44 of
-59), measured once at 1b8ee6b, before any rule change of the round, and the same at 2cd224a
-after them (Trivy's misses led them). Rounded down. Its misses are not looked at."""
+"""KICS' corpus is NO LONGER HELD OUT: a development corpus since issue 25's eleventh round. The
+target is 0.95 and is NOT met: 74.6 % (44 of 59) while held out, measured once at 1b8ee6b, before
+any rule change of the tenth round, and the same at 2cd224a after them. Rounded down."""
 
 KICS_LOOKALIKE_CEILING = 0.08
 """The target is 0.05 and is NOT met: 7.3 % (10 of 137), at 1b8ee6b and 2cd224a, rounded up. Its
-negatives are lines of the query's negative test files with a token-like run (its README). Not
-shown."""
+negatives are lines of the query's negative test files with a token-like run (its README)."""
+
+IBM_RECALL_FLOOR = 0.60
+"""The held-out figure (issue 25's eleventh round). The target is 0.95 and is NOT met: 60.5 % (26 of
+43), measured once at 4407904, before any rule change of the round. Rounded down. Three plugins'
+tests (Box, Db2, GitHub Enterprise), 14 distinct secrets. Its misses are not looked at."""
+
+IBM_LOOKALIKE_CEILING = 0.39
+"""The target is 0.05 and is NOT met: 38.5 % (5 of 13) at 4407904, rounded up. Not shown."""
 
 
 @dataclass(frozen=True)
@@ -230,7 +238,8 @@ class Heldout:
     name: str
     positives: str
     negatives: str
-    source: str
+    source: str | tuple[str, ...]
+    """What every entry's `source` starts with (one of them)."""
     licence: str
     rule_prefix: str
     min_positives: int
@@ -410,6 +419,22 @@ CORPORA = (
         "It is clarified",
         KICS_RECALL_FLOOR,
         KICS_LOOKALIKE_CEILING,
+    ),
+    Heldout(
+        "ibm_detectsecrets",
+        "ibm_detectsecrets.jsonl",
+        "ibm_detectsecrets_negative.jsonl",
+        # The Db2 plugin's test is stored in the index under Yelp's repository (the fork's history).
+        ("IBM/detect-secrets ", "Yelp/detect-secrets tests/plugins/db2_test.py@"),
+        "Apache-2.0",
+        "ibm.",
+        43,
+        3,
+        13,
+        "LICENSE.ibm-detect-secrets",
+        "Apache License",
+        IBM_RECALL_FLOOR,
+        IBM_LOOKALIKE_CEILING,
         held_out=True,
     ),
 )
