@@ -427,6 +427,15 @@ _DEFAULT_CALL = re.compile(
 )
 
 
+def _inside_reference(text: str, lo: int, pos: int) -> bool:
+    """Is `pos` inside a CloudFormation dynamic reference opened earlier on its line?
+
+    `{{resolve:secretsmanager:id:SecretString:password:…}}` names a secret's JSON key: no value.
+    """
+    opened = text.rfind("{{resolve:", max(lo, text.rfind("\n", lo, pos) + 1), pos)
+    return opened >= 0 and "}}" not in text[opened:pos]
+
+
 def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
     match = _ASSIGN.match(text, start, hi)
     if match is None:
@@ -440,6 +449,8 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
         return None
     if _NOT_SECRET_NAMES.search(name) or text[name_start - 1 : name_start] == "/":
         return None  # `next_token`; `/etc/passwd:`, a file's name in a path
+    if _inside_reference(text, lo, name_start):
+        return None  # `{{resolve:secretsmanager:db:SecretString:password:…}}`: a key path
     if match.group("type_word") and any(q in match.group("close") for q in "\"'`"):
         return None  # `name="…_access_key" id="…"`: a type stands before a name's quote, never after it
     op = match.group("op").strip()

@@ -205,10 +205,12 @@ _PLACEHOLDER_PARTS = (
 _PLACEHOLDER_PART = re.compile("|".join(map(re.escape, _PLACEHOLDER_PARTS)))
 """Any of the parts (one search instead of a containment test per part)."""
 # References and templates anywhere in the value: ${VAR}, $(cmd), {{ x }}, #{x}, %(x)s, %VAR%,
-# @@X@@, __X__, $UPPER_VAR, ((var)), <%= x %>, {{.Values.x}}.
+# @@X@@, __X__, $UPPER_VAR, ((var)), <%= x %>, {{.Values.x}}, CloudFormation's dynamic references
+# {{resolve:secretsmanager:…}} and {{resolve:ssm-secure:…}}.
 _TEMPLATE = re.compile(
     r"\$\{[A-Za-z_][\w.:\-\[\]]*(?::?[-=?+][^}]*)?\}"
     r"|\$\{\{[^{}]*\}\}"
+    r"|\{\{resolve:[a-z\-]+:[^{}]*\}\}"
     r"|\$\("
     r"|\{\{[\s\w.|()'\"\-,:$\[\]!]*\}\}"
     r"|\{%[^%]*%\}"

@@ -216,11 +216,19 @@ it decrypts with the master password)."""
 KICS_RECALL_FLOOR = 0.74
 """KICS' corpus is NO LONGER HELD OUT: a development corpus since issue 25's eleventh round. The
 target is 0.95 and is NOT met: 74.6 % (44 of 59) while held out, measured once at 1b8ee6b, before
-any rule change of the tenth round, and the same at 2cd224a after them. Rounded down."""
+any rule change of the tenth round, and the same at 2cd224a after them and after the eleventh.
+Rounded down. Its misses, by policy: short passwords (`root`, `passx`, `artemis`, `testpwd`,
+`abcdefg`, `null`), Google OAuth client ids (public), AWS's documented example key altered, a
+value of stand-in words (`exposed_password`) and an odd test value under `token_key`."""
 
-KICS_LOOKALIKE_CEILING = 0.08
-"""The target is 0.05 and is NOT met: 7.3 % (10 of 137), at 1b8ee6b and 2cd224a, rounded up. Its
-negatives are lines of the query's negative test files with a token-like run (its README)."""
+KICS_LOOKALIKE_CEILING = 0.04
+"""The target, 0.05, is met since the eleventh round: 7.3 % (10 of 137) while held out, at 1b8ee6b
+and 2cd224a; **3.6 % (5 of 137)** after the round (CloudFormation's dynamic references
+`{{resolve:…}}` are references, a key path inside one no assignment), rounded up. Its negatives
+are lines of the query's negative test files with a token-like run (its README). The 5 left: three
+MySQL password hashes (`*6BB4…`: redacted on purpose, a hash to crack offline costs nothing
+redacted), an EFS creation token of words and a lifecycle action token that is a UUID (under a
+token's name a UUID may be one: npm's legacy tokens are)."""
 
 IBM_RECALL_FLOOR = 0.60
 """The held-out figure (issue 25's eleventh round). The target is 0.95 and is NOT met: 60.5 % (26 of

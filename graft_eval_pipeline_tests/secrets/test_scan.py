@@ -795,3 +795,17 @@ def test_tenth_round_annotated_keys_named_openai_keys_and_docker_configs(
     line: str, expected: Counter[str]
 ) -> None:
     assert secret_kinds(line) == expected
+
+
+# --- issue 25's eleventh round: CloudFormation's dynamic references are no values ---------------
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("  MasterUserPassword: '{{resolve:secretsmanager:app/db:SecretString:password}}'", Counter()),
+        ("  DbPassword: '{{resolve:secretsmanager:db:SecretString:password:AWSCURRENT}}'", Counter()),
+        ("  API_TOKEN: '{{resolve:ssm-secure:/prod/api/token:3}}'", Counter()),
+        (f"  ref: '{{{{resolve:ssm:/a}}}}' password: {made_up(16, seed=31)}", Counter({"assignment": 1})),
+    ],
+)
+def test_cloudformation_dynamic_references_are_no_values(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected

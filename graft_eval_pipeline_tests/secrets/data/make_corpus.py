@@ -2290,6 +2290,17 @@ TENTH_ROUND_LOOKALIKES = [
 ]
 
 
+_ELEVENTH = "issue 25, eleventh round (KICS' look-alikes by cause; values made up here)"
+
+ELEVENTH_ROUND_LOOKALIKES = [
+    # CloudFormation's dynamic references: the template names where the secret is, not the secret,
+    # also where a key path inside one names a password.
+    "      MasterUserPassword: '{{resolve:secretsmanager:staging/app/db:SecretString:password}}'",
+    "        API_TOKEN: '{{resolve:ssm-secure:/staging/api/token:3}}'",
+    "      DbPassword: '{{resolve:secretsmanager:app-db:SecretString:password:AWSCURRENT}}'",
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2319,6 +2330,10 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     tps += tenth_round_entries()
     looks += [
         {"line": line, "type": "tenth_round_lookalike", "source": _TENTH} for line in TENTH_ROUND_LOOKALIKES
+    ]
+    looks += [
+        {"line": line, "type": "eleventh_round_lookalike", "source": _ELEVENTH}
+        for line in ELEVENTH_ROUND_LOOKALIKES
     ]
     return tps, looks
 
