@@ -37,6 +37,7 @@ from graft_eval_pipeline.secrets.values import (
     MIN_PASSWORD_LENGTH,
     code_call,
     connection_password,
+    counted,
     flag_password,
     identifier_name,
     is_placeholder,
@@ -208,9 +209,12 @@ _VALUE_KEY_RX = re.compile(r"(?i:value)(?:\\?[\"']?[ \t]*[:=][ \t]*|>)", _A)
 _SQL_RX = re.compile(r"(?i:identified[ \t]+by|with[ \t]+(?:encrypted[ \t]+)?password)[ \t]+", _A)
 
 # --- structured secrets ---------------------------------------------------------------------
-# A password may hold any of RFC 3986's sub-delimiters, `'` included (not `"`, `<` or `>`).
-_URL_USER, _URL_PW = r"[^\s/?#@\"'<>:]*", r"[^\s/?#@\"<>]+"
+# A password may hold any of RFC 3986's sub-delimiters, `'` included (not `"`, `<` or `>`); a user
+# no `[` or `]` (gen-delims: `https://[REDACTED:url_password]@host` is no user and password).
+_URL_USER, _URL_PW = r"[^\s/?#@\"'<>:\[\]]*", r"[^\s/?#@\"<>]+"
 _URL_CREDS = re.compile(rf"://(?P<user>{_URL_USER}):(?P<pw>{_URL_PW})@(?=[\w\[])", _A)
+# A token as the whole user part (`https://<token>@github.example.com`, git's way to pass one).
+_URL_TOKEN = re.compile(r"://(?P<tok>[A-Za-z0-9_\-]{20,256})@(?=[\w\[])", _A)
 # A space may be URL-encoded (`authorization:%20bearer%20…` in a query string or a log).
 _AUTH_HEADER = re.compile(
     r"(?i:authorization)\\?[\"'\]]{0,2}[ \t]*[:=,](?:[ \t]|%20)*\\?[\"'`]?[ \t]*"
@@ -596,6 +600,18 @@ def _url_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add: 
     return start
 
 
+def _url_token(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`https://<token>@host`: a generated value as a URL's user, not a user name (`deploy-bot`)."""
+    match = _URL_TOKEN.match(text, start, hi)
+    if match is None:
+        return None
+    token = match.group("tok")
+    if not looks_secret(token, quoted=True, strict=True) or counted(token):
+        return None  # strict: random, not words joined by separators
+    add(match.start("tok"), match.end("tok"), "url_password")
+    return start
+
+
 def _auth_header(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
     match = _AUTH_HEADER.match(text, start, hi)
     if match is None:
@@ -920,6 +936,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
     structured: list[tuple[str, tuple[str, ...], tuple[str, ...], Handler]] = [
         # (anchor, case-sensitive heads, lower-case heads, handler); no heads: fallback
         (f"://{_URL_USER}:{_URL_PW}@", (":/",), (), _url_password),
+        (r"://[A-Za-z0-9_\-]{20,256}@", (":/",), (), _url_token),
         (r"(?i:authorization)\\?[\"'\]]{0,2}[ \t]*[:=,]", (), ("au",), _auth_header),
         (r"(?i:bearer)[ \t]+[A-Za-z0-9._~+/\-]{16}", (), ("be",), _bearer),
         (r"(?i:basic)[ \t]+[A-Za-z0-9+/]{8}", (), ("ba",), _basic),

@@ -11,13 +11,14 @@ authors wrote to test their own rules. Each is redacted exactly
 as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
 file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
 touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. The tests of the plugins IBM's fork of detect-secrets adds are
-the held-out corpus since issue 25's eleventh round: the rules are not tuned to it (its misses
-are not looked at while rules change). Nosey
+so the test catches a regression. No corpus is held out since issue 25's twelfth round: IBM's
+(the last held out, in the eleventh) led that round's fix, and the search for a twelfth source
+found none with labels (rusty-hog, git-secrets, pre-commit-hooks; gosec's G101 samples are the
+next candidate). Nosey
 Parker's was held out until the second round, secretlint's until the third, whispers' until the
 fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
 EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth, Trivy's
-until the tenth, KICS' until the eleventh: they are development corpora now
+until the tenth, KICS' until the eleventh, IBM's until the twelfth: they are development corpora now
 (whose misses may lead fixes), their figures no longer a measure of generalisation.
 """
 
@@ -231,12 +232,17 @@ redacted), an EFS creation token of words and a lifecycle action token that is a
 token's name a UUID may be one: npm's legacy tokens are)."""
 
 IBM_RECALL_FLOOR = 0.60
-"""The held-out figure (issue 25's eleventh round). The target is 0.95 and is NOT met: 60.5 % (26 of
-43), measured once at 4407904, before any rule change of the round. Rounded down. Three plugins'
-tests (Box, Db2, GitHub Enterprise), 14 distinct secrets. Its misses are not looked at."""
+"""IBM's corpus is NO LONGER HELD OUT: a development corpus since issue 25's twelfth round. The
+target is 0.95 and is NOT met: 60.5 % (26 of 43) while held out, measured once at 4407904, and the
+same after the eleventh and twelfth rounds. Rounded down. Three plugins' tests (Box, Db2, GitHub
+Enterprise), 14 distinct secrets. Its misses, by policy: a GitHub Enterprise stand-in typed in
+order (`abcdef0123456789…`, in 11 entries), short or stand-in Db2 passwords (`secret`, `pass`),
+a hex key after a space (`github-key 2764…`) and a Basic credential without a colon."""
 
 IBM_LOOKALIKE_CEILING = 0.39
-"""The target is 0.05 and is NOT met: 38.5 % (5 of 13) at 4407904, rounded up. Not shown."""
+"""The target is 0.05 and is NOT met: 38.5 % (5 of 13) at 4407904 and after: IBM's negatives are
+keys of the wrong length for its plugins (`…notakey…`, a 41-digit hex), which our generic rules
+take for values under a key's name, on purpose."""
 
 
 @dataclass(frozen=True)
@@ -443,7 +449,6 @@ CORPORA = (
         "Apache License",
         IBM_RECALL_FLOOR,
         IBM_LOOKALIKE_CEILING,
-        held_out=True,
     ),
 )
 

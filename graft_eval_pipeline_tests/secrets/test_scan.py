@@ -809,3 +809,20 @@ def test_tenth_round_annotated_keys_named_openai_keys_and_docker_configs(
 )
 def test_cloudformation_dynamic_references_are_no_values(line: str, expected: Counter[str]) -> None:
     assert secret_kinds(line) == expected
+
+
+# --- issue 25's twelfth round: a token as a URL's whole user part -------------------------------
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            f"git+https://{made_up(40, '0123456789abcdef', 41)}@github.example/o/r",
+            Counter({"url_password": 1}),
+        ),
+        (f"https://{made_up(24, seed=42)}@gitlab.example/g/p.git", Counter({"url_password": 1})),
+        ("https://release-automation-bot@github.example/o/r", Counter()),  # a user name
+        ("git+https://abcdef0123456789abcdef0123456789abcdef01@github.example", Counter()),  # typed in order
+    ],
+)
+def test_a_token_as_a_urls_user_is_a_url_password(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected

@@ -2301,6 +2301,38 @@ ELEVENTH_ROUND_LOOKALIKES = [
 ]
 
 
+_TWELFTH = "issue 25, twelfth round (IBM detect-secrets' misses by cause; values made up here)"
+_GIT_URL = "https://git-scm.com/docs/git-credential#_storage_format"
+
+
+def twelfth_round_entries() -> list[dict[str, object]]:
+    """A token as a URL's whole user part, drawn after every entry above (git passes one so)."""
+    hex_token, token = hexs(40), b62(28)
+    return [
+        _tp(
+            f"git+https://{hex_token}@github.example.test/org/tool.git",
+            hex_token,
+            "url_token",
+            "url_password",
+            _GIT_URL,
+        ),
+        _tp(
+            f'  url = "https://{token}@gitlab.example.test/group/app.git"',
+            token,
+            "url_token",
+            "url_password",
+            _GIT_URL,
+        ),
+    ]
+
+
+TWELFTH_ROUND_LOOKALIKES = [
+    # A user name, not a token, as a URL's user part.
+    "git clone https://release-automation-bot@github.example.test/org/tool.git",
+    "  remote = https://x-oauth-basic@github.example.test/org/app",
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2334,6 +2366,11 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     looks += [
         {"line": line, "type": "eleventh_round_lookalike", "source": _ELEVENTH}
         for line in ELEVENTH_ROUND_LOOKALIKES
+    ]
+    tps += twelfth_round_entries()
+    looks += [
+        {"line": line, "type": "twelfth_round_lookalike", "source": _TWELFTH}
+        for line in TWELFTH_ROUND_LOOKALIKES
     ]
     return tps, looks
 
