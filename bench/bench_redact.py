@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import random
 import resource
 import statistics
@@ -348,6 +349,8 @@ ACCURACY = {
         "heldout/ibm_detectsecrets.jsonl",
         "heldout/ibm_detectsecrets_negative.jsonl",
     ),
+    "held-out (gosec)": ("heldout/gosec.jsonl", "heldout/gosec_negative.jsonl"),
+    "held-out (bandit)": ("heldout/bandit.jsonl", "heldout/bandit_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 
@@ -363,13 +366,18 @@ def accuracy_corpora() -> dict[str, tuple[Entries, Entries]]:
     return corpora
 
 
+def _rate(count: int, of: int) -> float:
+    """`count / of`, NaN when there is nothing to count (a corpus without look-alikes prints `nan%`)."""
+    return count / of if of else math.nan
+
+
 def our_accuracy(positives: Entries, lookalikes: Entries) -> tuple[float, float]:
     """(recall, look-alike rate) of the redactor, each entry redacted as added patch lines as the tests do."""
     sys.path.insert(0, str(REPO))
     from graft_eval_pipeline_tests.secrets.redaction_corpus import found, touched
 
-    recall = sum(found(entry) for entry in positives) / len(positives)
-    return recall, sum(touched(entry)[0] for entry in lookalikes) / len(lookalikes)
+    recall = _rate(sum(found(entry) for entry in positives), len(positives))
+    return recall, _rate(sum(touched(entry)[0] for entry in lookalikes), len(lookalikes))
 
 
 def detect_secrets_available() -> bool:
@@ -427,7 +435,7 @@ def detect_secrets_accuracy(tps: Entries, looks: Entries) -> tuple[float, float]
 
     found = sum(1 for name in counted if name.startswith("tp_") and hit(name))
     flagged = sum(1 for name in counted if name.startswith("la_") and hit(name))
-    return found / len(tps), flagged / len(looks)
+    return _rate(found, len(tps)), _rate(flagged, len(looks))
 
 
 def measure_accuracy() -> dict[str, dict[str, tuple[float, float]]]:

@@ -6,15 +6,14 @@ plugins' unit tests of Yelp's detect-secrets, the tests of sirwart's ripsecrets 
 Microsoft's security-utilities, the rule examples and tests of American Express' EarlyBird, the
 detector tests of ThoughtWorks' Talisman, the leaks-rule tests of Zup's Horusec, the secret
 scanner's tests of Aqua Security's Trivy, the tests of the secrets query of Checkmarx' KICS and
-those of the plugins IBM's fork of detect-secrets adds (see its README): texts other scanners'
-authors wrote to test their own rules. Each is redacted exactly
+those of the plugins IBM's fork of detect-secrets adds, gosec's G101 samples and bandit's
+hardcoded-password example (see its README): texts other scanners' authors wrote to test their
+own rules. Each is redacted exactly
 as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
 file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
 touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. No corpus is held out since issue 25's twelfth round: IBM's
-(the last held out, in the eleventh) led that round's fix, and the search for a twelfth source
-found none with labels (rusty-hog, git-secrets, pre-commit-hooks; gosec's G101 samples are the
-next candidate). Nosey
+so the test catches a regression. Held out now: gosec's and bandit's (built after issue 25's
+twelfth round, measured once at 29a3ce6; their misses are not shown). Nosey
 Parker's was held out until the second round, secretlint's until the third, whispers' until the
 fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
 EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth, Trivy's
@@ -244,6 +243,23 @@ IBM_LOOKALIKE_CEILING = 0.39
 keys of the wrong length for its plugins (`…notakey…`, a 41-digit hex), which our generic rules
 take for values under a key's name, on purpose."""
 
+GOSEC_RECALL_FLOOR = 0.70
+"""gosec's corpus is HELD OUT (since issue 25's twelfth round): the target is 0.95 and is NOT met,
+70.0 % (14 of 20) measured once at 29a3ce6, before any rule change for it. Small: G101's samples,
+7 distinct secrets (one 40-digit hex value in 12 entries). detect-secrets 1.5.0: 95.0 %."""
+
+GOSEC_LOOKALIKE_CEILING = LOOKALIKE_TARGET
+"""The target, 0.05, is met: 0 of 13 at 29a3ce6 (detect-secrets 1.5.0: 53.8 %). Three of the 13
+are `password := "secret"` lines that gosec's entropy check leaves (bandit's corpus counts such a
+line a secret)."""
+
+BANDIT_RECALL_FLOOR = 0.09
+"""bandit's corpus is HELD OUT (since issue 25's twelfth round): the target is 0.95 and is NOT met,
+9.1 % (1 of 11) measured once at 29a3ce6, before any rule change for it. Eleven lines of bandit's
+hardcoded-password example, 8 distinct passwords, most short words (`blerg`, `root`, `1234`),
+which our policy keeps unless a rule reads them as passwords. detect-secrets 1.5.0: 90.9 %. No
+negatives (bandit's example has no unlabelled line with a value)."""
+
 
 @dataclass(frozen=True)
 class Heldout:
@@ -450,6 +466,38 @@ CORPORA = (
         IBM_RECALL_FLOOR,
         IBM_LOOKALIKE_CEILING,
     ),
+    Heldout(
+        "gosec",
+        "gosec.jsonl",
+        "gosec_negative.jsonl",
+        "securego/gosec testutils/g101_samples.go@",
+        "Apache-2.0",
+        "gosec.",
+        20,
+        2,
+        13,
+        "LICENSE.gosec",
+        "Apache License",
+        GOSEC_RECALL_FLOOR,
+        GOSEC_LOOKALIKE_CEILING,
+        held_out=True,
+    ),
+    Heldout(
+        "bandit",
+        "bandit.jsonl",
+        "bandit_negative.jsonl",
+        "PyCQA/bandit examples/hardcoded-passwords.py@",
+        "Apache-2.0",
+        "bandit.",
+        11,
+        3,
+        0,
+        "LICENSE.bandit",
+        "Apache License",
+        BANDIT_RECALL_FLOOR,
+        LOOKALIKE_TARGET,
+        held_out=True,
+    ),
 )
 
 
@@ -516,6 +564,8 @@ def test_heldout_recall(corpus: Heldout) -> None:
 def test_heldout_lookalike_rate(corpus: Heldout) -> None:
     negatives = load(HELDOUT / corpus.negatives)
     lookalikes = [e for e in negatives if is_lookalike(e)]
+    if not lookalikes:
+        pytest.skip(f"{corpus.name} has no look-alikes (its source labels no line as one)")
     real = [e for e in negatives if not is_lookalike(e)]
     hit = touched_entries(lookalikes, "rule")
     rate = len(hit) / len(lookalikes)
