@@ -349,8 +349,8 @@ ACCURACY = {
         "heldout/ibm_detectsecrets.jsonl",
         "heldout/ibm_detectsecrets_negative.jsonl",
     ),
-    "held-out (gosec)": ("heldout/gosec.jsonl", "heldout/gosec_negative.jsonl"),
-    "held-out (bandit)": ("heldout/bandit.jsonl", "heldout/bandit_negative.jsonl"),
+    "development (gosec)": ("heldout/gosec.jsonl", "heldout/gosec_negative.jsonl"),
+    "development (bandit)": ("heldout/bandit.jsonl", "heldout/bandit_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 

@@ -43,6 +43,7 @@ from graft_eval_pipeline.secrets.values import (
     is_placeholder,
     looks_secret,
     passphrase,
+    password_word,
     placeholder_shape,
     random_like,
     short_password,
@@ -110,7 +111,10 @@ _STRONG = (
     rf"(?:{_KEY_QUALIFIERS}){_SEP}key"
 )
 # `unseal`: `vault operator unseal <key>` (a Vault unseal key follows the word, no name).
-_WEAK = r"pass|auth|credentials?|creds|unseal"
+_WEAK_NEAR = r"pass|auth|cred(?:entials?|s)?|unseal"
+# `pw`: an abbreviation of password (`pw = "…"`, `db_pw`), a whole word of a name only, never a
+# keyword of the high-entropy rule (two letters occur about every thousand characters of base64).
+_WEAK = rf"{_WEAK_NEAR}|pw"
 _PASSWORD_KW = re.compile(r"passw(?:or)?d|passwort|passphrase|kennwort|pwd|secret", _A | re.IGNORECASE)
 _DECOR = (
     r"(?:[_.\-]?(?:[0-9]{1,4}|b64|base64|hex|raw|str|string|plain|plaintext|value|val|enc|encoded|base|"
@@ -165,7 +169,7 @@ _NOT_SECRET_NAMES = re.compile(
 # the high-entropy rule (`entropy.py`). RE2 has no look-ahead: its anchor takes the next character.
 # Its keywords are the assignment rule's; a bare `key` is not one (two thirds of the names that
 # end in a keyword in real diffs end in `key`: `cache_key`, `sort_key`, `key2`, …).
-_NEAR_KW = rf"(?i:(?:{_STRONG}|{_WEAK}){_DECOR})"
+_NEAR_KW = rf"(?i:(?:{_STRONG}|{_WEAK_NEAR}){_DECOR})"
 _NAME_END = re.compile(rf"{_NEAR_KW}(?![A-Za-z0-9_])", _A)
 _NAME_END_RE2 = rf"{_NEAR_KW}(?:[^A-Za-z0-9_]|$)"
 _NAME_TAIL = 48
@@ -440,6 +444,12 @@ def _inside_reference(text: str, lo: int, pos: int) -> bool:
     return opened >= 0 and "}}" not in text[opened:pos]
 
 
+def _whole_word(text: str, name_start: int, start: int) -> bool:
+    """Does a name's keyword at `start` start a word of it (the name's start, after `_.-`, a hump)?"""
+    before = text[start - 1 : start]
+    return start == name_start or before in "_.-" or (before.islower() and text[start].isupper())
+
+
 def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
     match = _ASSIGN.match(text, start, hi)
     if match is None:
@@ -449,6 +459,8 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
         name_start -= 1
     kw = match.group("kw")
     name = text[name_start : match.start("close")]
+    if kw.lower() == "pw" and not _whole_word(text, name_start, start):
+        return None  # `pw` inside a word (`jpw`, base64), not an abbreviation of password
     if _PASS_WORDS.search(name) or (kw.lower() == "auth" and name.lower().endswith("oauth")):
         return None
     if _NOT_SECRET_NAMES.search(name) or text[name_start - 1 : name_start] == "/":
@@ -506,13 +518,47 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
     )
     if not (
         looks_secret(value, quoted=quoted, strict=strict)
-        or (password and (short_password(value) or (quoted and passphrase(value))))
+        or (password and (short_password(value) or (quoted and (passphrase(value) or password_word(value)))))
         or (in_connection_string and connection_password(value))
     ):
         return None
     kind = "assignment" if multiline else _kind_for(name, value, quoted, op, text, name_start, vend)
     add(vstart, vend, kind)
     return vstart  # the anchor ran into the value: a token there still counts as its own kind
+
+
+# `"…" == password`: a literal compared with a secret's name, the literal first (a "Yoda" condition).
+_COMPARED = re.compile(r"[\"'`][ \t]*(?:===|!==|==|!=)[ \t]*(?P<name>[A-Za-z_$][A-Za-z0-9_.$\-]*)", _A)
+_ENDS_IN_KW = re.compile(rf"(?i:(?P<kw>{_STRONG}|{_WEAK}){_DECOR})\Z", _A)
+
+
+def _compared(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`if "…" == password`, `"…" !== apiToken`: the literal before a comparison, judged as assigned."""
+    match = _COMPARED.match(text, start, hi)
+    if match is None:
+        return None
+    name = match.group("name")
+    if name.endswith(".length") or (found := _ENDS_IN_KW.search(name)) is None:
+        return None
+    kw, kw_start = found.group("kw"), match.start("name") + found.start()
+    if _PASS_WORDS.search(name) or _NOT_SECRET_NAMES.search(name) or name.lower().endswith("oauth"):
+        return None
+    if kw.lower() == "pw" and not _whole_word(text, match.start("name"), kw_start):
+        return None
+    quote = text[start]
+    opened = text.rfind(quote, lo, start)
+    if opened < 0:
+        return None
+    value = text[opened + 1 : start]
+    strict = bool(_WEAK_KW.fullmatch(kw))
+    password = _PASSWORD_KW.fullmatch(kw) is not None and not strict
+    if not (
+        looks_secret(value, quoted=True, strict=strict)
+        or (password and (short_password(value) or passphrase(value) or password_word(value)))
+    ):
+        return None
+    add(opened + 1, start, "assignment")
+    return match.end()
 
 
 def _value_after(
@@ -998,6 +1044,12 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
             (),
             ("id", "wi"),
             _sql,
+        ),
+        (
+            rf"[\"'`][ \t]*(?:===|!==|==|!=)[ \t]*(?:[A-Za-z_$][A-Za-z0-9_.$\-]*)?{kw}(?:[^A-Za-z0-9_]|$)",
+            tuple(f"{q}{c}" for q in "\"'`" for c in " \t=!"),
+            (),
+            _compared,
         ),
         (rf"{kw}{_CLOSE}[ \t]*{_TYPE_RE2}[ \t]*{_OPS_RE2}", (), (), _assignment),
     ]

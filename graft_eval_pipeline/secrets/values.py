@@ -176,7 +176,7 @@ _PLACEHOLDER_PARTS = (
     "change-me",
     "changeit",
     "placeholder",
-    "redacted",
+    "redact",  # `redacted`, and `REDACT` as a stand-in
     "your_",
     "your-",
     "yourapi",
@@ -567,6 +567,16 @@ def short_password(value: str) -> bool:
     has_other = any(c.isdigit() or not c.isalnum() for c in value)
     # `!vault`, `&anchor`, `*alias`: YAML tags and anchors, not values.
     return has_letter and has_other and not value.startswith(("$", "%", "{", "<", "(", "!", "&", "*"))
+
+
+def password_word(value: str) -> bool:
+    """A quoted password-named value of one short word or number (`"quokka"`, `'4711'`).
+
+    4 to 7 letters and digits, not a stand-in (`password`, `secret`, `changeme`, `admin`): bandit's
+    hardcoded-password example labels such values passwords (issue 25's thirteenth round), and in
+    quotes under a password's name a word is the value itself, not a reference to one.
+    """
+    return 4 <= len(value) < MIN_LENGTH and value.isalnum() and not is_placeholder(value)
 
 
 # Words that make a quoted phrase a note about the value rather than the value: `"not set"`,

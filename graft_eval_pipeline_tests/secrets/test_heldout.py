@@ -12,12 +12,13 @@ own rules. Each is redacted exactly
 as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
 file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
 touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. Held out now: gosec's and bandit's (built after issue 25's
-twelfth round, measured once at 29a3ce6; their misses are not shown). Nosey
+so the test catches a regression. No corpus is held out since issue 25's thirteenth round, which
+gosec's and bandit's misses led (built after the twelfth, measured once at 29a3ce6). Nosey
 Parker's was held out until the second round, secretlint's until the third, whispers' until the
 fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
 EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth, Trivy's
-until the tenth, KICS' until the eleventh, IBM's until the twelfth: they are development corpora now
+until the tenth, KICS' until the eleventh, IBM's until the twelfth, gosec's and bandit's until the
+thirteenth: they are development corpora now
 (whose misses may lead fixes), their figures no longer a measure of generalisation.
 """
 
@@ -185,7 +186,7 @@ would be a leak)."""
 TALISMAN_LOOKALIKE_CEILING = 0.05
 """The target, met: 0 of 13, at 13173ed and after the seventh and eighth rounds."""
 
-HORUSEC_RECALL_FLOOR = 0.79
+HORUSEC_RECALL_FLOOR = 0.82
 """Horusec's corpus is NO LONGER HELD OUT: a development corpus since issue 25's ninth round. The
 target is 0.95 and is NOT met: 79.3 % (23 of 29) while held out, measured once at c675cda, the
 eighth round's rule changes included (they were made before the corpus was built, led by the real
@@ -213,7 +214,7 @@ negatives are. The 3: `sk-ant-` and `sk-proj-` tokens that break OpenAI's format
 OpenAI's own formats of ours take them) and a Maven encrypted passphrase (redacted on purpose:
 it decrypts with the master password)."""
 
-KICS_RECALL_FLOOR = 0.74
+KICS_RECALL_FLOOR = 0.76
 """KICS' corpus is NO LONGER HELD OUT: a development corpus since issue 25's eleventh round. The
 target is 0.95 and is NOT met: 74.6 % (44 of 59) while held out, measured once at 1b8ee6b, before
 any rule change of the tenth round, and the same at 2cd224a after them and after the eleventh.
@@ -230,10 +231,11 @@ MySQL password hashes (`*6BB4…`: redacted on purpose, a hash to crack offline 
 redacted), an EFS creation token of words and a lifecycle action token that is a UUID (under a
 token's name a UUID may be one: npm's legacy tokens are)."""
 
-IBM_RECALL_FLOOR = 0.60
+IBM_RECALL_FLOOR = 0.67
 """IBM's corpus is NO LONGER HELD OUT: a development corpus since issue 25's twelfth round. The
 target is 0.95 and is NOT met: 60.5 % (26 of 43) while held out, measured once at 4407904, and the
-same after the eleventh and twelfth rounds. Rounded down. Three plugins' tests (Box, Db2, GitHub
+same after the eleventh and twelfth rounds; 67.4 % (29 of 43) after the thirteenth (`pw`, `cred`,
+one-word passwords). Rounded down. Three plugins' tests (Box, Db2, GitHub
 Enterprise), 14 distinct secrets. Its misses, by policy: a GitHub Enterprise stand-in typed in
 order (`abcdef0123456789…`, in 11 entries), short or stand-in Db2 passwords (`secret`, `pass`),
 a hex key after a space (`github-key 2764…`) and a Basic credential without a colon."""
@@ -243,9 +245,12 @@ IBM_LOOKALIKE_CEILING = 0.39
 keys of the wrong length for its plugins (`…notakey…`, a 41-digit hex), which our generic rules
 take for values under a key's name, on purpose."""
 
-GOSEC_RECALL_FLOOR = 0.70
-"""gosec's corpus is HELD OUT (since issue 25's twelfth round): the target is 0.95 and is NOT met,
-70.0 % (14 of 20) measured once at 29a3ce6, before any rule change for it. Small: G101's samples,
+GOSEC_RECALL_FLOOR = 0.90
+"""gosec's corpus is NO LONGER HELD OUT: a development corpus since issue 25's thirteenth round,
+which its misses led. The target is 0.95 and is NOT met: 70.0 % (14 of 20) while held out,
+measured once at 29a3ce6; 90.0 % (18 of 20) after the round (a literal compared with a secret's
+name, `"…" == password`; `pw` and `cred` as names of a password). Left: a value under
+`ATNStateTokenStart` (no secret's name ends it) and one after `Bearer:` with a colon. Small: G101's samples,
 7 distinct secrets (one 40-digit hex value in 12 entries). detect-secrets 1.5.0: 95.0 %."""
 
 GOSEC_LOOKALIKE_CEILING = LOOKALIKE_TARGET
@@ -253,9 +258,13 @@ GOSEC_LOOKALIKE_CEILING = LOOKALIKE_TARGET
 are `password := "secret"` lines that gosec's entropy check leaves (bandit's corpus counts such a
 line a secret)."""
 
-BANDIT_RECALL_FLOOR = 0.09
-"""bandit's corpus is HELD OUT (since issue 25's twelfth round): the target is 0.95 and is NOT met,
-9.1 % (1 of 11) measured once at 29a3ce6, before any rule change for it. Eleven lines of bandit's
+BANDIT_RECALL_FLOOR = 0.54
+"""bandit's corpus is NO LONGER HELD OUT: a development corpus since issue 25's thirteenth round,
+which its misses led. The target is 0.95 and is NOT met: 9.1 % (1 of 11) while held out, measured
+once at 29a3ce6; 54.5 % (6 of 11) after the round (a quoted word of 4 to 7 letters or digits under a
+password's name, `values.password_word`). Left, by policy: stand-in words (`secret`, `Admin`,
+`root`), a name of words (`emails_secret`) and a value whose name does not end in a keyword
+(`my_secret_password_for_email`). Eleven lines of bandit's
 hardcoded-password example, 8 distinct passwords, most short words (`blerg`, `root`, `1234`),
 which our policy keeps unless a rule reads them as passwords. detect-secrets 1.5.0: 90.9 %. No
 negatives (bandit's example has no unlabelled line with a value)."""
@@ -480,7 +489,6 @@ CORPORA = (
         "Apache License",
         GOSEC_RECALL_FLOOR,
         GOSEC_LOOKALIKE_CEILING,
-        held_out=True,
     ),
     Heldout(
         "bandit",
@@ -496,7 +504,6 @@ CORPORA = (
         "Apache License",
         BANDIT_RECALL_FLOOR,
         LOOKALIKE_TARGET,
-        held_out=True,
     ),
 )
 

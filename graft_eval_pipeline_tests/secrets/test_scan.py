@@ -826,3 +826,60 @@ def test_cloudformation_dynamic_references_are_no_values(line: str, expected: Co
 )
 def test_a_token_as_a_urls_user_is_a_url_password(line: str, expected: Counter[str]) -> None:
     assert secret_kinds(line) == expected
+
+
+# --- issue 25's thirteenth round: literals compared with a secret's name, `pw`/`cred`, one-word passwords
+B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (f'if "{made_up(18, seed=51)}" == password {{', Counter({"assignment": 1})),
+        (f"if ('{made_up(20, seed=52)}' !== user.apiToken) {{", Counter({"assignment": 1})),
+        (f'assert "{made_up(24, seed=53)}" != client_secret', Counter({"assignment": 1})),
+        ('assert "quokka" == user.password', Counter({"assignment": 1})),  # a password may be a word
+        (f'if "{made_up(18, seed=54)}" == next_token {{', Counter()),  # a cursor, not a secret
+        (f'if "{made_up(18, seed=55)}" == p {{', Counter()),  # no secret's name
+        ('if "" == password {', Counter()),
+        ('if "abc" == token {', Counter()),  # a token is no short word
+    ],
+)
+def test_a_literal_compared_with_a_secrets_name_is_its_value(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (f'pw = "{made_up(22, seed=56)}"', Counter({"assignment": 1})),
+        (f'db_pw: "{made_up(22, seed=57)}"', Counter({"assignment": 1})),
+        (f'adminPw := "{made_up(22, seed=58)}"', Counter({"assignment": 1})),
+        (f'cred = "{made_up(40, B64, 59)}"', Counter({"assignment": 1})),
+        (f'jpw = "{made_up(22, seed=60)}"', Counter()),  # `pw` inside a word
+        ('pw = "quokka"', Counter()),  # `pw` is weak: only a random value
+        # base64 holds `pw` about every thousand characters: no keyword of the high-entropy rule
+        (f"{made_up(30, B64, 61)}pw/{made_up(60, B64, 62)}", Counter()),
+    ],
+)
+def test_pw_and_cred_name_a_password(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('db_password = "quokka"', Counter({"assignment": 1})),
+        ('doLogin(password="wombat")', Counter({"assignment": 1})),
+        ('d["password"] = "numbat"', Counter({"assignment": 1})),
+        ("passphrase='4711'", Counter({"assignment": 1})),
+        ('password = "password"', Counter()),  # stand-ins by word
+        ('password = "changeme"', Counter()),
+        ('f.Secret = "REDACT"', Counter()),
+        ('password = "abc"', Counter()),  # three characters: too short to tell
+        ('api_token = "wombat"', Counter()),  # a token is no word
+        ("password = wombat", Counter()),  # unquoted: a name as likely as a value
+    ],
+)
+def test_a_quoted_word_under_a_password_name_is_a_password(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected
