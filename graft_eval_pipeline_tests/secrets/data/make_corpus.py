@@ -2333,6 +2333,35 @@ TWELFTH_ROUND_LOOKALIKES = [
 ]
 
 
+_THIRTEENTH = "issue 25, thirteenth round (gosec's and bandit's misses by cause; values made up here)"
+_GOSEC_G101 = "https://github.com/securego/gosec/blob/master/testutils/g101_samples.go"
+_BANDIT_B105 = "https://bandit.readthedocs.io/en/latest/plugins/b105_hardcoded_password_string.html"
+
+
+def thirteenth_round_entries() -> list[dict[str, object]]:
+    """A literal compared with a secret's name, `pw`/`cred`, quoted one-word passwords: drawn last."""
+    first, second, third, fourth = b62(20), b62(24), b62(22), b62(32)
+    return [
+        _tp(f'\tif "{first}" == password {{', first, "compared_literal", "assignment", _GOSEC_G101),
+        _tp(
+            f"  if ('{second}' !== config.apiToken) {{", second, "compared_literal", "assignment", _GOSEC_G101
+        ),
+        _tp(f'\tpw = "{third}"', third, "pw_name", "assignment", _GOSEC_G101),
+        _tp(f'  cred: "{fourth}"', fourth, "pw_name", "assignment", _GOSEC_G101),
+        _tp('smtp_password = "quokka"', "quokka", "password_word", "assignment", _BANDIT_B105),
+        _tp('    connect(host, password="wombat")', "wombat", "password_word", "assignment", _BANDIT_B105),
+    ]
+
+
+THIRTEENTH_ROUND_LOOKALIKES = [
+    # A stand-in word under a password's name, `pw` inside a word, a cursor compared with a literal.
+    '    password = "changeme"',
+    '  f.Secret = "REDACT"',
+    "  PrintWriter pw = new PrintWriter(out);",
+    '  if "c2FtcGxlLWN1cnNvci0x" == next_token {',
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2371,6 +2400,11 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     looks += [
         {"line": line, "type": "twelfth_round_lookalike", "source": _TWELFTH}
         for line in TWELFTH_ROUND_LOOKALIKES
+    ]
+    tps += thirteenth_round_entries()
+    looks += [
+        {"line": line, "type": "thirteenth_round_lookalike", "source": _THIRTEENTH}
+        for line in THIRTEENTH_ROUND_LOOKALIKES
     ]
     return tps, looks
 
