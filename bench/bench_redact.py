@@ -351,6 +351,7 @@ ACCURACY = {
     ),
     "development (gosec)": ("heldout/gosec.jsonl", "heldout/gosec_negative.jsonl"),
     "development (bandit)": ("heldout/bandit.jsonl", "heldout/bandit_negative.jsonl"),
+    "held-out (Kingfisher)": ("heldout/kingfisher.jsonl", "heldout/kingfisher_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 

@@ -6,19 +6,18 @@ plugins' unit tests of Yelp's detect-secrets, the tests of sirwart's ripsecrets 
 Microsoft's security-utilities, the rule examples and tests of American Express' EarlyBird, the
 detector tests of ThoughtWorks' Talisman, the leaks-rule tests of Zup's Horusec, the secret
 scanner's tests of Aqua Security's Trivy, the tests of the secrets query of Checkmarx' KICS and
-those of the plugins IBM's fork of detect-secrets adds, gosec's G101 samples and bandit's
-hardcoded-password example (see its README): texts other scanners' authors wrote to test their
-own rules. Each is redacted exactly
-as the committed corpus is (`redaction_corpus`; whispers' entries inside their whole fixture
-file). The targets are those of the committed corpus, recall >= 95 % and <= 5 % look-alikes
-touched; where the measured figure misses them, the floor or ceiling below is the measured figure,
-so the test catches a regression. No corpus is held out since issue 25's thirteenth round, which
-gosec's and bandit's misses led (built after the twelfth, measured once at 29a3ce6). Nosey
-Parker's was held out until the second round, secretlint's until the third, whispers' until the
-fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
-EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth, Trivy's
-until the tenth, KICS' until the eleventh, IBM's until the twelfth, gosec's and bandit's until the
-thirteenth: they are development corpora now
+those of the plugins IBM's fork of detect-secrets adds, gosec's G101 samples, bandit's
+hardcoded-password example and Kingfisher's rule examples (see its README): texts other scanners'
+authors wrote to test their own rules. Each is redacted exactly as the committed corpus is
+(`redaction_corpus`; whispers' entries inside their whole fixture file). The targets are those of
+the committed corpus, recall >= 95 % and <= 5 % look-alikes touched; where the measured figure
+misses them, the floor or ceiling below is the measured figure, so the test catches a regression.
+Held out now: Kingfisher's (measured once at 29a3ce6, the same at 29eb02d; its misses are not
+shown). Nosey Parker's was held out until the second round, secretlint's until the third,
+whispers' until the fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities'
+until the sixth, EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the
+ninth, Trivy's until the tenth, KICS' until the eleventh, IBM's until the twelfth, gosec's and
+bandit's until the thirteenth: they are development corpora now
 (whose misses may lead fixes), their figures no longer a measure of generalisation.
 """
 
@@ -264,10 +263,16 @@ which its misses led. The target is 0.95 and is NOT met: 9.1 % (1 of 11) while h
 once at 29a3ce6; 54.5 % (6 of 11) after the round (a quoted word of 4 to 7 letters or digits under a
 password's name, `values.password_word`). Left, by policy: stand-in words (`secret`, `Admin`,
 `root`), a name of words (`emails_secret`) and a value whose name does not end in a keyword
-(`my_secret_password_for_email`). Eleven lines of bandit's
-hardcoded-password example, 8 distinct passwords, most short words (`blerg`, `root`, `1234`),
-which our policy keeps unless a rule reads them as passwords. detect-secrets 1.5.0: 90.9 %. No
+(`my_secret_password_for_email`). Eleven lines of bandit's hardcoded-password example, 8
+distinct passwords, most short words (`blerg`, `root`, `1234`). detect-secrets 1.5.0: 90.9 %. No
 negatives (bandit's example has no unlabelled line with a value)."""
+
+KINGFISHER_RECALL_FLOOR = 0.74
+"""Kingfisher's corpus is HELD OUT (since issue 25's thirteenth round): the target is 0.95 and is NOT
+met, 74.9 % (128 of 171) measured once at 29a3ce6, before any rule change for it, and the same at
+29eb02d (after the thirteenth round, which it did not lead). Rounded down. The rule examples of 76
+of Kingfisher's rule files (the first 100 the index lists, less Nosey Parker's providers): 70 rule
+families, 166 distinct secrets. detect-secrets 1.5.0: 59.6 %."""
 
 
 @dataclass(frozen=True)
@@ -504,6 +509,22 @@ CORPORA = (
         "Apache License",
         BANDIT_RECALL_FLOOR,
         LOOKALIKE_TARGET,
+    ),
+    Heldout(
+        "kingfisher",
+        "kingfisher.jsonl",
+        "kingfisher_negative.jsonl",
+        "mongodb/kingfisher crates/kingfisher-rules/data/rules/",
+        "Apache-2.0",
+        "kingfisher.",
+        171,
+        70,
+        5,
+        "LICENSE.kingfisher",
+        "Apache License",
+        KINGFISHER_RECALL_FLOOR,
+        LOOKALIKE_TARGET,
+        held_out=True,
     ),
 )
 
