@@ -351,7 +351,8 @@ ACCURACY = {
     ),
     "development (gosec)": ("heldout/gosec.jsonl", "heldout/gosec_negative.jsonl"),
     "development (bandit)": ("heldout/bandit.jsonl", "heldout/bandit_negative.jsonl"),
-    "held-out (Kingfisher)": ("heldout/kingfisher.jsonl", "heldout/kingfisher_negative.jsonl"),
+    "development (Kingfisher)": ("heldout/kingfisher.jsonl", "heldout/kingfisher_negative.jsonl"),
+    "held-out (Kingfisher 2)": ("heldout/kingfisher2.jsonl", "heldout/kingfisher2_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 

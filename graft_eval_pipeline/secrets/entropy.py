@@ -206,17 +206,18 @@ def lookalike_context(value: str, before: str) -> bool:
     return bool(_LOOKALIKE_BEFORE.search(before) or _INTEGRITY.match(value) or _UUID.search(value))
 
 
-def is_high_entropy_token(value: str) -> bool:
+def is_high_entropy_token(value: str, *, digests: bool = False) -> bool:
     """Is `value` (a run of base64/hex/base32 characters) random enough to be a secret?
 
-    And no digest, identifier, path or placeholder.
+    And no digest, identifier, path or placeholder. `digests`: 40 or 64 hexadecimal digits may be
+    one too (where a key's name says what the value is, it is no git or SHA-256 digest).
     """
     if len(value) < MIN_LENGTH or _DIGIT.search(value) is None or _LETTER.search(value) is None:
         return False
     if value.startswith(PUBLIC_TOKENS):
         return False
     alphabet = _alphabet(value)
-    if alphabet == 16 and (len(value) < MIN_HEX_LENGTH or len(value) in _DIGEST_LENGTHS):
+    if alphabet == 16 and (len(value) < MIN_HEX_LENGTH or (len(value) in _DIGEST_LENGTHS and not digests)):
         return False
     if alphabet == 32 and len(value) < MIN_HEX_LENGTH:
         return False

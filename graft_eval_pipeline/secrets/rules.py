@@ -26,7 +26,14 @@ from graft_eval_pipeline.secrets.prefilter import texts_with_hits
 from graft_eval_pipeline.secrets.scan import AddSpan, first_anchor, key_blocks, scan
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 
-STRUCTURED_KINDS = ("url_password", "connection_string", "auth_header", "basic_auth", "aws_secret_key")
+STRUCTURED_KINDS = (
+    "url_password",
+    "connection_string",
+    "auth_header",
+    "basic_auth",
+    "aws_secret_key",
+    "device_config",
+)
 SECRET_KINDS: tuple[str, ...] = tuple(
     dict.fromkeys(
         (

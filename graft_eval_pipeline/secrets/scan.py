@@ -31,7 +31,12 @@ from functools import cache
 import re2  # type: ignore[import-untyped]
 
 from graft_eval_pipeline.secrets.catalogue import BASIC_AUTH_OK, TOKENS, Token
-from graft_eval_pipeline.secrets.entropy import Candidates, holds_candidate, tokens_near_keyword
+from graft_eval_pipeline.secrets.entropy import (
+    Candidates,
+    holds_candidate,
+    is_high_entropy_token,
+    tokens_near_keyword,
+)
 from graft_eval_pipeline.secrets.utf8 import Utf8Offsets
 from graft_eval_pipeline.secrets.values import (
     MIN_PASSWORD_LENGTH,
@@ -114,7 +119,11 @@ _STRONG = (
 _WEAK_NEAR = r"pass|auth|cred(?:entials?|s)?|unseal"
 # `pw`: an abbreviation of password (`pw = "…"`, `db_pw`), a whole word of a name only, never a
 # keyword of the high-entropy rule (two letters occur about every thousand characters of base64).
-_WEAK = rf"{_WEAK_NEAR}|pw"
+_WEAK_ANCHORED = rf"{_WEAK_NEAR}|pw|pat"
+# `<provider>_key`: the last word of a snake- or kebab-case name (`clarifai_key`, `GIT-KEY`), with a
+# random value only (`_random_key`). Its anchor asks for the value's first 20 characters: `_key`
+# ends half the names in code (`cache_key`, `primary_key=True`), rarely with such a value.
+_WEAK = rf"{_WEAK_ANCHORED}|[_\-]key"
 _PASSWORD_KW = re.compile(r"passw(?:or)?d|passwort|passphrase|kennwort|pwd|secret", _A | re.IGNORECASE)
 _DECOR = (
     r"(?:[_.\-]?(?:[0-9]{1,4}|b64|base64|hex|raw|str|string|plain|plaintext|value|val|enc|encoded|base|"
@@ -147,6 +156,18 @@ _ASSIGN = re.compile(
     _A,
 )
 _WEAK_KW = re.compile(_WEAK, _A | re.IGNORECASE)
+_WORD_KEYWORDS = frozenset(("pw", "pat"))
+_SNAKE_KEY_KW = frozenset(("_key", "-key"))
+_SNAKE_KEY = re.compile(r"(?:[A-Za-z][A-Za-z0-9]*[_\-]){1,3}(?i:key)", _A)
+# Keys that are no secrets whatever their value: a cache's, a table's, a message's, a public key's
+# fingerprint (`gpg_key`, `host_key`).
+_NOT_SECRET_KEYS = re.compile(
+    r"(?:^|[_\-])(?:cache|sort|primary|foreign|partition|idempotency|object|row|hash|lookup|map|dict|"
+    r"range|shard|routing|dedup|dedupe|request|cursor|index|field|column|group|message|event|lock|queue|"
+    r"bucket|file|path|search|translation|i18n|locale|label|unique|composite|redis|memcache|gpg|pgp|host|"
+    r"verify|verification|state|list|item|node|entry|record|query|s3|ssh|known)[_\-]key\Z",
+    _A | re.IGNORECASE,
+)
 _TYPE_THEN_EQ = re.compile(r"[A-Za-z_][\w.\[\]<>|?]*[ \t]*=(?!=)[ \t]*", _A)
 # Words that end in `pass` without being a password.
 _PASS_WORDS = re.compile(
@@ -444,6 +465,16 @@ def _inside_reference(text: str, lo: int, pos: int) -> bool:
     return opened >= 0 and "}}" not in text[opened:pos]
 
 
+# A provider's short prefix before a key's random part (`bpk-…`, `ajkey_…`).
+_KEY_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9]{1,7}[_\-](?P<body>[A-Za-z0-9+/=]{16,})", _A)
+
+
+def _random_key(value: str) -> bool:
+    """A value under `<provider>_key`: random by the high-entropy rule's bar, after a short prefix."""
+    prefixed = _KEY_PREFIX.fullmatch(value)
+    return is_high_entropy_token(value if prefixed is None else prefixed.group("body"), digests=True)
+
+
 def _whole_word(text: str, name_start: int, start: int) -> bool:
     """Does a name's keyword at `start` start a word of it (the name's start, after `_.-`, a hump)?"""
     before = text[start - 1 : start]
@@ -459,8 +490,10 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
         name_start -= 1
     kw = match.group("kw")
     name = text[name_start : match.start("close")]
-    if kw.lower() == "pw" and not _whole_word(text, name_start, start):
+    if kw.lower() in _WORD_KEYWORDS and not _whole_word(text, name_start, start):
         return None  # `pw` inside a word (`jpw`, base64), not an abbreviation of password
+    if kw.lower() in _SNAKE_KEY_KW and (not _SNAKE_KEY.fullmatch(name) or _NOT_SECRET_KEYS.search(name)):
+        return None  # `key` ends the name as its last word (`clarifai_key`, `GIT-KEY`), not a cache's
     if _PASS_WORDS.search(name) or (kw.lower() == "auth" and name.lower().endswith("oauth")):
         return None
     if _NOT_SECRET_NAMES.search(name) or text[name_start - 1 : name_start] == "/":
@@ -516,7 +549,10 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
         and "(" not in value
         and text.count("=", lo, hi) >= 2
     )
-    if not (
+    if kw.lower() in _SNAKE_KEY_KW:
+        if not (looks_secret(value, quoted=quoted, strict=True) and _random_key(value)):
+            return None
+    elif not (
         looks_secret(value, quoted=quoted, strict=strict)
         or (password and (short_password(value) or (quoted and (passphrase(value) or password_word(value)))))
         or (in_connection_string and connection_password(value))
@@ -543,7 +579,7 @@ def _compared(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddS
     kw, kw_start = found.group("kw"), match.start("name") + found.start()
     if _PASS_WORDS.search(name) or _NOT_SECRET_NAMES.search(name) or name.lower().endswith("oauth"):
         return None
-    if kw.lower() == "pw" and not _whole_word(text, match.start("name"), kw_start):
+    if kw.lower() in _WORD_KEYWORDS and not _whole_word(text, match.start("name"), kw_start):
         return None
     quote = text[start]
     opened = text.rfind(quote, lo, start)
@@ -843,6 +879,33 @@ def _netrc_lines(text: str, start: int, lo: int, hi: int, is_patch: bool, add: A
     return None
 
 
+# A network device's configuration (Cisco IOS and its kin): the secret is the line's last word
+# after the command, less an optional type digit (`enable secret 5 $1$…`, `pac key 7 0458…`).
+_DEVICE_LINE = re.compile(
+    r"(?i:enable[ \t]+(?:password|secret)|username[ \t]+\S+[ \t]+(?:privilege[ \t]+[0-9]+[ \t]+)?"
+    r"(?:password|secret)|snmp-server[ \t]+community|(?:tacacs-server|radius-server)[ \t]+key|pac[ \t]+key|"
+    r"key-string)(?:[ \t]+[0-9])?[ \t]+(?P<value>[^\s\"'`]+)",
+    _A,
+)
+_DEVICE_DEFAULTS = frozenset(("public", "private"))  # SNMP's default communities: words, not secrets
+
+
+def _device_config(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`enable password …`, `snmp-server community … RW`: a secret of a device's config, first on its line."""
+    if text[_line_start(text, start, is_patch) : start].strip(" \t"):
+        return None  # not a config line: prose or code that names the command
+    match = _DEVICE_LINE.match(text, start, hi)
+    if match is None:
+        return None
+    value = match.group("value")
+    reference = value.startswith(("$", "%", "{", "<"))
+    stand_in = value.lower() in _DEVICE_DEFAULTS or is_placeholder(value) or reference
+    if stand_in and not value.startswith("$1$"):  # an MD5-crypt hash is cracked offline: redacted
+        return None
+    add(match.start("value"), match.end("value"), "device_config")
+    return match.end()
+
+
 def _prose_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
     """`the password is 'hunter22'`: a quoted value a sentence names as the password."""
     match = _PROSE_PASSWORD.match(text, start, hi)
@@ -978,7 +1041,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
             inside.append((token.anchor, handler))
         for head in dict.fromkeys(p[:2] for p in token.prefixes):
             by_head.setdefault(head, []).append(handler)
-    kw = f"(?i:(?:{_STRONG}|{_WEAK}){_DECOR})"
+    kw = f"(?i:(?:{_STRONG}|{_WEAK_ANCHORED}){_DECOR})"
     structured: list[tuple[str, tuple[str, ...], tuple[str, ...], Handler]] = [
         # (anchor, case-sensitive heads, lower-case heads, handler); no heads: fallback
         (f"://{_URL_USER}:{_URL_PW}@", (":/",), (), _url_password),
@@ -1020,6 +1083,14 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
             _dash_flag,
         ),
         (r"(?i:password)[ \t]+[^\s\"']{6}", (), ("pa",), _netrc_lines),
+        (
+            r"(?i:enable[ \t]+(?:password|secret)|username[ \t]+\S+[ \t]+(?:privilege[ \t]+[0-9]+[ \t]+)?"
+            r"(?:password|secret)|snmp-server[ \t]+community|(?:tacacs-server|radius-server)[ \t]+key|"
+            r"pac[ \t]+key|key-string)[ \t]+[^\s\"'`]",
+            (),
+            ("en", "us", "sn", "ta", "ra", "pa", "ke"),
+            _device_config,
+        ),
         (r"(?i:passw(?:or)?d|passphrase)[ \t]+(?i:is|was)[ \t]+[\"'`]", (), ("pa", "pw"), _prose_password),
         (r"\.docker(?:cfg|configjson)[\"']?[ \t]*:[ \t]*[\"']?[A-Za-z0-9+/]{8}", (".d",), (), _docker_config),
         (
@@ -1052,6 +1123,12 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
             _compared,
         ),
         (rf"{kw}{_CLOSE}[ \t]*{_TYPE_RE2}[ \t]*{_OPS_RE2}", (), (), _assignment),
+        (
+            rf"[_\-](?i:key){_DECOR}{_CLOSE}[ \t]*(?::=|=>|=|:|>)[ \t]*[\"'`]?[A-Za-z0-9+/=_\-]{{20}}",
+            ("_k", "_K", "-k", "-K"),
+            (),
+            _assignment,
+        ),
     ]
     for anchor, heads, heads_ci, handler in structured:
         anchors.append(anchor)

@@ -10,6 +10,8 @@ not a reference or template, not a placeholder word, and, where the syntax is lo
 
 from __future__ import annotations
 
+import base64
+import binascii
 import html
 import itertools
 import math
@@ -343,7 +345,30 @@ def is_placeholder(value: str) -> bool:
         return True
     if _WHOLE_PLACEHOLDER.fullmatch(value) or _FORMAT_ONLY.fullmatch(value):
         return True
-    return bool(_TEMPLATE.search(value) or _PATTERN.search(value))
+    return bool(_TEMPLATE.search(value) or _PATTERN.search(value)) or _encoded_stand_in(value)
+
+
+_BASE64_TEXT = re.compile(r"(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?", _A)
+
+
+def _encoded_stand_in(value: str) -> bool:
+    """Base64 of a stand-in phrase (`ZHVtbXkgdGV4dCBk…`, "dummy text d…"): a secret decodes to bytes.
+
+    Only a phrase (words, spaces and punctuation) that holds a stand-in word counts: base64 of a
+    password, of a Basic credential (`user:pass`) or of JSON (a Docker config) stays a secret.
+    """
+    if _BASE64_TEXT.fullmatch(value) is None:
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    if " " not in decoded or _PHRASE.fullmatch(decoded) is None:
+        return False  # no phrase: JSON (a Docker config), a credential, bytes
+    return bool(_PLACEHOLDER_PART.search(decoded.lower()))
+
+
+_PHRASE = re.compile(r"[A-Za-z0-9 .,;!?'-]+", _A)
 
 
 _MARK_WORDS = frozenset({"fake", "dummy"})

@@ -883,3 +883,55 @@ def test_pw_and_cred_name_a_password(line: str, expected: Counter[str]) -> None:
 )
 def test_a_quoted_word_under_a_password_name_is_a_password(line: str, expected: Counter[str]) -> None:
     assert secret_kinds(line) == expected
+
+
+# --- issue 25's fourteenth round: `pat`, `<provider>_key`, device configs, encoded stand-ins ----
+HEX = "0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (f'BAMBOO_PAT="{made_up(44, B64, 71)}"', Counter({"assignment": 1})),
+        (f"ado_pat = '{made_up(52, 'abcdefghijklmnopqrstuvwxyz234567', 72)}'", Counter({"assignment": 1})),
+        (f'compat = "{made_up(30, seed=73)}"', Counter()),  # `pat` inside a word
+        (f"clarifai_key = {made_up(32, HEX, 74)}", Counter({"assignment": 1})),
+        (f"GIT-KEY: {made_up(40, HEX, 75)}", Counter({"assignment": 1})),  # 40 digits under a key's name
+        (f'builder_key: "bpk-{made_up(32, HEX, 76)}"', Counter({"assignment": 1})),  # a provider's prefix
+        (f"cielo_merchant_key = {made_up(40, seed=77)}", Counter({"assignment": 1})),
+        (f'sort_key = "{made_up(40, seed=78)}"', Counter()),  # a table's key, whatever its value
+        (f'gpg_key: "{made_up(40, HEX, 79).upper()}"', Counter()),  # a public key's fingerprint
+        ('idempotency_key = "order-2026-11-30-000123"', Counter()),
+        (f'cellKey = "{made_up(32, seed=80)}"', Counter()),  # camel case: `key` is no word of its own
+        (f"key = {made_up(32, HEX, 81)}", Counter()),  # a bare `key` names nothing
+    ],
+)
+def test_pat_and_a_providers_key_name_a_random_value(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("enable password Qx7#pLm2v", Counter({"device_config": 1})),
+        ("enable secret 5 $1$mERr$hx5rVt7rPNoS4wqbXKX7m0", Counter({"device_config": 1})),  # MD5-crypt
+        (" username ops privilege 15 secret 0 Vb4n8Kq2z", Counter({"device_config": 1})),
+        ("snmp-server community Nq8vT3w RW", Counter({"device_config": 1})),
+        ("tacacs-server key 7 0822455D0A16", Counter({"device_config": 1})),
+        ("snmp-server community public RO", Counter()),  # SNMP's default: a word
+        ("enable password <password>", Counter()),
+        ("# run `enable password Qx7#pLm2v` on the switch", Counter()),  # prose, not a config line
+    ],
+)
+def test_a_network_devices_config_secrets(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected
+
+
+def test_base64_of_a_stand_in_phrase_is_a_stand_in() -> None:
+    stand_in = base64.b64encode(b"dummy value for the docs").decode()
+    real = base64.b64encode(bytes(range(7, 37))).decode()
+    assert secret_kinds(f"SERVICE_KEY = {stand_in}") == Counter()
+    assert secret_kinds(f"password: {base64.b64encode(b'correct horse battery').decode()}") == Counter(
+        {"assignment": 1}
+    )  # a phrase without a stand-in word: a password's base64 (a Kubernetes Secret's value)
+    assert secret_kinds(f"SERVICE_KEY = {real}") == Counter({"assignment": 1})

@@ -2362,6 +2362,39 @@ THIRTEENTH_ROUND_LOOKALIKES = [
 ]
 
 
+_FOURTEENTH = "issue 25, fourteenth round (Kingfisher's misses by cause; values made up here)"
+_ATLASSIAN_PAT = "https://confluence.atlassian.com/enterprise/using-personal-access-tokens-1026032365.html"
+_CISCO_PASSWORDS = "https://www.cisco.com/c/en/us/support/docs/security-vpn/remote-authentication-dial-user-service-radius/107614-64.html"
+
+
+def fourteenth_round_entries() -> list[dict[str, object]]:
+    """`pat`, a provider's `_key` with a random value, a network device's config: drawn last."""
+    pat, key, hex_key, enable, community = b62(44), b62(40), hexs(32), b62(10), b62(9)
+    return [
+        _tp(f'CONFLUENCE_PAT="{pat}"', pat, "pat_name", "assignment", _ATLASSIAN_PAT),
+        _tp(f"  acme_merchant_key: {key}", key, "provider_key", "assignment", _FOURTEENTH),
+        _tp(f'WIDGETCO_KEY="wk-{hex_key}"', f"wk-{hex_key}", "provider_key", "assignment", _FOURTEENTH),
+        _tp(f"enable secret 0 {enable}", enable, "device_config", "device_config", _CISCO_PASSWORDS),
+        _tp(
+            f"snmp-server community {community} RW",
+            community,
+            "device_config",
+            "device_config",
+            _CISCO_PASSWORDS,
+        ),
+    ]
+
+
+FOURTEENTH_ROUND_LOOKALIKES = [
+    # A table's or a cache's key, a public key's fingerprint, SNMP's default community, a stand-in's
+    # base64 ("dummy value for the docs").
+    '  sort_key = "Zq8Kd2Lw9Xv4Nb7Rt1Yh6Pm3Cs5Fg0Jx"',
+    '  gpg_key: "3AA5C34371567BD2A5C34371567BD2AA5C343715"',
+    "snmp-server community public RO",
+    "SERVICE_KEY=ZHVtbXkgdmFsdWUgZm9yIHRoZSBkb2Nz",
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2405,6 +2438,11 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     looks += [
         {"line": line, "type": "thirteenth_round_lookalike", "source": _THIRTEENTH}
         for line in THIRTEENTH_ROUND_LOOKALIKES
+    ]
+    tps += fourteenth_round_entries()
+    looks += [
+        {"line": line, "type": "fourteenth_round_lookalike", "source": _FOURTEENTH}
+        for line in FOURTEENTH_ROUND_LOOKALIKES
     ]
     return tps, looks
 
