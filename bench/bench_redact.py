@@ -352,7 +352,7 @@ ACCURACY = {
     "development (gosec)": ("heldout/gosec.jsonl", "heldout/gosec_negative.jsonl"),
     "development (bandit)": ("heldout/bandit.jsonl", "heldout/bandit_negative.jsonl"),
     "development (Kingfisher)": ("heldout/kingfisher.jsonl", "heldout/kingfisher_negative.jsonl"),
-    "held-out (Kingfisher 2)": ("heldout/kingfisher2.jsonl", "heldout/kingfisher2_negative.jsonl"),
+    "development (Kingfisher 2)": ("heldout/kingfisher2.jsonl", "heldout/kingfisher2_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 

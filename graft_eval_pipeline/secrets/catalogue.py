@@ -1031,6 +1031,49 @@ TOKENS: tuple[Token, ...] = (
         "https://kubernetes.io/docs/concepts/configuration/secret/#tls-secrets",
         validate=lambda tok: _b64_pem_private(tok),
     ),
+    # --- password hashes: cracked offline, so redacted like a password (crypt(3), Kerberos) ------
+    _t(
+        "md5_crypt",
+        "password_hash",
+        "$1$",
+        "[./A-Za-z0-9]{1,8}\\$[./A-Za-z0-9]{22}",
+        "https://passlib.readthedocs.io/en/stable/lib/passlib.hash.md5_crypt.html",
+    ),
+    _t(
+        "bcrypt",
+        "password_hash",
+        ("$2a$", "$2b$", "$2x$", "$2y$"),
+        "[0-9]{2}\\$[./A-Za-z0-9]{53}",
+        "https://passlib.readthedocs.io/en/stable/lib/passlib.hash.bcrypt.html",
+    ),
+    _t(
+        "sha256_crypt",
+        "password_hash",
+        "$5$",
+        "(?:rounds=[0-9]{1,9}\\$)?[./A-Za-z0-9]{1,16}\\$[./A-Za-z0-9]{43}",
+        "https://passlib.readthedocs.io/en/stable/lib/passlib.hash.sha256_crypt.html",
+    ),
+    _t(
+        "sha512_crypt",
+        "password_hash",
+        "$6$",
+        "(?:rounds=[0-9]{1,9}\\$)?[./A-Za-z0-9]{1,16}\\$[./A-Za-z0-9]{86}",
+        "https://passlib.readthedocs.io/en/stable/lib/passlib.hash.sha512_crypt.html",
+    ),
+    _t(
+        "cisco_type8",
+        "password_hash",
+        "$8$",
+        "[./A-Za-z0-9]{14}\\$[./A-Za-z0-9]{43}",
+        "https://hashcat.net/wiki/doku.php?id=example_hashes",
+    ),
+    _t(
+        "kerberos_asrep",
+        "password_hash",
+        "$krb5asrep$",
+        "[0-9]{2}\\$(?:[^\\s:$]{1,128}:)?[0-9a-f]{32}\\$[0-9a-f]{64,}",
+        "https://hashcat.net/wiki/doku.php?id=example_hashes",
+    ),
 )
 
 BASIC_AUTH_OK = _basic_has_colon

@@ -243,8 +243,8 @@ _URL_TOKEN = re.compile(r"://(?P<tok>[A-Za-z0-9_\-]{20,256})@(?=[\w\[])", _A)
 # A space may be URL-encoded (`authorization:%20bearer%20…` in a query string or a log).
 _AUTH_HEADER = re.compile(
     r"(?i:authorization)\\?[\"'\]]{0,2}[ \t]*[:=,](?:[ \t]|%20)*\\?[\"'`]?[ \t]*"
-    r"(?P<scheme>(?i:bearer|basic|token|bot|digest|apikey|api-key|ssws|key|oauth|jwt|sharedkey|hmac)"
-    r"(?:[ \t]|%20)+)?"
+    r"(?P<scheme>(?:(?i:bearer|basic|token|bot|digest|apikey|api-key|ssws|key|oauth|jwt|sharedkey|hmac)|"
+    r"(?P<other>[A-Za-z][A-Za-z0-9_\-]{1,24}))(?:[ \t]|%20)+)?"
     r"(?P<v>[A-Za-z0-9+/=._~:\-]+)",
     _A,
 )
@@ -470,7 +470,13 @@ _KEY_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9]{1,7}[_\-](?P<body>[A-Za-z0-9+/=]{
 
 
 def _random_key(value: str) -> bool:
-    """A value under `<provider>_key`: random by the high-entropy rule's bar, after a short prefix."""
+    """A value under `<provider>_key`: random by the high-entropy rule's bar, after a short prefix.
+
+    An id and a secret joined by one `:` (`<uuid>:<hex>`, fal.ai's and Ghost's keys) count by the
+    secret, the part after the colon.
+    """
+    if value.count(":") == 1:
+        value = value.partition(":")[2]
     prefixed = _KEY_PREFIX.fullmatch(value)
     return is_high_entropy_token(value if prefixed is None else prefixed.group("body"), digests=True)
 
@@ -702,11 +708,11 @@ def _auth_header(text: str, start: int, lo: int, hi: int, is_patch: bool, add: A
     scheme = (match.group("scheme") or "").strip().lower()
     if scheme == "basic":
         ok = len(value) >= 8 and BASIC_AUTH_OK(value) and not is_placeholder(value)
-    elif scheme:
+    elif scheme and not match.group("other"):
         # After a named scheme the value is a credential by its place, whatever its shape
         # (`Bearer notarealtoken1`): only a stand-in or a variable's name is not one.
         ok = len(value) >= 8 and not is_placeholder(value) and not identifier_name(value)
-    else:
+    else:  # no scheme, or one of a provider's own (`sso-key`, `DeepL-Auth-Key`): a random value only
         ok = len(value) >= 12 and not is_placeholder(value) and (random_like(value) or "." in value)
         ok = ok and not value.isalpha() and not code_call(value)
     if not ok:
@@ -906,6 +912,26 @@ def _device_config(text: str, start: int, lo: int, hi: int, is_patch: bool, add:
     return match.end()
 
 
+_VALUE_ATTR = re.compile(r"(?<![\w-])(?i:value)[ \t]*=[ \t]*(?P<q>[\"'])(?P<v>[^\"'\n]*)(?P=q)", _A)
+
+
+def _password_input(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
+    """`<input type="password" value="…">`: a pre-filled password field, its attributes in any order."""
+    opened = text.rfind("<", lo, start)
+    if opened < 0 or text[opened + 1 : opened + 6].lower() != "input" or ">" in text[opened:start]:
+        return None
+    closed = text.find(">", start, hi)
+    match = _VALUE_ATTR.search(text, opened, hi if closed < 0 else closed)
+    if match is None:
+        return None
+    value = match.group("v")
+    reference = value.startswith(("{", "$", "<", "%", "@")) or "{{" in value
+    if len(value) < 4 or reference or is_placeholder(value):
+        return None
+    add(match.start("v"), match.end("v"), "assignment")
+    return start
+
+
 def _prose_password(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
     """`the password is 'hunter22'`: a quoted value a sentence names as the password."""
     match = _PROSE_PASSWORD.match(text, start, hi)
@@ -1092,6 +1118,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
             _device_config,
         ),
         (r"(?i:passw(?:or)?d|passphrase)[ \t]+(?i:is|was)[ \t]+[\"'`]", (), ("pa", "pw"), _prose_password),
+        (r"(?i:type)[ \t]*=[ \t]*\\?[\"']?(?i:password)", (), ("ty",), _password_input),
         (r"\.docker(?:cfg|configjson)[\"']?[ \t]*:[ \t]*[\"']?[A-Za-z0-9+/]{8}", (".d",), (), _docker_config),
         (
             r'\\?"(?:d|p|q|dp|dq|qi|k)\\?"[ \t]*:[ \t]*\\?"[A-Za-z0-9_\-]{16}',
@@ -1124,7 +1151,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         ),
         (rf"{kw}{_CLOSE}[ \t]*{_TYPE_RE2}[ \t]*{_OPS_RE2}", (), (), _assignment),
         (
-            rf"[_\-](?i:key){_DECOR}{_CLOSE}[ \t]*(?::=|=>|=|:|>)[ \t]*[\"'`]?[A-Za-z0-9+/=_\-]{{20}}",
+            rf"[_\-](?i:key){_DECOR}{_CLOSE}[ \t]*(?::=|=>|=|:|>)[ \t]*[\"'`]?[A-Za-z0-9+/=_:\-]{{20}}",
             ("_k", "_K", "-k", "-K"),
             (),
             _assignment,

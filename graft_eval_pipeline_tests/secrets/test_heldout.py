@@ -12,13 +12,13 @@ authors wrote to test their own rules. Each is redacted exactly as the committed
 (`redaction_corpus`; whispers' entries inside their whole fixture file). The targets are those of
 the committed corpus, recall >= 95 % and <= 5 % look-alikes touched; where the measured figure
 misses them, the floor or ceiling below is the measured figure, so the test catches a regression.
-Held out now: Kingfisher's second slice (measured once at 699076d, and after the fourteenth round;
-its misses are not shown). Nosey Parker's was held out until the second round, secretlint's until the third,
-whispers' until the fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities'
-until the sixth, EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the
-ninth, Trivy's until the tenth, KICS' until the eleventh, IBM's until the twelfth, gosec's and
-bandit's until the thirteenth, Kingfisher's first slice until the fourteenth: they are development
-corpora now
+No corpus is held out since issue 25's fifteenth round, which Kingfisher's second slice led.
+Nosey Parker's was held out until the second round, secretlint's until the third, whispers' until
+the fourth, detect-secrets' until the fifth, ripsecrets' and security-utilities' until the sixth,
+EarlyBird's until the seventh, Talisman's until the eighth, Horusec's until the ninth, Trivy's
+until the tenth, KICS' until the eleventh, IBM's until the twelfth, gosec's and bandit's until the
+thirteenth, Kingfisher's first slice until the fourteenth, its second slice until the fifteenth:
+they are development corpora now
 (whose misses may lead fixes), their figures no longer a measure of generalisation.
 """
 
@@ -241,10 +241,11 @@ GitHub Enterprise stand-in typed in order (`abcdef0123456789…`, in 11 entries)
 Db2 passwords (`secret`, `pass`), a hex key after a space (`github-key 2764…`) and a Basic
 credential without a colon."""
 
-IBM_LOOKALIKE_CEILING = 0.54
+IBM_LOOKALIKE_CEILING = 0.62
 """The target is 0.05 and is NOT met: 38.5 % (5 of 13) at 4407904 and after; 53.8 % (7 of 13)
 after the fourteenth round, whose `<provider>_key` rule takes two more (`GIT-KEY: <39 hex digits>`,
-`git_key=<41>`). IBM's negatives are keys of the wrong length for its plugins (`…notakey…`, a
+`git_key=<41>`); 61.5 % (8 of 13) after the fifteenth, whose provider's-scheme rule takes
+`Authorization: llama <base64>`. IBM's negatives are keys of the wrong length for its plugins (`…notakey…`, a
 41-digit hex), which our generic rules take for values under a key's name, on purpose: a random
 value under a key's name is redacted whatever its length."""
 
@@ -280,10 +281,13 @@ typed in order (`Aa1Bb2…`), Ansible Vault ciphertext (made to be committed) an
 The rule examples of 76 of Kingfisher's rule files (the first 100 the index lists, less Nosey
 Parker's providers): 70 rule families, 166 distinct secrets. detect-secrets 1.5.0: 59.6 %."""
 
-KINGFISHER2_RECALL_FLOOR = 0.81
-"""Kingfisher's second slice is HELD OUT (since issue 25's fourteenth round): the target is 0.95 and
-is NOT met, 76.5 % (166 of 217) measured once at 699076d, before the fourteenth round, and 81.6 %
-(177 of 217) after it (its rules came from the first slice's misses). Rounded down. The rule
+KINGFISHER2_RECALL_FLOOR = 0.93
+"""Kingfisher's second slice is NO LONGER HELD OUT: a development corpus since issue 25's fifteenth
+round, which its misses led. The target is 0.95 and is NOT met: 76.5 % (166 of 217) measured once
+at 699076d, before the fourteenth round, and 81.6 % (177 of 217) after it, while held out; 93.5 %
+(203 of 217) after the fifteenth (password hashes, pre-filled password fields, a provider's own
+`Authorization` scheme, an id and its secret under a key's name). Rounded down. Left: stand-ins
+typed in order, a token in a URL's path, multi-word names with spaces (`env key`), short keys. The rule
 examples of 95 rule files from `deno.yml` to `m…` (less Nosey Parker's providers): 91 rule
 families, 202 distinct secrets. detect-secrets 1.5.0: 56.2 %."""
 
@@ -552,7 +556,6 @@ CORPORA = (
         "Apache License",
         KINGFISHER2_RECALL_FLOOR,
         LOOKALIKE_TARGET,
-        held_out=True,
     ),
 )
 

@@ -935,3 +935,65 @@ def test_base64_of_a_stand_in_phrase_is_a_stand_in() -> None:
         {"assignment": 1}
     )  # a phrase without a stand-in word: a password's base64 (a Kubernetes Secret's value)
     assert secret_kinds(f"SERVICE_KEY = {real}") == Counter({"assignment": 1})
+
+
+# --- issue 25's fifteenth round: password hashes, pre-filled password fields, a provider's scheme,
+# an id and a secret under a key's name
+DOT64 = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@pytest.mark.parametrize(
+    ("line", "digest"),
+    [
+        (f"$1${made_up(8, DOT64, 91)}${made_up(22, DOT64, 92)}", made_up(22, DOT64, 92)),
+        (f"admin:$2b$12${made_up(53, DOT64, 93)}", made_up(53, DOT64, 93)),
+        (
+            f"root:$6$rounds=656000${made_up(16, DOT64, 94)}${made_up(86, DOT64, 95)}:19000:0:99999:7:::",
+            made_up(86, DOT64, 95),
+        ),
+        (f"$5${made_up(16, DOT64, 96)}${made_up(43, DOT64, 97)}", made_up(43, DOT64, 97)),
+        (f"$8${made_up(14, DOT64, 98)}${made_up(43, DOT64, 99)}", made_up(43, DOT64, 99)),
+        (
+            f"$krb5asrep$23$svc@corp.internal:{made_up(32, HEX, 100)}${made_up(96, HEX, 101)}",
+            made_up(96, HEX, 101),
+        ),
+    ],
+)
+def test_a_password_hash_is_redacted(line: str, digest: str) -> None:
+    """crypt(3)'s formats and Kerberos' AS-REP: cracked offline, so redacted like the password."""
+    assert secret_kinds(line) == Counter({"password_hash": 1})
+    assert digest not in redact_text(line, RedactOptions(), Counter(), is_patch=False)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('<input type="password" value="Qx7#pLm2v9" name="db_password" />', Counter({"assignment": 1})),
+        ("<INPUT VALUE='Vb4n8Kq2z!' TYPE='PASSWORD'>", Counter({"assignment": 1})),  # any order, any case
+        ('<input type="password" value="{{ form.password }}">', Counter()),  # a template's reference
+        ('<input type="password" value="">', Counter()),
+        ('<input type="text" value="Qx7#pLm2v9">', Counter()),  # not a password field
+    ],
+)
+def test_a_pre_filled_password_field(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            f"Authorization: sso-key {made_up(36, seed=102)}:{made_up(22, seed=103)}",
+            Counter({"auth_header": 1}),
+        ),
+        (f"Authorization: DeepL-Auth-Key {made_up(24, seed=104)}", Counter({"auth_header": 1})),
+        ("Authorization: Please see the docs", Counter()),  # prose after the header's name
+        (
+            f"FAL_KEY={made_up(8, HEX, 105)}-{made_up(4, HEX, 106)}:{made_up(32, HEX, 107)}",
+            Counter({"assignment": 1}),
+        ),
+        (f'cache_key = "user:{made_up(32, HEX, 108)}"', Counter()),  # a cache's key, id or not
+    ],
+)
+def test_a_providers_scheme_and_an_id_with_its_secret(line: str, expected: Counter[str]) -> None:
+    assert secret_kinds(line) == expected

@@ -2395,6 +2395,51 @@ FOURTEENTH_ROUND_LOOKALIKES = [
 ]
 
 
+_FIFTEENTH = "issue 25, fifteenth round (Kingfisher's second slice's misses by cause; values made up here)"
+_DOT64 = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_BCRYPT = "https://passlib.readthedocs.io/en/stable/lib/passlib.hash.bcrypt.html"
+_SHA512_CRYPT = "https://passlib.readthedocs.io/en/stable/lib/passlib.hash.sha512_crypt.html"
+_INPUT_VALUE = "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/input/password#value"
+
+
+def _dot64(n: int) -> str:
+    return "".join(rng.choice(_DOT64) for _ in range(n))
+
+
+def fifteenth_round_entries() -> list[dict[str, object]]:
+    """Password hashes, a pre-filled password field, a provider's scheme, an id with its secret."""
+    bcrypt = f"$2b$12${_dot64(53)}"
+    sha512 = f"$6${_dot64(16)}${_dot64(86)}"
+    field, scheme, key_id, key_secret = b62(12), b62(40), hexs(24), hexs(32)
+    return [
+        _tp(f"deploy:{bcrypt}", bcrypt, "password_hash", "password_hash", _BCRYPT),
+        _tp(f"ops:{sha512}:19700:0:99999:7:::", sha512, "password_hash", "password_hash", _SHA512_CRYPT),
+        _tp(
+            f'  <input type="password" name="pw" value="{field}">',
+            field,
+            "password_input",
+            "assignment",
+            _INPUT_VALUE,
+        ),
+        _tp(f"Authorization: sso-key {scheme}", scheme, "provider_scheme", "auth_header", _FIFTEENTH),
+        _tp(
+            f"ACME_KEY={key_id}:{key_secret}",
+            f"{key_id}:{key_secret}",
+            "provider_key",
+            "assignment",
+            _FIFTEENTH,
+        ),
+    ]
+
+
+FIFTEENTH_ROUND_LOOKALIKES = [
+    # A template's reference in a password field, prose after the header's name, a cache's key.
+    '  <input type="password" name="pw" value="{{ form.password }}">',
+    "Authorization: required for every endpoint below",
+    '  cache_key = "user:8f14e45fceea167a5a36dedd4bea2543"',
+]
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2443,6 +2488,11 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     looks += [
         {"line": line, "type": "fourteenth_round_lookalike", "source": _FOURTEENTH}
         for line in FOURTEENTH_ROUND_LOOKALIKES
+    ]
+    tps += fifteenth_round_entries()
+    looks += [
+        {"line": line, "type": "fifteenth_round_lookalike", "source": _FIFTEENTH}
+        for line in FIFTEENTH_ROUND_LOOKALIKES
     ]
     return tps, looks
 
