@@ -487,6 +487,33 @@ def _whole_word(text: str, name_start: int, start: int) -> bool:
     return start == name_start or before in "_.-" or (before.islower() and text[start].isupper())
 
 
+def _secret_name(text: str, name: str, name_start: int, kw: str, kw_start: int) -> bool:
+    """Is `name` (starting at `name_start`, its keyword `kw` at `kw_start`) a secret's name?
+
+    Not `bypass` or `oauth`, not `next_token`, not `pw` inside a word (`jpw`, base64), not a key
+    that is no last word after `_`/`-` (`cellKey`) or a cache's or a table's (`cache_key`).
+    """
+    lower = kw.lower()
+    if _PASS_WORDS.search(name) or (lower == "auth" and name.lower().endswith("oauth")):
+        return False
+    if _NOT_SECRET_NAMES.search(name):
+        return False
+    if lower in _WORD_KEYWORDS and not _whole_word(text, name_start, kw_start):
+        return False
+    if lower in _SNAKE_KEY_KW:
+        return bool(_SNAKE_KEY.fullmatch(name)) and not _NOT_SECRET_KEYS.search(name)
+    return True
+
+
+def _judged_value(value: str, kw: str, *, quoted: bool, strict: bool, password: bool) -> bool:
+    """Is `value`, under a secret's name ending in `kw`, a secret (the value rules of `_assignment`)?"""
+    if kw.lower() in _SNAKE_KEY_KW:  # `<provider>_key`: random by the high-entropy rule's bar only
+        return looks_secret(value, quoted=quoted, strict=True) and _random_key(value)
+    if looks_secret(value, quoted=quoted, strict=strict):
+        return True
+    return password and (short_password(value) or (quoted and (passphrase(value) or password_word(value))))
+
+
 def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddSpan) -> int | None:
     match = _ASSIGN.match(text, start, hi)
     if match is None:
@@ -496,14 +523,8 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
         name_start -= 1
     kw = match.group("kw")
     name = text[name_start : match.start("close")]
-    if kw.lower() in _WORD_KEYWORDS and not _whole_word(text, name_start, start):
-        return None  # `pw` inside a word (`jpw`, base64), not an abbreviation of password
-    if kw.lower() in _SNAKE_KEY_KW and (not _SNAKE_KEY.fullmatch(name) or _NOT_SECRET_KEYS.search(name)):
-        return None  # `key` ends the name as its last word (`clarifai_key`, `GIT-KEY`), not a cache's
-    if _PASS_WORDS.search(name) or (kw.lower() == "auth" and name.lower().endswith("oauth")):
-        return None
-    if _NOT_SECRET_NAMES.search(name) or text[name_start - 1 : name_start] == "/":
-        return None  # `next_token`; `/etc/passwd:`, a file's name in a path
+    if not _secret_name(text, name, name_start, kw, start) or text[name_start - 1 : name_start] == "/":
+        return None  # `next_token`, `jpw`, `cache_key`; `/etc/passwd:`, a file's name in a path
     if _inside_reference(text, lo, name_start):
         return None  # `{{resolve:secretsmanager:db:SecretString:password:…}}`: a key path
     if match.group("type_word") and any(q in match.group("close") for q in "\"'`"):
@@ -555,14 +576,9 @@ def _assignment(text: str, start: int, lo: int, hi: int, is_patch: bool, add: Ad
         and "(" not in value
         and text.count("=", lo, hi) >= 2
     )
-    if kw.lower() in _SNAKE_KEY_KW:
-        if not (looks_secret(value, quoted=quoted, strict=True) and _random_key(value)):
-            return None
-    elif not (
-        looks_secret(value, quoted=quoted, strict=strict)
-        or (password and (short_password(value) or (quoted and (passphrase(value) or password_word(value)))))
-        or (in_connection_string and connection_password(value))
-    ):
+    judged = _judged_value(value, kw, quoted=quoted, strict=strict, password=password)
+    in_connection_string = in_connection_string and kw.lower() not in _SNAKE_KEY_KW
+    if not (judged or (in_connection_string and connection_password(value))):
         return None
     kind = "assignment" if multiline else _kind_for(name, value, quoted, op, text, name_start, vend)
     add(vstart, vend, kind)
@@ -583,9 +599,7 @@ def _compared(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddS
     if name.endswith(".length") or (found := _ENDS_IN_KW.search(name)) is None:
         return None
     kw, kw_start = found.group("kw"), match.start("name") + found.start()
-    if _PASS_WORDS.search(name) or _NOT_SECRET_NAMES.search(name) or name.lower().endswith("oauth"):
-        return None
-    if kw.lower() in _WORD_KEYWORDS and not _whole_word(text, match.start("name"), kw_start):
+    if not _secret_name(text, name, match.start("name"), kw, kw_start):
         return None
     quote = text[start]
     opened = text.rfind(quote, lo, start)
@@ -594,10 +608,7 @@ def _compared(text: str, start: int, lo: int, hi: int, is_patch: bool, add: AddS
     value = text[opened + 1 : start]
     strict = bool(_WEAK_KW.fullmatch(kw))
     password = _PASSWORD_KW.fullmatch(kw) is not None and not strict
-    if not (
-        looks_secret(value, quoted=True, strict=strict)
-        or (password and (short_password(value) or passphrase(value) or password_word(value)))
-    ):
+    if not _judged_value(value, kw, quoted=True, strict=strict, password=password):
         return None
     add(opened + 1, start, "assignment")
     return match.end()
