@@ -898,12 +898,12 @@ def _netrc_lines(text: str, start: int, lo: int, hi: int, is_patch: bool, add: A
 
 # A network device's configuration (Cisco IOS and its kin): the secret is the line's last word
 # after the command, less an optional type digit (`enable secret 5 $1$…`, `pac key 7 0458…`).
-_DEVICE_LINE = re.compile(
+_DEVICE_COMMAND = (
     r"(?i:enable[ \t]+(?:password|secret)|username[ \t]+\S+[ \t]+(?:privilege[ \t]+[0-9]+[ \t]+)?"
     r"(?:password|secret)|snmp-server[ \t]+community|(?:tacacs-server|radius-server)[ \t]+key|pac[ \t]+key|"
-    r"key-string)(?:[ \t]+[0-9])?[ \t]+(?P<value>[^\s\"'`]+)",
-    _A,
+    r"key-string)"
 )
+_DEVICE_LINE = re.compile(rf"{_DEVICE_COMMAND}(?:[ \t]+[0-9])?[ \t]+(?P<value>[^\s\"'`]+)", _A)
 _DEVICE_DEFAULTS = frozenset(("public", "private"))  # SNMP's default communities: words, not secrets
 
 
@@ -1121,9 +1121,7 @@ def build_scanner(tokens: tuple[Token, ...]) -> _Scanner:
         ),
         (r"(?i:password)[ \t]+[^\s\"']{6}", (), ("pa",), _netrc_lines),
         (
-            r"(?i:enable[ \t]+(?:password|secret)|username[ \t]+\S+[ \t]+(?:privilege[ \t]+[0-9]+[ \t]+)?"
-            r"(?:password|secret)|snmp-server[ \t]+community|(?:tacacs-server|radius-server)[ \t]+key|"
-            r"pac[ \t]+key|key-string)[ \t]+[^\s\"'`]",
+            rf"{_DEVICE_COMMAND}[ \t]+[^\s\"'`]",
             (),
             ("en", "us", "sn", "ta", "ra", "pa", "ke"),
             _device_config,
