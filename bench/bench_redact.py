@@ -353,6 +353,7 @@ ACCURACY = {
     "development (bandit)": ("heldout/bandit.jsonl", "heldout/bandit_negative.jsonl"),
     "development (Kingfisher)": ("heldout/kingfisher.jsonl", "heldout/kingfisher_negative.jsonl"),
     "development (Kingfisher 2)": ("heldout/kingfisher2.jsonl", "heldout/kingfisher2_negative.jsonl"),
+    "held-out (Kingfisher 3)": ("heldout/kingfisher3.jsonl", "heldout/kingfisher3_negative.jsonl"),
 }
 Entries = list[dict[str, object]]
 
