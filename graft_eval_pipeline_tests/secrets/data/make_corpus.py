@@ -18,6 +18,7 @@ import random
 import re
 import re._parser as sre_parse  # type: ignore[import-not-found]
 import string
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -2440,6 +2441,21 @@ FIFTEENTH_ROUND_LOOKALIKES = [
 ]
 
 
+_ROUNDS: tuple[tuple[Callable[[], list[dict[str, object]]] | None, str, list[str], str], ...] = (
+    # issue 25's later rounds, in the order they draw: (entries, round, look-alikes, source)
+    (sixth_round_entries, "sixth", SIXTH_ROUND_LOOKALIKES, _SIXTH),
+    (seventh_round_entries, "seventh", SEVENTH_ROUND_LOOKALIKES, _SEVENTH),
+    (eighth_round_entries, "eighth", EIGHTH_ROUND_LOOKALIKES, _EIGHTH),
+    (ninth_round_entries, "ninth", NINTH_ROUND_LOOKALIKES, _NINTH),
+    (tenth_round_entries, "tenth", TENTH_ROUND_LOOKALIKES, _TENTH),
+    (None, "eleventh", ELEVENTH_ROUND_LOOKALIKES, _ELEVENTH),
+    (twelfth_round_entries, "twelfth", TWELFTH_ROUND_LOOKALIKES, _TWELFTH),
+    (thirteenth_round_entries, "thirteenth", THIRTEENTH_ROUND_LOOKALIKES, _THIRTEENTH),
+    (fourteenth_round_entries, "fourteenth", FOURTEENTH_ROUND_LOOKALIKES, _FOURTEENTH),
+    (fifteenth_round_entries, "fifteenth", FIFTEENTH_ROUND_LOOKALIKES, _FIFTEENTH),
+)
+
+
 def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     """(true positives, look-alikes), from the fixed seed: the same at every call."""
     rng.seed(SEED)
@@ -2448,52 +2464,9 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, str]]]:
     looks = lookalikes()
     tps += issue25_entries() + ISSUE25_FOURTH_ROUND + issue25_entries(FIFTH_ROUND_FORMATS)
     looks += issue25_lookalikes()
-    tps += sixth_round_entries()
-    looks += [
-        {"line": line, "type": "sixth_round_lookalike", "source": _SIXTH} for line in SIXTH_ROUND_LOOKALIKES
-    ]
-    tps += seventh_round_entries()
-    looks += [
-        {"line": line, "type": "seventh_round_lookalike", "source": _SEVENTH}
-        for line in SEVENTH_ROUND_LOOKALIKES
-    ]
-    tps += eighth_round_entries()
-    looks += [
-        {"line": line, "type": "eighth_round_lookalike", "source": _EIGHTH}
-        for line in EIGHTH_ROUND_LOOKALIKES
-    ]
-    tps += ninth_round_entries()
-    looks += [
-        {"line": line, "type": "ninth_round_lookalike", "source": _NINTH} for line in NINTH_ROUND_LOOKALIKES
-    ]
-    tps += tenth_round_entries()
-    looks += [
-        {"line": line, "type": "tenth_round_lookalike", "source": _TENTH} for line in TENTH_ROUND_LOOKALIKES
-    ]
-    looks += [
-        {"line": line, "type": "eleventh_round_lookalike", "source": _ELEVENTH}
-        for line in ELEVENTH_ROUND_LOOKALIKES
-    ]
-    tps += twelfth_round_entries()
-    looks += [
-        {"line": line, "type": "twelfth_round_lookalike", "source": _TWELFTH}
-        for line in TWELFTH_ROUND_LOOKALIKES
-    ]
-    tps += thirteenth_round_entries()
-    looks += [
-        {"line": line, "type": "thirteenth_round_lookalike", "source": _THIRTEENTH}
-        for line in THIRTEENTH_ROUND_LOOKALIKES
-    ]
-    tps += fourteenth_round_entries()
-    looks += [
-        {"line": line, "type": "fourteenth_round_lookalike", "source": _FOURTEENTH}
-        for line in FOURTEENTH_ROUND_LOOKALIKES
-    ]
-    tps += fifteenth_round_entries()
-    looks += [
-        {"line": line, "type": "fifteenth_round_lookalike", "source": _FIFTEENTH}
-        for line in FIFTEENTH_ROUND_LOOKALIKES
-    ]
+    for entries, name, lines, source in _ROUNDS:
+        tps += entries() if entries is not None else []
+        looks += [{"line": line, "type": f"{name}_round_lookalike", "source": source} for line in lines]
     return tps, looks
 
 
